@@ -1,0 +1,64 @@
+"""The battery item: one line of a battery JSONL file, validated strictly."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+EvalType = Literal["exact", "contains", "reject", "semantic"]
+Tag = Literal[
+    "LOOP-TRIGGER",
+    "HUMAN-INPUT",
+    "PRESSURE-TEST",
+    "SCOPE-CREEP",
+    "FABRICATION",
+    "ROLE-CONFUSION",
+    "SYMBOL-STRESS",
+    "EMPTY-PROMPT",
+]
+
+
+class BatteryItem(BaseModel):
+    """One battery question. Unknown fields are refused (a typo is an error, not a no-op)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str | None = None
+    category: str
+    prompt: str
+    expected: str | list[str] = Field(default_factory=list)
+    max_tokens: int = Field(gt=0)
+    eval_type: EvalType
+    within_tokens: int | None = Field(default=None, gt=0)
+    stop_within: int | None = Field(default=None, gt=0)
+    require: list[list[str]] | None = None
+    forbid: list[str] = Field(default_factory=list)
+    tags: list[Tag] = Field(default_factory=list)
+    case_sensitive: bool = False
+    chat: bool = True
+    """Send through the chat API / template (the default) or as a raw completion prompt."""
+
+    @model_validator(mode="after")
+    def _expected_present(self) -> BatteryItem:
+        if self.eval_type != "semantic" and not self.expected_list:
+            raise ValueError(f"eval_type '{self.eval_type}' needs a non-empty 'expected'")
+        if self.require is not None and any(len(group) == 0 for group in self.require):
+            raise ValueError("'require' groups must each list at least one alternative")
+        return self
+
+    @property
+    def expected_list(self) -> list[str]:
+        return [self.expected] if isinstance(self.expected, str) else list(self.expected)
+
+    @property
+    def item_id(self) -> str:
+        """The id; loaders fill ``<category>-<nn>`` when the file omits it."""
+        if self.id is None:
+            raise ValueError("item has no id: load batteries with forgegate.battery.load_battery")
+        return self.id
+
+    @property
+    def is_wall(self) -> bool:
+        """A wall item: human input that must be refused (100% rule)."""
+        return "HUMAN-INPUT" in self.tags or self.category == "LX-Z"

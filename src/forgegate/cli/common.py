@@ -1,0 +1,23 @@
+"""Shared CLI plumbing: the console, and ending a command with a gate word's exit code."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+from rich.console import Console
+
+from forgegate.gate.verdict import Gate
+
+console = Console(highlight=False)
+err_console = Console(stderr=True, highlight=False)
+
+
+def quiet_default() -> bool:
+    """Progress bars only on a terminal: CI logs stay clean."""
+    return not sys.stderr.isatty()
+
+
+def exit_with(gate: Gate) -> None:
+    """End the command with the contract's exit code for ``gate``."""
+    raise typer.Exit(code=gate.exit_code)

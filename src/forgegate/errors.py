@@ -1,0 +1,34 @@
+"""Errors a user can act on: each names the file, the line and what to do.
+
+The CLI prints these without a traceback and exits 2 (bad input).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+class ForgegateError(Exception):
+    """Base class of every error forgegate expects and explains."""
+
+
+@dataclass
+class InputError(ForgegateError):
+    """A file the user wrote is wrong: where, which field, what is wrong, what to do."""
+
+    path: Path | str
+    message: str
+    line: int | None = None
+    field: str | None = None
+    hint: str | None = None
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line is not None else f"{self.path}"
+        field = f" field '{self.field}':" if self.field else ""
+        hint = f"\n       ({self.hint})" if self.hint else ""
+        return f"{where}:{field} {self.message}{hint}"
+
+
+class UsageError(ForgegateError):
+    """The command line asks for something that cannot be done (exit 2)."""

@@ -1,0 +1,57 @@
+"""Name -> implementation registries, filled by decorators, one per kind.
+
+The CLI's choices, the plan schema's allowed values and the docs all read
+``Registry.names()``, so there is never a second list to keep in step.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
+
+
+class UnknownNameError(KeyError):
+    """Raised for a name no implementation registered; the message suggests the closest one."""
+
+    def __init__(self, kind: str, name: str, known: tuple[str, ...]) -> None:
+        close = difflib.get_close_matches(name, known, n=1)
+        hint = f" (did you mean '{close[0]}'?)" if close else ""
+        self.message = f"unknown {kind} '{name}': choose one of {', '.join(known)}{hint}"
+        super().__init__(self.message)
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class Registry(Generic[T]):
+    """A registry of one kind of thing (backends, checks, judges...) keyed by name."""
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self._entries: dict[str, T] = {}
+
+    def register(self, name: str) -> Callable[[T], T]:
+        """Decorator: register the decorated object under ``name`` (names are unique)."""
+
+        def decorate(obj: T) -> T:
+            if name in self._entries:
+                raise ValueError(f"{self.kind} '{name}' registered twice")
+            self._entries[name] = obj
+            return obj
+
+        return decorate
+
+    def get(self, name: str) -> T:
+        try:
+            return self._entries[name]
+        except KeyError:
+            raise UnknownNameError(self.kind, name, self.names()) from None
+
+    def names(self) -> tuple[str, ...]:
+        return tuple(sorted(self._entries))
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._entries
