@@ -10,10 +10,12 @@ import difflib
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
+from forgegate.errors import ForgegateError
+
 T = TypeVar("T")
 
 
-class UnknownNameError(KeyError):
+class UnknownNameError(ForgegateError, KeyError):
     """Raised for a name no implementation registered; the message suggests the closest one."""
 
     def __init__(self, kind: str, name: str, known: tuple[str, ...]) -> None:

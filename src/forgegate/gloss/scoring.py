@@ -1,0 +1,150 @@
+"""Scoring a stored GLOSS run: checks on every stored answer, then the gate. Never generates.
+
+``forgegate rescore`` is this function on an existing store: the verdict rests only
+on what the store holds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from forgegate import __version__
+from forgegate.battery.loader import Battery
+from forgegate.battery.schema import BatteryItem
+from forgegate.checks import ItemScore, score_item
+from forgegate.gate.gloss import GlossResult, ItemOutcome, category_result, gloss_verdict
+from forgegate.errors import UsageError
+from forgegate.gate.gloss_config import GateConfig
+from forgegate.gate.instrument_controls import loop_detector_controls
+from forgegate.gate.live import live_verdict
+from forgegate.gate.verdict import Gate, Reason
+from forgegate.store import RunStore, StoredResponse
+
+
+@dataclass(frozen=True)
+class ScoredAnswer:
+    item: BatteryItem
+    stored: StoredResponse | None  # None: never generated (an interrupted run)
+    score: ItemScore | None  # None: no answer to score
+    review: str | None  # "pass" / "fail" from a human review, when one was needed and given
+
+    @property
+    def final_score(self) -> float | None:
+        if self.score is None:
+            return None
+        if self.score.needs_review:
+            return None if self.review is None else float(self.review == "pass")
+        return self.score.score
+
+
+@dataclass(frozen=True)
+class EvalResult:
+    meta: dict[str, Any]
+    battery: Battery
+    gate_config: GateConfig
+    gate_config_sha256: str
+    answers: tuple[ScoredAnswer, ...]
+    gloss: GlossResult
+    store_path: Path
+
+
+def score_store(store_path: Path, battery: Battery, config: GateConfig, config_sha: str) -> EvalResult:
+    with RunStore.open(store_path, create=False) as store:
+        meta = store.meta()
+        latest = {r.item_id: r for r in store.latest()}
+        reviews = store.reviews()
+    if meta.get("battery_sha256") not in (None, battery.sha256):
+        raise UsageError(f"run {meta.get('run_id')} was generated from a battery with sha256 "
+                         f"{meta.get('battery_sha256')}, not {battery.sha256}")
+    answers: list[ScoredAnswer] = []
+    outcomes: list[ItemOutcome] = []
+    for item in battery.items:
+        stored = latest.get(item.item_id)
+        score = score_item(item, stored.completion()) if stored is not None and stored.ok else None
+        review = reviews.get(stored.request_key, (None, ""))[0] if stored is not None else None
+        answer = ScoredAnswer(item, stored, score, review)
+        answers.append(answer)
+        outcomes.append(ItemOutcome(
+            item_id=item.item_id,
+            category=item.category,
+            score=answer.final_score,
+            is_wall=item.is_wall,
+            errored=score is None,
+            pending_review=score is not None and score.needs_review and review is None,
+            failure_modes=score.failure_modes if score else (),
+        ))
+    controls = loop_detector_controls()
+    if meta.get("kind") == "live":
+        gloss = live_result(config, outcomes, controls)
+    else:
+        gloss = gloss_verdict(config, outcomes, controls)
+    return EvalResult(meta, battery, config, config_sha, tuple(answers), gloss, store_path)
+
+
+def live_result(config: GateConfig, outcomes: list[ItemOutcome], controls: list[Reason]) -> GlossResult:
+    """The live test as a result of the same shape: one category per battery category, no sigma."""
+    verdict = live_verdict(config.live, outcomes, controls)
+    categories = {c: category_result(config, c, [o for o in outcomes if o.category == c])
+                  for c in dict.fromkeys(o.category for o in outcomes)}
+    modes = tuple(sorted({m for o in outcomes for m in o.failure_modes}))
+    failed = tuple(c for c, r in categories.items() if r.gate is Gate.FAIL)
+    return GlossResult(verdict, None, categories, failed, modes)
+
+
+def result_json(result: EvalResult) -> dict[str, Any]:
+    """The contract other tools read (issue 2's JSON result, plus provenance)."""
+    meta = result.meta
+    return {
+        "forgegate_version": __version__,
+        "run_id": meta.get("run_id"),
+        "kind": meta.get("kind"),
+        "model": meta.get("model"),
+        "backend": meta.get("backend"),
+        "model_digest": meta.get("model_digest"),
+        "seed": meta.get("seed"),
+        "sampling": {"temperature": meta.get("temperature"), "top_p": meta.get("top_p")},
+        "store": str(result.store_path),
+        "battery": {"path": str(result.battery.path), "sha256": result.battery.sha256,
+                    "items": len(result.battery.items)},
+        "gate_config": {"name": result.gate_config.name, "sha256": result.gate_config_sha256},
+        "gate": result.gloss.verdict.gate.value,
+        "reasons": result.gloss.verdict.to_json()["reasons"],
+        "sigma_total": result.gloss.sigma_total,
+        "categories": {
+            name: {"score": cat.score, "n": cat.n, "passed": cat.passed, "missing": cat.missing,
+                   "weight": result.gate_config.weights.get(name), "gate": cat.gate.value}
+            for name, cat in result.gloss.categories.items()
+        },
+        "failed_categories": list(result.gloss.failed_categories),
+        "failure_modes": list(result.gloss.failure_modes),
+        "token_sources": sorted({a.stored.token_source for a in result.answers
+                                 if a.stored is not None and a.stored.token_source}),
+        "items": [_item_json(a) for a in result.answers],
+    }
+
+
+def _item_json(answer: ScoredAnswer) -> dict[str, Any]:
+    stored, score = answer.stored, answer.score
+    modes = list(score.failure_modes) if score else []
+    return {
+        "id": answer.item.item_id,
+        "category": answer.item.category,
+        "seed": stored.seed if stored else None,
+        "prompt": answer.item.prompt,
+        "response": stored.response if stored else None,
+        "tokens": stored.tokens if stored else None,
+        "token_source": stored.token_source if stored else None,
+        "finish": stored.finish if stored else "missing",
+        "error": stored.error if stored else "never generated",
+        "latency_s": stored.latency_s if stored else None,
+        "score": answer.final_score,
+        "passed": answer.final_score == 1.0,
+        "failure_mode": modes[0] if modes else None,
+        "failure_modes": modes,
+        "detail": score.detail if score else (stored.error if stored else "never generated"),
+        "needs_review": bool(score and score.needs_review),
+        "review": answer.review,
+        "loop_span": ([score.loop.start, score.loop.end] if score and score.loop else None),
+    }

@@ -1,0 +1,74 @@
+"""The eval result on a terminal, in the spec's own layout, then the failure report."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+
+from forgegate.gate.verdict import Gate
+
+_WIDTH = 13
+
+
+def _score(value: float | None) -> str:
+    return "n/a " if value is None else f"{value:.2f}"
+
+
+def print_eval(result: dict[str, Any], console: Console, *, title: str = "GLOSS EVAL v2",
+               failure_report: bool = True) -> None:
+    """Print ``result`` (the JSON contract) as the spec lays it out; model text is escaped."""
+    console.print(f"{title} — Model: {escape(str(result['model']))}  (backend {result['backend']}, "
+                  f"run {result['run_id']})")
+    console.print(f"battery {escape(result['battery']['path'])} sha256 {result['battery']['sha256'][:16]}… "
+                  f"({result['battery']['items']} items); gate config {result['gate_config']['name']}")
+    if result.get("model_digest"):
+        console.print(f"model digest {result['model_digest']}")
+    console.print("Category scores:")
+    for name, cat in result["categories"].items():
+        gate = cat["gate"]
+        colour = "green" if gate == "PASS" else ("yellow" if gate == "INCOMPLETE" else "red")
+        missing = f"  ({cat['missing']} unanswered)" if cat.get("missing") else ""
+        console.print(f"  {name + ':':<{_WIDTH}} {_score(cat['score'])}  [{colour}][{gate}][/]"
+                      f"  {cat['passed']}/{cat['n']}{missing}")
+    sigma = result["sigma_total"]
+    console.print(f"\nσ_total: {'n/a (answers missing)' if sigma is None else f'{sigma:.2f}'}")
+    gate = result["gate"]
+    colour = {"PASS": "bold green", "FAIL": "bold red"}.get(gate, "bold yellow")
+    console.print(f"GATE: [{colour}]{gate}[/]")
+    console.print(f"Failed categories: [{', '.join(result['failed_categories'])}]")
+    console.print(f"Failure modes detected: [{', '.join(result['failure_modes'])}]")
+    console.print(f"Token counts from: {', '.join(result.get('token_sources', [])) or 'n/a'}")
+    console.print("Reasons:")
+    for reason in result["reasons"]:
+        if reason["outcome"] != Gate.PASS.value or gate == Gate.PASS.value:
+            console.print(f"  [{reason['outcome']}] {reason['rule']}: {escape(reason['detail'])}")
+    if failure_report and (result["failed_categories"] or gate != "PASS"):
+        print_failure_report(result, console)
+
+
+def print_failure_report(result: dict[str, Any], console: Console, *, per_category: int = 5) -> None:
+    """Each failed category: score, failing prompts, observed outputs, failure-mode labels."""
+    items = result["items"]
+    shown_any = False
+    for name, cat in result["categories"].items():
+        failing = [i for i in items if i["category"] == name and not i["passed"]]
+        if cat["gate"] == "PASS" and not any(i["failure_modes"] or i["score"] is None for i in failing):
+            continue
+        if not failing:
+            continue
+        if not shown_any:
+            console.print("\nFAILURE REPORT")
+            shown_any = True
+        console.print(f"\n{name}: score {_score(cat['score'])} [{cat['gate']}] — {len(failing)} failing")
+        for item in failing[:per_category]:
+            response = item["response"] if item["response"] is not None else f"<{item['finish']}: {item['error']}>"
+            snippet = response if len(response) <= 240 else response[:240] + "…"
+            labels = ", ".join(item["failure_modes"]) or "-"
+            console.print(f"  • {escape(item['id'])}  prompt: {escape(repr(item['prompt']))}")
+            console.print(f"    observed ({item['tokens']} tokens, finish {item['finish']}): "
+                          f"{escape(repr(snippet))}")
+            console.print(f"    failure mode: {labels}; {escape(str(item['detail']))}")
+        if len(failing) > per_category:
+            console.print(f"  … and {len(failing) - per_category} more (see --json)")

@@ -1,0 +1,138 @@
+"""Executing planned requests: bounded async concurrency, retries with backoff, the hard cap, resume.
+
+The engine never decides pass or fail. It writes every outcome to the run store as
+it arrives, so a killed process loses at most the requests in flight, and running
+the same command again generates only what is missing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from forgegate.backends.base import Backend, BackendError, Completion, GenerationRequest
+from forgegate.run.progress import RunProgress
+from forgegate.store.runstore import RunStore
+
+
+@dataclass(frozen=True)
+class PlannedRequest:
+    """One request of a run: an arm, an item, a seed, and exactly what is sent."""
+
+    arm: str
+    item_id: str
+    seed: int | None
+    request: GenerationRequest
+
+    @property
+    def key(self) -> str:
+        return f"{self.arm}/{self.item_id}/{self.seed if self.seed is not None else '-'}"
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Exponential backoff with jitter for transient failures (5xx, connection, cut streams)."""
+
+    attempts: int = 4
+    base_delay_s: float = 0.5
+    max_delay_s: float = 8.0
+
+    def delay(self, attempt: int, rng: random.Random) -> float:
+        return float(min(self.max_delay_s, self.base_delay_s * 2 ** (attempt - 1)) * (0.5 + rng.random()))
+
+
+@dataclass(frozen=True)
+class ExecutionSummary:
+    planned: int
+    skipped_finished: int
+    generated: int
+    failed: int
+    tokens: int
+    wall_s: float
+
+
+def enforce_cap(completion: Completion, cap: int) -> Completion:
+    """The client-side hard cap, whatever the backend did: keep at most ``cap`` tokens, finish 'length'."""
+    if completion.tokens <= cap:
+        return completion
+    if completion.token_texts is None:
+        raise BackendError(
+            f"backend returned {completion.tokens} tokens over a cap of {cap} without token boundaries",
+            transient=False,
+        )
+    kept = completion.token_texts[:cap]
+    return replace(completion, text="".join(kept), tokens=cap, token_texts=kept, finish="length")
+
+
+async def _generate_with_retries(
+    backend: Backend, planned: PlannedRequest, policy: RetryPolicy, rng: random.Random
+) -> tuple[Completion | None, str | None, int]:
+    last_error = "no attempt made"
+    for attempt in range(1, policy.attempts + 1):
+        try:
+            completion = await backend.generate(planned.request)
+            return enforce_cap(completion, planned.request.max_tokens), None, attempt
+        except BackendError as exc:
+            last_error = str(exc)
+            if not exc.transient or attempt == policy.attempts:
+                return None, last_error, attempt
+        except (OSError, asyncio.TimeoutError) as exc:  # a backend bug must not lose the run
+            last_error = f"{type(exc).__name__}: {exc}"
+            if attempt == policy.attempts:
+                return None, last_error, attempt
+        await asyncio.sleep(policy.delay(attempt, rng))
+    return None, last_error, policy.attempts
+
+
+async def execute(
+    store: RunStore,
+    planned: Sequence[PlannedRequest],
+    backends: Mapping[str, Backend],
+    *,
+    concurrency: int = 4,
+    retry: RetryPolicy | None = None,
+    quiet: bool = True,
+    retry_seed: int = 0,
+) -> ExecutionSummary:
+    """Generate every planned request not already finished in ``store``; record each outcome."""
+    if concurrency < 1:
+        raise ValueError("concurrency must be at least 1")
+    policy = retry or RetryPolicy()
+    rng = random.Random(retry_seed)
+    finished = store.finished_keys()
+    todo = [p for p in planned if p.key not in finished]
+    semaphore = asyncio.Semaphore(concurrency)
+    counts = {"generated": 0, "failed": 0, "tokens": 0}
+    started = time.perf_counter()
+
+    with RunProgress(total=len(todo), quiet=quiet) as progress:
+
+        async def one(item: PlannedRequest) -> None:
+            async with semaphore:
+                completion, error, attempts = await _generate_with_retries(
+                    backends[item.arm], item, policy, rng
+                )
+            store.record(
+                request_key=item.key, arm=item.arm, item_id=item.item_id, seed=item.seed,
+                request=item.request, completion=completion, error=error, attempts=attempts,
+            )
+            if completion is None:
+                counts["failed"] += 1
+            else:
+                counts["generated"] += 1
+                counts["tokens"] += completion.tokens
+            progress.advance(tokens=completion.tokens if completion else 0, failed=completion is None)
+
+        await asyncio.gather(*(one(item) for item in todo))
+
+    return ExecutionSummary(
+        planned=len(planned),
+        skipped_finished=len(planned) - len(todo),
+        generated=counts["generated"],
+        failed=counts["failed"],
+        tokens=counts["tokens"],
+        wall_s=time.perf_counter() - started,
+    )

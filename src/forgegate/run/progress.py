@@ -1,0 +1,55 @@
+"""Progress bars for long generation: requests done / total, tokens/s, errors, ETA; silent off a TTY."""
+
+from __future__ import annotations
+
+import time
+from types import TracebackType
+
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
+
+from forgegate.console import err_console
+
+
+class RunProgress:
+    """A context manager; ``quiet`` (CI logs, --quiet) turns it into a no-op."""
+
+    def __init__(self, total: int, *, quiet: bool, description: str = "generating") -> None:
+        self.total = total
+        self.quiet = quiet or total == 0
+        self.tokens = 0
+        self.failed = 0
+        self._started = time.perf_counter()
+        self._progress: Progress | None = None
+        self._task: TaskID | None = None
+        self._description = description
+
+    def __enter__(self) -> RunProgress:
+        if not self.quiet:
+            self._progress = Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("{task.fields[rate]} tok/s"),
+                TextColumn("errors {task.fields[failed]}"),
+                TimeRemainingColumn(),
+                console=err_console,
+                transient=True,
+            )
+            self._progress.__enter__()
+            self._task = self._progress.add_task(self._description, total=self.total, rate="-", failed=0)
+        return self
+
+    def advance(self, *, tokens: int, failed: bool) -> None:
+        self.tokens += tokens
+        self.failed += int(failed)
+        if self._progress is not None and self._task is not None:
+            elapsed = max(time.perf_counter() - self._started, 1e-9)
+            self._progress.update(
+                self._task, advance=1, rate=f"{self.tokens / elapsed:.0f}", failed=self.failed
+            )
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        if self._progress is not None:
+            self._progress.__exit__(exc_type, exc, tb)

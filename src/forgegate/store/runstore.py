@@ -1,0 +1,237 @@
+"""The durable run store: one SQLite file (WAL) per run, append-only, one row per attempt outcome.
+
+A finished request is never repeated: on resume the engine asks ``finished_keys()``
+and generates only what is missing or ended in error. The latest row for a request
+key is its current answer; older rows stay as history (append-only).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from forgegate import __version__
+from forgegate.backends.base import Completion, GenerationRequest
+from forgegate.errors import UsageError
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS responses (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    request_key TEXT NOT NULL,
+    arm TEXT NOT NULL,
+    item_id TEXT NOT NULL,
+    seed INTEGER,
+    request_json TEXT NOT NULL,
+    prompt TEXT NOT NULL,
+    response TEXT,
+    tokens INTEGER,
+    token_source TEXT,
+    token_texts TEXT,
+    finish TEXT NOT NULL,
+    latency_s REAL,
+    ttft_s REAL,
+    model_digest TEXT,
+    endpoint TEXT,
+    error TEXT,
+    attempts INTEGER NOT NULL,
+    created TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS responses_key ON responses (request_key, seq);
+CREATE TABLE IF NOT EXISTS reviews (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    request_key TEXT NOT NULL,
+    verdict TEXT NOT NULL CHECK (verdict IN ('pass', 'fail')),
+    reviewer TEXT NOT NULL,
+    note TEXT,
+    created TEXT NOT NULL
+);
+"""
+
+
+@dataclass(frozen=True)
+class StoredResponse:
+    """One request's current outcome, as stored."""
+
+    request_key: str
+    arm: str
+    item_id: str
+    seed: int | None
+    request: GenerationRequest
+    response: str | None
+    tokens: int | None
+    token_source: str | None
+    token_texts: tuple[str, ...] | None
+    finish: str
+    latency_s: float | None
+    ttft_s: float | None
+    model_digest: str | None
+    endpoint: str | None
+    error: str | None
+    attempts: int
+
+    @property
+    def ok(self) -> bool:
+        return self.finish != "error"
+
+    def completion(self) -> Completion:
+        """The stored answer as a Completion (only for rows that did not error)."""
+        if not self.ok or self.response is None:
+            raise ValueError(f"{self.request_key} has no completion: {self.error}")
+        return Completion(
+            text=self.response,
+            tokens=self.tokens or 0,
+            token_source=self.token_source,  # type: ignore[arg-type]
+            finish=self.finish,  # type: ignore[arg-type]
+            latency_s=self.latency_s or 0.0,
+            ttft_s=self.ttft_s,
+            token_texts=self.token_texts,
+            model_digest=self.model_digest,
+            endpoint=self.endpoint,
+        )
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+class RunStore:
+    """One run's SQLite file. Open with ``RunStore.open(path)``; close when done."""
+
+    def __init__(self, path: Path, connection: sqlite3.Connection) -> None:
+        self.path = path
+        self._db = connection
+
+    @classmethod
+    def open(cls, path: Path, *, create: bool = True) -> RunStore:
+        path = Path(path)
+        if not create and not path.exists():
+            raise UsageError(f"no run store at {path}")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        db = sqlite3.connect(path, isolation_level=None)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        db.executescript(SCHEMA)
+        return cls(path, db)
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> RunStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- run identity -------------------------------------------------------------------------
+    def init_meta(self, meta: dict[str, Any]) -> None:
+        """Write the run's identity once; a resumed run must present the same identity."""
+        existing = self.meta()
+        if not existing:
+            rows = {**meta, "forgegate_version": __version__, "created": _now()}
+            with self._db:
+                self._db.executemany(
+                    "INSERT INTO meta (key, value) VALUES (?, ?)",
+                    [(k, json.dumps(v)) for k, v in rows.items()],
+                )
+            return
+        for key, value in meta.items():
+            if key in existing and existing[key] != value:
+                raise UsageError(
+                    f"run store {self.path} belongs to a different run: '{key}' is "
+                    f"{existing[key]!r} there, {value!r} now; use another --store or --run-id"
+                )
+
+    def meta(self) -> dict[str, Any]:
+        return {k: json.loads(v) for k, v in self._db.execute("SELECT key, value FROM meta")}
+
+    def set_meta(self, key: str, value: Any) -> None:
+        """Record a fact learned during the run (a model digest); never overwrites identity keys."""
+        self._db.execute(
+            "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (key, json.dumps(value)),
+        )
+
+    # -- responses ------------------------------------------------------------------------------
+    def record(
+        self,
+        *,
+        request_key: str,
+        arm: str,
+        item_id: str,
+        seed: int | None,
+        request: GenerationRequest,
+        completion: Completion | None,
+        error: str | None,
+        attempts: int,
+    ) -> None:
+        """Append one outcome. Exactly one of ``completion`` / ``error`` is given."""
+        if (completion is None) == (error is None):
+            raise ValueError("record needs a completion or an error, not both")
+        c = completion
+        self._db.execute(
+            "INSERT INTO responses (request_key, arm, item_id, seed, request_json, prompt, response, tokens,"
+            " token_source, token_texts, finish, latency_s, ttft_s, model_digest, endpoint, error, attempts,"
+            " created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                request_key, arm, item_id, seed, request.model_dump_json(), request.prompt,
+                c.text if c else None, c.tokens if c else None, c.token_source if c else None,
+                json.dumps(list(c.token_texts)) if c and c.token_texts is not None else None,
+                c.finish if c else "error", c.latency_s if c else None, c.ttft_s if c else None,
+                c.model_digest if c else None, c.endpoint if c else None, error, attempts, _now(),
+            ),
+        )
+
+    def finished_keys(self) -> set[str]:
+        """Keys whose latest row is a real answer (stop or length): never generated again."""
+        return {r.request_key for r in self.latest() if r.ok}
+
+    def latest(self) -> list[StoredResponse]:
+        """The current outcome of every request key, in first-seen order."""
+        rows = self._db.execute(
+            "SELECT r.* FROM responses r JOIN (SELECT request_key, MAX(seq) AS seq FROM responses"
+            " GROUP BY request_key) last ON r.seq = last.seq ORDER BY (SELECT MIN(seq) FROM responses f"
+            " WHERE f.request_key = r.request_key)"
+        )
+        names = [d[0] for d in rows.description]
+        return [self._to_stored(dict(zip(names, row, strict=True))) for row in rows]
+
+    def history(self, request_key: str) -> Iterator[dict[str, Any]]:
+        rows = self._db.execute("SELECT * FROM responses WHERE request_key = ? ORDER BY seq", (request_key,))
+        names = [d[0] for d in rows.description]
+        for row in rows:
+            yield dict(zip(names, row, strict=True))
+
+    @staticmethod
+    def _to_stored(row: dict[str, Any]) -> StoredResponse:
+        texts = row["token_texts"]
+        return StoredResponse(
+            request_key=row["request_key"], arm=row["arm"], item_id=row["item_id"], seed=row["seed"],
+            request=GenerationRequest.model_validate_json(row["request_json"]),
+            response=row["response"], tokens=row["tokens"], token_source=row["token_source"],
+            token_texts=tuple(json.loads(texts)) if texts is not None else None,
+            finish=row["finish"], latency_s=row["latency_s"], ttft_s=row["ttft_s"],
+            model_digest=row["model_digest"], endpoint=row["endpoint"], error=row["error"],
+            attempts=row["attempts"],
+        )
+
+    # -- human review ---------------------------------------------------------------------------
+    def add_review(self, request_key: str, verdict: str, reviewer: str, note: str | None) -> None:
+        self._db.execute(
+            "INSERT INTO reviews (request_key, verdict, reviewer, note, created) VALUES (?, ?, ?, ?, ?)",
+            (request_key, verdict, reviewer, note, _now()),
+        )
+
+    def reviews(self) -> dict[str, tuple[str, str]]:
+        """request_key -> (verdict, reviewer) of the latest review."""
+        out: dict[str, tuple[str, str]] = {}
+        for key, verdict, reviewer in self._db.execute(
+            "SELECT request_key, verdict, reviewer FROM reviews ORDER BY seq"
+        ):
+            out[key] = (verdict, reviewer)
+        return out
