@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from forgegate.backends import BackendConfig, GenerationRequest, make_backend
-from forgegate.battery.loader import Battery
+from forgegate.battery import Battery
 from forgegate.run.engine import ExecutionSummary, PlannedRequest, RetryPolicy, execute
 from forgegate.store import RunStore, run_path
 

@@ -11,11 +11,11 @@ from pathlib import Path
 from typing import Any
 
 from forgegate import __version__
-from forgegate.battery.loader import Battery
+from forgegate.battery import Battery
 from forgegate.battery.schema import BatteryItem
 from forgegate.checks import ItemScore, score_item
-from forgegate.gate.gloss import GlossResult, ItemOutcome, category_result, gloss_verdict
 from forgegate.errors import UsageError
+from forgegate.gate.gloss import GlossResult, ItemOutcome, category_result, gloss_verdict
 from forgegate.gate.gloss_config import GateConfig
 from forgegate.gate.instrument_controls import loop_detector_controls
 from forgegate.gate.live import live_verdict
@@ -80,6 +80,8 @@ def score_store(store_path: Path, battery: Battery, config: GateConfig, config_s
         gloss = live_result(config, outcomes, controls)
     else:
         gloss = gloss_verdict(config, outcomes, controls)
+    with RunStore.open(store_path, create=False) as store:
+        store.set_meta("last_gate", gloss.verdict.gate.value)
     return EvalResult(meta, battery, config, config_sha, tuple(answers), gloss, store_path)
 
 

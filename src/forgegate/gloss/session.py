@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from forgegate.backends import BackendConfig
-from forgegate.battery.loader import bundled_battery_path, bundled_live_test_path, load_battery
+from forgegate.battery import bundled_battery_path, bundled_live_test_path, load_battery
 from forgegate.errors import UsageError
 from forgegate.gate.gloss_config import load_gate_config
 from forgegate.gloss.runner import EvalSpec, generate_eval

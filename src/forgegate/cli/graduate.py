@@ -1,0 +1,57 @@
+"""`forgegate graduate`: battery + live test on one model, then the lineage decision (wiring only)."""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.markup import escape
+
+from forgegate.cli.common import console, exit_with
+from forgegate.cli.eval import finish, report_summary
+from forgegate.cli.options import BATTERY_OPTION, JSON_OPTION, MODEL_OPTIONS, session_options, with_options
+from forgegate.gloss.session import run_session
+from forgegate.jsonio import write_json_atomic
+from forgegate.lineage import decide_graduation
+
+_P = inspect.Parameter
+GRADUATE_OPTIONS = [
+    _P("version", _P.KEYWORD_ONLY, annotation=str,
+       default=typer.Option(..., help="The version being decided (e.g. v10); required.")),
+    _P("lineage", _P.KEYWORD_ONLY, annotation=Path,
+       default=typer.Option(..., help="The append-only lineage JSONL (created if absent).")),
+    _P("live_battery", _P.KEYWORD_ONLY, annotation=Path | None,
+       default=typer.Option(None, help="Live test JSONL (default: the bundled 10 tasks).")),
+    _P("accept_regression", _P.KEYWORD_ONLY, annotation=list[str] | None,
+       default=typer.Option(None, "--accept-regression", help="Graduate despite this regression "
+                            "(category or failure mode); needs --note.")),
+    _P("note", _P.KEYWORD_ONLY, annotation=str | None,
+       default=typer.Option(None, help="The operator's note, kept in the lineage record.")),
+]
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("graduate", help="Battery + live test + regression check vs the last graduated version; "
+                                  "appends one lineage record.")
+    @with_options([BATTERY_OPTION, *MODEL_OPTIONS, *GRADUATE_OPTIONS, JSON_OPTION])
+    def graduate(**kw: Any) -> None:
+        _, battery_payload, summary = run_session(session_options("eval", kw, kw["battery"]))
+        report_summary(summary)
+        finish(battery_payload, None, False, "GLOSS EVAL v2")
+        _, live_payload, summary = run_session(session_options("live", kw, kw["live_battery"]))
+        report_summary(summary)
+        finish(live_payload, None, False, "GLOSS LIVE TEST")
+        decision = decide_graduation(kw["version"], battery_payload, live_payload, kw["lineage"],
+                                     kw["accept_regression"] or [], kw["note"])
+        console.print(f"\nGRADUATION {escape(kw['version'])}: [bold]{decision.gate.value}[/] "
+                      f"({'graduated' if decision.graduated else 'not graduated'}; lineage line {decision.line})")
+        for reason in decision.reasons:
+            console.print(f"  [{reason.outcome.value}] {escape(reason.rule)}: {escape(reason.detail)}")
+        for warning in decision.warnings:
+            console.print(f"  warning: {escape(warning)}")
+        if kw["json_out"] is not None:
+            write_json_atomic(kw["json_out"], {**decision.to_json(), "battery": battery_payload,
+                                               "live": live_payload})
+        exit_with(decision.gate)

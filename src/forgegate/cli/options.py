@@ -1,0 +1,65 @@
+"""The model/battery/sampling options shared by `eval`, `live` and `graduate`, declared once.
+
+Typer reads a command's parameters from its signature, so the shared options are one
+list of ``inspect.Parameter`` and each command's signature is that list plus its own.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from forgegate.backends import BACKENDS, BackendConfig
+from forgegate.cli.common import quiet_default
+from forgegate.gloss.session import SessionOptions
+
+_P = inspect.Parameter
+
+
+def _opt(name: str, annotation: Any, default: Any, help_text: str, *decls: str) -> inspect.Parameter:
+    return _P(name, _P.KEYWORD_ONLY, default=typer.Option(default, *decls, help=help_text), annotation=annotation)
+
+
+MODEL_OPTIONS: list[inspect.Parameter] = [
+    _opt("backend", str, "embedded", f"Model backend: {', '.join(BACKENDS.names())}."),
+    _opt("model", str | None, None, "Model name/tag/path (required for ollama and openai)."),
+    _opt("base_url", list[str] | None, None, "Server URL; repeat to spread load over replicas.", "--base-url"),
+    _opt("adapter", str | None, None, "LoRA adapter directory (transformers backend)."),
+    _opt("gate_config", Path | None, None, "Gate config TOML (default: the bundled GLOSS v2 gate)."),
+    _opt("concurrency", int, 4, "Requests in flight at once."),
+    _opt("seed", int, 0, "Sampling seed passed to the backend (printed with every result)."),
+    _opt("temperature", float, 0.0, "Sampling temperature (0 = greedy)."),
+    _opt("top_p", float, 1.0, "Nucleus sampling p."),
+    _opt("system", str | None, None, "System prompt for chat requests."),
+    _opt("retries", int, 4, "Attempts per request on transient errors (5xx, dropped connections)."),
+    _opt("timeout", float, 120.0, "Seconds per request."),
+    _opt("api_key_env", str | None, None, "Environment variable holding the API key (openai)."),
+    _opt("store", Path | None, None, "Run store directory (default: $FORGEGATE_HOME/runs, ./.forgegate/runs)."),
+    _opt("quiet", bool, False, "No progress bar (also off when stderr is not a terminal)."),
+]
+BATTERY_OPTION = _opt("battery", Path | None, None, "Battery JSONL (default: the bundled GLOSS v2 battery).")
+JSON_OPTION = _opt("json_out", Path | None, None, "Write the full result (JSON) here.", "--json")
+
+
+def with_options(params: list[inspect.Parameter]) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """Give a ``**kwargs`` command the signature ``params`` (what Typer turns into options)."""
+
+    def decorate(func: Callable[..., None]) -> Callable[..., None]:
+        func.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+        return func
+
+    return decorate
+
+
+def session_options(kind: str, kw: dict[str, Any], battery: Path | None) -> SessionOptions:
+    BACKENDS.get(kw["backend"])  # an unknown name is a usage error with a did-you-mean
+    config = BackendConfig(model=kw["model"], base_urls=tuple(kw["base_url"] or ()), adapter=kw["adapter"],
+                           timeout_s=kw["timeout"], api_key_env=kw["api_key_env"])
+    return SessionOptions(kind=kind, backend=kw["backend"], config=config, battery_path=battery,
+                          gate_config_path=kw["gate_config"], seed=kw["seed"], temperature=kw["temperature"],
+                          top_p=kw["top_p"], system=kw["system"], concurrency=kw["concurrency"],
+                          retries=kw["retries"], store_dir=kw["store"], quiet=kw["quiet"] or quiet_default())

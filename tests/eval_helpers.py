@@ -1,0 +1,45 @@
+"""Helpers for eval pipeline tests: scripted answers for a battery, and running the CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from forgegate.battery import Battery
+from forgegate.battery.schema import BatteryItem
+
+
+def perfect_answer(item: BatteryItem) -> str:
+    """What a model that knows the battery would say: the expected text and nothing more."""
+    if item.eval_type == "semantic" and item.require:
+        return " ".join(group[0] for group in item.require)
+    return item.expected_list[0]
+
+
+def script_for(battery: Battery, overrides: dict[str, str] | None = None) -> dict[str, str]:
+    """prompt -> answer for every item; a prompt used twice must expect compatible answers."""
+    script: dict[str, str] = {}
+    for item in battery.items:
+        answer = perfect_answer(item)
+        if item.prompt in script and script[item.prompt] != answer:
+            script[item.prompt] = f"{script[item.prompt]} {answer}"
+        else:
+            script[item.prompt] = answer
+    script.update(overrides or {})
+    return script
+
+
+def run_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    """Run ``forgegate`` as a user would, in a subprocess; return the completed process."""
+    return subprocess.run(
+        [sys.executable, "-m", "forgegate.cli.main", *args],
+        capture_output=True, text=True, timeout=timeout, env={**os.environ, **(env or {})},
+    )
+
+
+def read_json(path: Path) -> dict[str, Any]:
+    return json.loads(path.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
