@@ -8,6 +8,16 @@ import typer
 
 # One entry per command module under forgegate.cli; add yours here.
 COMMAND_MODULES: tuple[str, ...] = (
+    "eval",
+    "graduate",
+    "runs",
+    "battery",
+    "lineage",
+    "semantic",
+    "instruments",
+    "audit",
+    "plan",
+    "run",
 )
 
 

@@ -21,7 +21,7 @@ def register(app: typer.Typer) -> None:
             with RunStore.open(path, create=False) as opened:
                 meta, latest = opened.meta(), opened.latest()
             arms = sorted({r.arm for r in latest})
-            label = meta.get("model") or meta.get("plan_name") or "-"
+            label = meta.get("model") or meta.get("model_label") or meta.get("plan_name") or "-"
             table.add_row(path.stem, str(meta.get("kind", "-")), escape(f"{label} {arms if len(arms) > 1 else ''}"),
                           str(sum(r.ok for r in latest)), str(sum(not r.ok for r in latest)),
                           str(meta.get("last_gate", "-")), str(meta.get("created", "-")))

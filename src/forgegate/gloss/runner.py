@@ -73,6 +73,8 @@ async def _generate(spec: EvalSpec, store: RunStore, concurrency: int, quiet: bo
                     retry: RetryPolicy) -> ExecutionSummary:
     backend = make_backend(spec.backend, spec.config)
     try:
+        model_path = getattr(backend, "model_path", None)
+        store.set_meta("model_label", spec.config.model or (Path(model_path).name if model_path else spec.backend))
         summary = await execute(store, plan_requests(spec), {ARM: backend}, concurrency=concurrency,
                                 retry=retry, quiet=quiet)
         try:

@@ -102,7 +102,7 @@ def result_json(result: EvalResult) -> dict[str, Any]:
         "forgegate_version": __version__,
         "run_id": meta.get("run_id"),
         "kind": meta.get("kind"),
-        "model": meta.get("model"),
+        "model": meta.get("model") or meta.get("model_label"),
         "backend": meta.get("backend"),
         "model_digest": meta.get("model_digest"),
         "seed": meta.get("seed"),
