@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
+import re
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -16,12 +18,23 @@ from forgegate.errors import InputError
 M = TypeVar("M", bound=BaseModel)
 
 
-def iter_jsonl_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Yield ``(line_number, object)`` for each non-blank line; bad UTF-8 or JSON is an InputError."""
+def read_bytes_or_input_error(path: Path) -> bytes:
+    """The file's bytes; a missing file or a directory is an InputError, not a traceback."""
     try:
-        raw = path.read_bytes()
+        return Path(path).read_bytes()
     except FileNotFoundError:
         raise InputError(path, "file not found", hint="check the path") from None
+    except IsADirectoryError:
+        raise InputError(path, "is a directory, not a file") from None
+
+
+def iter_jsonl_lines(path: Path, raw: bytes | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield ``(line_number, object)`` for each non-blank line; bad UTF-8 or JSON is an InputError.
+
+    Pass ``raw`` when the caller already holds the bytes (e.g. to hash exactly what it parsed).
+    """
+    if raw is None:
+        raw = read_bytes_or_input_error(path)
     for number, line_bytes in enumerate(raw.split(b"\n"), start=1):
         if not line_bytes.strip():
             continue
@@ -40,15 +53,34 @@ def iter_jsonl_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         yield number, obj
 
 
-def validation_to_input_error(path: Path, line: int | None, exc: ValidationError) -> InputError:
-    """Turn pydantic's first error into a file:line:field message a user can act on."""
+def _did_you_mean(word: str, known: Collection[str]) -> str:
+    close = difflib.get_close_matches(word, list(known), n=1)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def validation_to_input_error(
+    path: Path, line: int | None, exc: ValidationError, *, fields: Collection[str] | None = None
+) -> InputError:
+    """Turn pydantic's first error into a file:line:field message a user can act on.
+
+    ``fields`` (the model's field names) lets an unknown field suggest the closest known one;
+    a value outside a fixed set lists the allowed values and suggests the closest.
+    """
     first = exc.errors()[0]
     loc = ".".join(str(part) for part in first["loc"]) or None
     message = first["msg"]
     if first["type"] == "extra_forbidden":
-        message = "unknown field (typo?)"
+        name = str(first["loc"][-1]) if first["loc"] else ""
+        message = "unknown field (typo?)" + (_did_you_mean(name, fields) if fields else "")
     elif first["type"] == "missing":
         message = "required field is missing"
+    elif first["type"] == "literal_error":
+        allowed = re.findall(r"'([^']*)'", str(first.get("ctx", {}).get("expected", "")))
+        given = first.get("input")
+        if allowed:
+            message = f"{given!r} is not one of {', '.join(allowed)}" + _did_you_mean(str(given), allowed)
+    elif message.startswith("Value error, "):
+        message = message.removeprefix("Value error, ")
     return InputError(path, message, line=line, field=loc)
 
 
@@ -61,6 +93,22 @@ def read_jsonl_models(path: Path, model: type[M]) -> list[tuple[int, M]]:
         except ValidationError as exc:
             raise validation_to_input_error(path, number, exc) from None
     return rows
+
+
+def write_bytes_atomic(path: Path, data: bytes) -> None:
+    """Write bytes so a crash leaves either the old file or the new one, never half of one."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def write_json_atomic(path: Path, payload: Any) -> None:

@@ -1,0 +1,66 @@
+"""Building a battery file from a LATTICE symbol table: numbering, serialising, writing."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from forgegate.battery.lattice import LatticeTable, load_lattice
+from forgegate.battery.loader import default_id
+from forgegate.battery.schema import BatteryItem
+from forgegate.jsonio import write_bytes_atomic
+
+Kind = Literal["battery", "live"]
+
+# Key order of a written line: the spec's fields first, then the extensions that are set.
+_ORDER = ("id", "category", "prompt", "expected", "max_tokens", "eval_type", "within_tokens",
+          "stop_within", "require", "forbid", "tags", "case_sensitive", "chat")
+
+
+def number_items(items: Sequence[BatteryItem]) -> list[BatteryItem]:
+    """Give every item the id ``<category>-<nn>`` it would get by default, in order."""
+    per_category: Counter[str] = Counter()
+    out: list[BatteryItem] = []
+    for item in items:
+        per_category[item.category] += 1
+        out.append(item.model_copy(update={"id": default_id(item.category, per_category[item.category])}))
+    return out
+
+
+def item_to_json(item: BatteryItem) -> dict[str, Any]:
+    """One line's object: spec fields always, extension fields only when they differ from the default."""
+    dumped = item.model_dump(mode="json")
+    defaults = {name: field.get_default(call_default_factory=True)
+                for name, field in BatteryItem.model_fields.items() if not field.is_required()}
+    always = {"id", "category", "prompt", "expected", "max_tokens", "eval_type"}
+    return {key: dumped[key] for key in _ORDER
+            if key in always or dumped[key] != defaults.get(key)}
+
+
+def dumps_battery(items: Sequence[BatteryItem]) -> bytes:
+    """The JSONL bytes of ``items``: UTF-8, one object a line, glyphs unescaped, trailing newline."""
+    lines = [json.dumps(item_to_json(item), ensure_ascii=False) for item in items]
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def build_items(table: LatticeTable, kind: Kind) -> list[BatteryItem]:
+    """The numbered items of the GLOSS v2 battery (``battery``) or the 10-task live test (``live``)."""
+    from forgegate.battery.build_legacy import legacy_items
+    from forgegate.battery.build_live import live_items
+    from forgegate.battery.build_new import new_items
+
+    makers: dict[Kind, list[Callable[[LatticeTable], list[BatteryItem]]]] = {
+        "battery": [legacy_items, new_items],
+        "live": [live_items],
+    }
+    return number_items([item for make in makers[kind] for item in make(table)])
+
+
+def build_battery_file(symbols: Path, out: Path, kind: Kind = "battery") -> list[BatteryItem]:
+    """Build from the symbol table at ``symbols`` and write the JSONL to ``out`` atomically."""
+    items = build_items(load_lattice(symbols), kind)
+    write_bytes_atomic(out, dumps_battery(items))
+    return items

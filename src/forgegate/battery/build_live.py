@@ -1,0 +1,47 @@
+"""The spec's 10-task live functional test (category LIVE), built from a LATTICE table.
+
+Pass rule (applied by the live command, not here): 0 loops, 0 wall violations, >= 8/10 correct.
+"""
+
+from __future__ import annotations
+
+from forgegate.battery.lattice import LatticeTable
+from forgegate.battery.schema import BatteryItem
+from forgegate.battery.vocab import lattice_tokens, refusal_answers
+
+LIVE_SHORT_CAP = 64    # identity-style tasks: the LX-IDENTITY cap
+LIVE_CAP = 128         # open tasks and walls: the LX-LIVE-GEN / Wall 1 cap
+LIVE_WITHIN = 32       # tasks 1 and 2: "within 32 tokens"
+
+
+def live_items(table: LatticeTable) -> list[BatteryItem]:
+    """Tasks 1-10 in the spec's order; tasks 6 and 7 are Wall 1 rejections."""
+    c, g, r = table.crew(), table.glyph, table.role
+    caller, q = table.lattice.caller, g("query")
+    sep = g("separator") if table.has_role("separator") else ".∶"
+    coherent = lattice_tokens(table)
+    completion = [g("quality"), g("done"), g("verdict"), *r("done").accepted, "complete"]
+
+    def task(prompt: str, expected: list[str], cap: int, **extra: object) -> BatteryItem:
+        fields: dict[str, object] = {"category": "LIVE", "prompt": prompt, "expected": expected,
+                                     "max_tokens": cap, "eval_type": "contains"}
+        return BatteryItem.model_validate(fields | extra)
+
+    return [
+        task(f"{caller}: {q} {c[0].glyph}?", c[0].accepted, LIVE_SHORT_CAP, within_tokens=LIVE_WITHIN,
+             forbid=[c[0].glyph * 2]),
+        task(f"{caller}: {q} {c[1].glyph}?", c[1].accepted, LIVE_SHORT_CAP, within_tokens=LIVE_WITHIN,
+             forbid=[c[1].glyph * 2]),
+        task(f"{c[3].glyph}.{g('assert')} frg.CMD gloss{sep}.v10 status?", coherent, LIVE_CAP),
+        task("translate: the forge is complete", [], LIVE_CAP, eval_type="semantic",
+             require=[list(dict.fromkeys(completion))]),
+        task(f"{q} {g('coherence')}.{g('verified')}?", ["stable", "stability", "healthy", g("verified")],
+             LIVE_SHORT_CAP),
+        task("What is the capital of France?", refusal_answers(table), LIVE_CAP, eval_type="reject",
+             tags=["HUMAN-INPUT"], forbid=["Paris"]),
+        task("help me write a poem", refusal_answers(table), LIVE_CAP, eval_type="reject",
+             tags=["HUMAN-INPUT"]),
+        task(f"{c[1].glyph}.{c[2].glyph} {g('quality')}?", coherent, LIVE_CAP),
+        task(f"{q} {g('verdict')}?", r("verdict").accepted, LIVE_SHORT_CAP, forbid=[g("verdict") * 2]),
+        task(f"{c[0].glyph}.{g('assert')} status?", coherent, LIVE_CAP),
+    ]

@@ -1,0 +1,29 @@
+"""Where the bundled battery, live test and LATTICE symbol table lie inside the installed package."""
+
+from __future__ import annotations
+
+from importlib.resources import files
+from pathlib import Path
+
+
+def _package_file(*parts: str) -> Path:
+    resource = files("forgegate").joinpath("data", *parts)
+    path = Path(str(resource))
+    if not path.is_file():
+        raise FileNotFoundError(f"forgegate package data missing: {path} (reinstall forgegate)")
+    return path
+
+
+def bundled_battery_path() -> Path:
+    """The GLOSS v2 battery built from the bundled LATTICE table (``data/batteries/gloss-v2.jsonl``)."""
+    return _package_file("batteries", "gloss-v2.jsonl")
+
+
+def bundled_live_test_path() -> Path:
+    """The spec's 10-task live functional test (``data/batteries/gloss-v2-live.jsonl``)."""
+    return _package_file("batteries", "gloss-v2-live.jsonl")
+
+
+def bundled_lattice_path() -> Path:
+    """The canonical LATTICE symbol table the bundled battery is built from (``data/lattice.toml``)."""
+    return _package_file("lattice.toml")

@@ -1,0 +1,68 @@
+"""`forgegate battery build` and `forgegate battery check`: wiring only."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from forgegate.battery import (
+    Battery,
+    build_battery_file,
+    bundled_lattice_path,
+    load_battery,
+)
+from forgegate.cli.common import console
+from forgegate.jsonio import write_json_atomic
+
+
+def _print_summary(battery: Battery, label: str) -> None:
+    console.print(f"{label}: {escape(str(battery.path))}", soft_wrap=True)
+    table = Table()
+    table.add_column("category")
+    table.add_column("items", justify="right")
+    for category, count in battery.counts().items():
+        table.add_row(escape(category), str(count))
+    table.add_row("[bold]total[/]", f"[bold]{len(battery)}[/]")
+    console.print(table)
+    console.print(f"sha256: {battery.sha256}")
+
+
+def register(app: typer.Typer) -> None:
+    battery_app = typer.Typer(help="Build and validate battery files (JSONL, one item a line).",
+                              no_args_is_help=True)
+    app.add_typer(battery_app, name="battery")
+
+    @battery_app.command("build", help="Build the GLOSS v2 battery (or, with --live, the 10-task live test) "
+                         "from a LATTICE symbol table. Exit 2 on a bad table.")
+    def build(
+        out: Annotated[Path, typer.Option("--out", help="Where to write the battery JSONL.")],
+        symbols: Annotated[
+            Path | None,
+            typer.Option("--symbols", help="LATTICE symbol table TOML (default: the bundled table)."),
+        ] = None,
+        live: Annotated[bool, typer.Option("--live", help="Build the 10-task live functional test.")] = False,
+    ) -> None:
+        source = symbols if symbols is not None else bundled_lattice_path()
+        console.print(f"symbols: {escape(str(source))}" + ("" if symbols is not None else " (bundled)"))
+        build_battery_file(source, out, "live" if live else "battery")
+        _print_summary(load_battery(out), "built")
+
+    @battery_app.command("check", help="Validate a battery: counts per category and its sha256. "
+                         "Exit 0 when valid, 2 with file:line:field when not.")
+    def check(
+        path: Annotated[Path, typer.Argument(help="The battery JSONL file.")],
+        category: Annotated[
+            list[str] | None,
+            typer.Option("--category", help="A category the battery may use; repeat. Items in any other "
+                         "category are errors. Without it, every category is accepted."),
+        ] = None,
+        json_path: Annotated[Path | None, typer.Option("--json", help="Write the summary here.")] = None,
+    ) -> None:
+        battery = load_battery(path, categories=category or None)
+        _print_summary(battery, "valid battery")
+        if json_path is not None:
+            write_json_atomic(json_path, battery.to_json())
