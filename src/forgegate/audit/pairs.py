@@ -1,0 +1,48 @@
+"""Reading built SFT pairs: JSONL rows ``{"split", "instruction", "response"}``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from forgegate.audit.wordmatch import nfc
+from forgegate.errors import InputError
+from forgegate.jsonio import read_jsonl_models
+
+
+class PairRow(BaseModel):
+    """One built pair; unknown fields are refused."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    split: str = Field(min_length=1)
+    instruction: str
+    response: str
+
+
+@dataclass(frozen=True)
+class Pair:
+    """A pair with where it came from; texts in NFC."""
+
+    path: Path
+    line: int
+    split: str
+    instruction: str
+    response: str
+
+
+def read_pairs(paths: list[Path]) -> list[Pair]:
+    """Every pair of every file, in order; an empty file is an error, not a clean result."""
+    if not paths:
+        raise InputError("--pairs", "no pairs file given", hint="pass one or more JSONL files of pairs")
+    pairs: list[Pair] = []
+    for path in paths:
+        rows = read_jsonl_models(Path(path), PairRow)
+        if not rows:
+            raise InputError(path, "no pairs in the file",
+                             hint='each line is {"split": ..., "instruction": ..., "response": ...}')
+        pairs.extend(Pair(Path(path), line, row.split, nfc(row.instruction), nfc(row.response))
+                     for line, row in rows)
+    return pairs

@@ -1,0 +1,45 @@
+"""Reading a directory tree of UTF-8 text files (a source corpus or a renamed copy)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from forgegate.audit.wordmatch import nfc
+from forgegate.errors import InputError
+
+
+@dataclass(frozen=True)
+class TextFile:
+    """One file of a tree, its text in NFC."""
+
+    path: Path
+    text: str
+
+
+def read_tree(directory: Path, pattern: str = "**/*.txt") -> list[TextFile]:
+    """Every file under ``directory`` matching ``pattern``, sorted by path; errors say what to do."""
+    directory = Path(directory)
+    if not directory.exists():
+        raise InputError(directory, "directory not found", hint="check the path")
+    if not directory.is_dir():
+        raise InputError(directory, "not a directory", hint="pass the folder that holds the text files")
+    files: list[TextFile] = []
+    for path in sorted(p for p in directory.glob(pattern) if p.is_file()):
+        raw = path.read_bytes()
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = raw[: exc.start].count(b"\n") + 1
+            raise InputError(path, f"invalid UTF-8 at byte {exc.start}", line=line,
+                             hint="save the file as UTF-8") from None
+        files.append(TextFile(path, nfc(text)))
+    if not files:
+        raise InputError(directory, f"no files matching '{pattern}'",
+                         hint="point at the folder of .txt files, or pass --glob")
+    return files
+
+
+def word_count(files: list[TextFile]) -> int:
+    """Whitespace-separated tokens over the whole tree."""
+    return sum(len(f.text.split()) for f in files)
