@@ -1,0 +1,143 @@
+"""`forgegate semantic ...`: wiring for the T_GPT semantic support metrics, codebook and annotation."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+
+from forgegate.cli.common import console, exit_with
+from forgegate.errors import UsageError
+from forgegate.gate.verdict import Gate
+from forgegate.jsonio import write_json_atomic
+from forgegate.semantic import Roles, metrics_from_files, render_metrics
+from forgegate.semantic.codebook import freeze, load_codebook, read_questions, read_text_samples, write_codebook
+from forgegate.semantic.embedding import DEFAULT_THRESHOLD, load_embedder
+from forgegate.semantic.entailment import JUDGES
+from forgegate.semantic.pipeline import confirm, develop, make_judge
+from forgegate.semantic.relevance import Annotation, adjudicate
+
+semantic_app = typer.Typer(help="T_GPT v0.8.1 semantic support and recoverability metrics.",
+                           no_args_is_help=True)
+
+
+@semantic_app.command("metrics")
+def metrics(
+    samples: Path = typer.Option(..., "--samples", help="JSONL: task, condition, sample, cluster (or UNMAPPED)."),
+    relevance: Path = typer.Option(..., "--relevance", help="JSONL: cluster, relevant (0/1, adjudicated)."),
+    reference: str = typer.Option(..., "--reference", help="Condition A: the wider reference."),
+    contracted: str = typer.Option(..., "--contracted", help="Condition B: the contracted candidate."),
+    recovery: str = typer.Option(..., "--recovery", help="Condition R: B under generic recovery probes."),
+    aggregates: Path | None = typer.Option(None, "--aggregates", help="JSONL: task, pool, aggregate, clusters."),
+    json_out: Path | None = typer.Option(None, "--json", help="Write the full result here."),
+    seed: int = typer.Option(0, "--seed", help="Bootstrap seed (recorded in the JSON)."),
+    experiment: str | None = typer.Option(None, "--experiment",
+                                          help="E2_RECOVERY or E3_TOPOLOGY: declares the primary endpoint."),
+    exploratory: bool = typer.Option(False, "--exploratory",
+                                     help="Allow N < 64 per condition; every output is labelled exploratory."),
+) -> None:
+    """Support, D_sem, H_sem, P, ES_LOSS, REC_GAIN, IRREV_OBS, AGG_COVERAGE, MINORITY_RECALL with CIs."""
+    result = metrics_from_files(samples, relevance, Roles(reference, contracted, recovery), aggregates=aggregates,
+                                seed=seed, exploratory=exploratory, experiment=experiment)
+    if json_out is not None:
+        write_json_atomic(json_out, result)
+    render_metrics(result, console)
+    exit_with(Gate(result["gate"]))
+
+
+def _judge(judge: str, nli_model: Path | None, backend: str | None, model: str | None, cache: Path | None):  # type: ignore[no-untyped-def]
+    return make_judge(judge, nli_model=nli_model, backend=backend, model=model, cache=cache)
+
+
+JUDGE_HELP = f"Entailment judge: {', '.join(JUDGES.names())}."
+
+
+@semantic_app.command("cluster")
+def cluster(
+    samples: Path = typer.Option(..., "--samples", help="Development JSONL: task, condition, sample, text."),
+    questions: Path = typer.Option(..., "--questions", help="JSONL: task, question."),
+    out_dir: Path = typer.Option(..., "--out", help="Folder for the draft, frozen codebook and sheets."),
+    judge: str = typer.Option(..., "--judge", help=JUDGE_HELP),
+    nli_model: Path | None = typer.Option(None, "--nli-model", help="Local MNLI-style model folder (nli)."),
+    backend: str | None = typer.Option(None, "--backend", help="Backend for the llm judge."),
+    model: str | None = typer.Option(None, "--model", help="Model for the llm judge's backend."),
+    cache: Path | None = typer.Option(None, "--judge-cache", help="JSONL cache of llm judge answers."),
+    loose: bool = typer.Option(False, "--loose", help="Reference rule: no contradiction, not both neutral."),
+    embedding: bool = typer.Option(True, "--embedding/--no-embedding", help="MiniLM sensitivity analysis."),
+    threshold: float = typer.Option(DEFAULT_THRESHOLD, "--embedding-threshold"),
+    draft_only: bool = typer.Option(False, "--draft-only", help="Write the draft; freeze later."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the sheets' shuffling."),
+) -> None:
+    """Build the codebook on development samples (bidirectional entailment), export blinded sheets."""
+    dev = develop(read_text_samples(samples), read_questions(questions),
+                  _judge(judge, nli_model, backend, model, cache), out_dir, seed=seed, strict=not loose,
+                  embedder=load_embedder() if embedding else None, embedding_threshold=threshold,
+                  freeze_now=not draft_only)
+    for task, st in dev.report["tasks"].items():
+        console.print(f"{task}: {st['samples']} samples, {st['unique_texts']} unique, {st['clusters']} clusters, "
+                      f"{st['entailment_calls']} entailment calls")
+    console.print(f"codebook: {dev.codebook if not draft_only else dev.draft}")
+
+
+@semantic_app.command("freeze")
+def freeze_cmd(
+    draft: Path = typer.Option(..., "--draft", help="Draft codebook JSON (labels may be edited)."),
+    out: Path = typer.Option(..., "--out", help="Frozen codebook to write (never overwritten)."),
+) -> None:
+    """Freeze a draft codebook: cluster IDs, labels, exemplars, rule and judge, content hash."""
+    if out.exists():
+        raise UsageError(f"{out} exists: a frozen codebook is never overwritten")
+    book = freeze(load_codebook(draft, require_frozen=False))
+    write_codebook(book, out)
+    console.print(f"frozen {out} sha256 {book.content_hash}")
+
+
+@semantic_app.command("assign")
+def assign_cmd(
+    codebook: Path = typer.Option(..., "--codebook", help="Frozen codebook."),
+    samples: Path = typer.Option(..., "--samples", help="Confirmation JSONL: task, condition, sample, text."),
+    out_dir: Path = typer.Option(..., "--out", help="Folder for assignments.jsonl and the report."),
+    judge: str = typer.Option(..., "--judge", help=JUDGE_HELP),
+    nli_model: Path | None = typer.Option(None, "--nli-model"),
+    backend: str | None = typer.Option(None, "--backend"),
+    model: str | None = typer.Option(None, "--model"),
+    cache: Path | None = typer.Option(None, "--judge-cache"),
+) -> None:
+    """Map confirmation samples to frozen cluster IDs or UNMAPPED (no new IDs)."""
+    path = confirm(codebook, read_text_samples(samples), _judge(judge, nli_model, backend, model, cache), out_dir)
+    console.print(f"assignments: {path}")
+
+
+@semantic_app.command("relevance")
+def relevance_cmd(
+    first: str = typer.Option(..., "--first", help="NAME=SHEET.csv of the first annotator."),
+    second: str = typer.Option(..., "--second", help="NAME=SHEET.csv of the second annotator."),
+    author: str = typer.Option(..., "--author", help="The plan's author (refused as a primary annotator)."),
+    adjudication: Path | None = typer.Option(None, "--adjudication", help="CSV: cluster, relevant."),
+    out: Path = typer.Option(..., "--out", help="Relevance JSONL for `semantic metrics`."),
+    json_out: Path | None = typer.Option(None, "--json"),
+) -> None:
+    """Adjudicated R(c) from double annotation, with Cohen's kappa; INCOMPLETE while disagreements are open."""
+    anns = []
+    for spec in (first, second):
+        name, sep, path = spec.partition("=")
+        if not sep or not name.strip():
+            raise UsageError(f"{spec!r}: write NAME=PATH")
+        anns.append(Annotation(name.strip(), Path(path)))
+    final, report = adjudicate(anns[0], anns[1], author=author, adjudication=adjudication)
+    gate = Gate.PASS if report["complete"] else Gate.INCOMPLETE
+    report["gate"] = gate.value
+    if json_out is not None:
+        write_json_atomic(json_out, report)
+    if report["complete"]:
+        out.write_text("".join(json.dumps({"cluster": c, "relevant": v}) + "\n" for c, v in sorted(final.items())),
+                       encoding="utf-8")
+    kappa = report["cohens_kappa"]
+    console.print(f"kappa {'NA' if kappa is None else f'{kappa:.3f}'}, {len(report['disagreements'])} "
+                  f"disagreements, {len(report['open_disagreements'])} open: {gate.value}")
+    exit_with(gate)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(semantic_app, name="semantic")

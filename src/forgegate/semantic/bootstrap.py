@@ -1,0 +1,175 @@
+"""Seeded percentile bootstrap (scipy.stats.bootstrap) over samples, tasks or pools, and Holm correction.
+
+The spec asks for 10,000 resamples and percentile 95% intervals; scipy's defaults are BCa and
+9,999, so both are passed explicitly. Metrics that can be NA (REC_GAIN, IRREV_OBS) have their
+interval taken over the resamples where they are defined, and the NA share is reported beside it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy import stats
+from statsmodels.stats.multitest import multipletests
+
+FloatArray = NDArray[np.float64]
+
+N_RESAMPLES = 10_000
+CONFIDENCE_LEVEL = 0.95
+METHOD = "percentile"
+
+
+@dataclass(frozen=True)
+class BootstrapSettings:
+    """Everything that fixes a bootstrap's numbers; written into the JSON."""
+
+    seed: int
+    n_resamples: int = N_RESAMPLES
+    confidence_level: float = CONFIDENCE_LEVEL
+
+    def rng_for(self, unit: str) -> np.random.Generator:
+        """A Generator for one named unit (a task, the across-task table): adding a task moves no other CI."""
+        digest = int.from_bytes(hashlib.sha256(unit.encode("utf-8")).digest()[:8], "big")
+        return np.random.default_rng([self.seed, digest])
+
+    def to_json(self) -> dict[str, object]:
+        return {"seed": self.seed, "n_resamples": self.n_resamples, "method": METHOD,
+                "confidence_level": self.confidence_level, "library": f"scipy {_scipy_version()}"}
+
+
+def _scipy_version() -> str:
+    import scipy
+
+    return str(scipy.__version__)
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A percentile interval over the defined resamples, with the share of NA resamples."""
+
+    low: float | None
+    high: float | None
+    na_fraction: float
+
+    def as_list(self) -> list[float] | None:
+        if self.low is None or self.high is None:
+            return None
+        return [self.low, self.high]
+
+
+@dataclass(frozen=True)
+class BootResult:
+    """A bootstrap distribution (metrics x resamples) and scipy's own percentile bounds per metric."""
+
+    distribution: FloatArray
+    low: FloatArray
+    high: FloatArray
+
+
+def intervals(result: BootResult, confidence_level: float) -> list[Interval]:
+    """Per metric: scipy's percentile interval, or, where some resamples are NA, the same over the defined ones."""
+    alpha = (1.0 - confidence_level) / 2.0
+    out: list[Interval] = []
+    for row, low, high in zip(np.atleast_2d(result.distribution), result.low, result.high, strict=True):
+        missing = np.isnan(row)
+        if not missing.any():
+            out.append(Interval(float(low), float(high), 0.0))
+            continue
+        defined = row[~missing]
+        na = 1.0 - defined.size / row.size
+        if defined.size == 0:
+            out.append(Interval(None, None, na))
+            continue
+        lo, hi = np.percentile(defined, [100 * alpha, 100 * (1 - alpha)])
+        out.append(Interval(float(lo), float(hi), na))
+    return out
+
+
+def _result(raw: Any, metrics: int, n_resamples: int) -> BootResult:
+    dist = np.asarray(raw.bootstrap_distribution, dtype=np.float64).reshape(metrics, n_resamples)
+    ci = raw.confidence_interval
+    return BootResult(dist, np.asarray(ci.low, dtype=np.float64).reshape(metrics),
+                      np.asarray(ci.high, dtype=np.float64).reshape(metrics))
+
+
+def resample_samples(
+    labels: Sequence[NDArray[np.int64]],
+    statistic: Callable[[Sequence[NDArray[np.int64]]], FloatArray],
+    settings: BootstrapSettings,
+    rng: np.random.Generator,
+    metrics: int,
+) -> BootResult | None:
+    """Bootstrap distribution (metrics x resamples), resampling each condition's generations independently.
+
+    ``statistic`` gets one ``(batch, N_X)`` label array per condition and returns ``(metrics, batch)``.
+    None when a condition has fewer than two generations (no resampling is possible).
+    """
+    if any(len(x) < 2 for x in labels):
+        return None
+
+    def vectorised(*data: NDArray[np.int64], axis: int = -1) -> FloatArray:
+        batch = [np.atleast_2d(np.moveaxis(d, axis, -1)) for d in data]
+        result = statistic(batch)
+        return result if data[0].ndim > 1 else result[:, 0]
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", stats.DegenerateDataWarning)
+        result = stats.bootstrap(tuple(labels), vectorised, n_resamples=settings.n_resamples, vectorized=True,
+                                 paired=False, method=METHOD, confidence_level=settings.confidence_level,
+                                 rng=rng)
+    return _result(result, metrics, settings.n_resamples)
+
+
+def _nanmean_rows(values: FloatArray, axis: int) -> FloatArray:
+    defined = ~np.isnan(values)
+    count = defined.sum(axis=axis)
+    total = np.where(defined, values, 0.0).sum(axis=axis)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.asarray(np.where(count > 0, total / np.where(count > 0, count, 1), np.nan))
+
+
+def resample_units(values: FloatArray, settings: BootstrapSettings, rng: np.random.Generator) -> BootResult | None:
+    """Bootstrap of the mean over units (rows: tasks, or pools paired across aggregates); (columns x resamples).
+
+    NA cells are left out of each resample's mean. None with fewer than two units.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    if values.shape[0] < 2:
+        return None
+
+    def mean(data: FloatArray, axis: int = 0) -> FloatArray:
+        return _nanmean_rows(data, axis=axis)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", stats.DegenerateDataWarning)
+        result = stats.bootstrap((values,), mean, n_resamples=settings.n_resamples, vectorized=True, axis=0,
+                                 method=METHOD, confidence_level=settings.confidence_level, rng=rng)
+    return _result(result, values.shape[1], settings.n_resamples)
+
+
+def unit_means(values: FloatArray) -> FloatArray:
+    """Point estimate matching ``resample_units``: the mean over defined units, per column."""
+    return _nanmean_rows(np.asarray(values, dtype=np.float64), axis=0)
+
+
+def bootstrap_p_value(distribution_row: FloatArray) -> float | None:
+    """Two-sided bootstrap p for 'difference = 0': twice the smaller tail share at zero, capped at 1."""
+    defined = distribution_row[~np.isnan(distribution_row)]
+    if defined.size == 0:
+        return None
+    tail = min(float(np.mean(defined <= 0)), float(np.mean(defined >= 0)))
+    return min(1.0, 2.0 * tail)
+
+
+def holm(p_values: Sequence[float]) -> list[float]:
+    """Holm step-down adjusted p-values (``method="holm"``; statsmodels' default would be Holm-Sidak)."""
+    if not p_values:
+        return []
+    _, adjusted, _, _ = multipletests(list(p_values), method="holm")
+    return [float(x) for x in adjusted]

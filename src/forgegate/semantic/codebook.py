@@ -1,0 +1,205 @@
+"""The semantic codebook: build on development samples, freeze with a content hash, assign confirmation samples."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import defaultdict
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from forgegate.errors import InputError, UsageError
+from forgegate.jsonio import read_jsonl_models, validation_to_input_error, write_json_atomic
+from forgegate.semantic.clustering import cluster_by_entailment, match_representative
+from forgegate.semantic.entailment import EntailmentJudge
+from forgegate.semantic.schema import UNMAPPED
+
+SCHEMA: Literal["forgegate.semantic.codebook/1"] = "forgegate.semantic.codebook/1"
+MATCHING = "greedy: first cluster (in ID order) whose representative is equivalent under the rule"
+
+
+class TextSample(BaseModel):
+    """One generation: ``{"task", "condition", "sample", "text"}``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    task: str = Field(min_length=1)
+    condition: str = Field(min_length=1)
+    sample: int | str
+    text: str
+
+
+class TaskQuestion(BaseModel):
+    """A task's question (prepended to answers for entailment): ``{"task", "question"}``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    task: str = Field(min_length=1)
+    question: str = Field(min_length=1)
+
+
+class CodebookCluster(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str
+    label: str
+    representative: str
+    exemplars: list[str]
+    dev_count: int = Field(ge=1)
+
+
+class CodebookTask(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    question: str
+    clusters: list[CodebookCluster]
+
+
+class AssignmentRule(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    criterion: Literal["bidirectional-entailment"] = "bidirectional-entailment"
+    strict: bool
+    matching: str = MATCHING
+    judge: dict[str, Any]
+
+
+class Codebook(BaseModel):
+    """Draft (``content_hash`` None) or frozen codebook; a frozen one is refused if its hash does not match."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    schema_: Literal["forgegate.semantic.codebook/1"] = Field("forgegate.semantic.codebook/1", alias="schema")
+    frozen_at: str | None = None
+    rule: AssignmentRule
+    tasks: dict[str, CodebookTask]
+    content_hash: str | None = None
+
+    def hash_payload(self) -> str:
+        body = self.model_dump(by_alias=True, exclude={"content_hash", "frozen_at"})
+        return hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=False,
+                                         separators=(",", ":")).encode("utf-8")).hexdigest()
+
+    @property
+    def frozen(self) -> bool:
+        return self.content_hash is not None
+
+
+def read_text_samples(path: Path) -> list[TextSample]:
+    return [row for _, row in read_jsonl_models(path, TextSample)]
+
+
+def read_questions(path: Path) -> dict[str, str]:
+    return {row.task: row.question for _, row in read_jsonl_models(path, TaskQuestion)}
+
+
+def _by_task(samples: list[TextSample], questions: dict[str, str], where: str) -> dict[str, list[TextSample]]:
+    grouped: dict[str, list[TextSample]] = defaultdict(list)
+    for s in samples:
+        if s.task not in questions:
+            raise InputError(where, f"task {s.task!r} has no question", field="task",
+                             hint="every task needs its question: it is prepended for entailment")
+        grouped[s.task].append(s)
+    return dict(grouped)
+
+
+def build_codebook(samples: list[TextSample], questions: dict[str, str], judge: EntailmentJudge,
+                   strict: bool = True, max_exemplars: int = 3) -> tuple[Codebook, dict[str, Any]]:
+    """A draft codebook from development samples, and per task: call accounting and each sample's cluster ID."""
+    tasks: dict[str, CodebookTask] = {}
+    stats: dict[str, Any] = {}
+    for task, rows in sorted(_by_task(samples, questions, "development samples").items()):
+        texts = [r.text for r in rows]
+        result = cluster_by_entailment(questions[task], texts, judge, strict)
+        clusters = []
+        for k, (rep, members) in enumerate(zip(result.representatives, result.members(texts), strict=True)):
+            exemplars = list(dict.fromkeys(m.strip() for m in members))[:max_exemplars]
+            clusters.append(CodebookCluster(id=f"{task}:c{k + 1}", label=rep[:80], representative=rep,
+                                            exemplars=exemplars, dev_count=len(members)))
+        tasks[task] = CodebookTask(question=questions[task], clusters=clusters)
+        stats[task] = {"samples": len(texts), "unique_texts": result.unique_texts, "clusters": result.n_clusters,
+                       "entailment_calls": result.calls,
+                       "assignments": [f"{task}:c{k + 1}" for k in result.labels]}
+    rule = AssignmentRule(strict=strict, judge=judge.describe())
+    return Codebook(schema=SCHEMA, rule=rule, tasks=tasks), stats
+
+
+def freeze(draft: Codebook) -> Codebook:
+    """The frozen codebook: same content, a timestamp and the content hash."""
+    if draft.frozen:
+        raise UsageError("this codebook is already frozen")
+    return draft.model_copy(update={"frozen_at": datetime.now(UTC).isoformat(timespec="seconds"),
+                                    "content_hash": draft.hash_payload()})
+
+
+def write_codebook(codebook: Codebook, path: Path) -> None:
+    write_json_atomic(path, codebook.model_dump(by_alias=True))
+
+
+def load_codebook(path: Path, *, require_frozen: bool) -> Codebook:
+    """Read a codebook; a frozen one must match its content hash (edits after the freeze are refused)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError(path, "file not found") from None
+    except json.JSONDecodeError as exc:
+        raise InputError(path, f"bad JSON: {exc.msg}", line=exc.lineno) from None
+    try:
+        book = Codebook.model_validate(data)
+    except ValidationError as exc:
+        raise validation_to_input_error(path, None, exc) from None
+    if book.frozen and book.content_hash != book.hash_payload():
+        raise InputError(path, "content hash does not match: the frozen codebook was edited after the freeze",
+                         field="content_hash", hint="freeze a new codebook from the draft instead")
+    if require_frozen and not book.frozen:
+        raise InputError(path, "this codebook is a draft", field="content_hash",
+                         hint="run `forgegate semantic freeze` before assigning confirmation samples")
+    return book
+
+
+def check_judge_matches(book: Codebook, judge: EntailmentJudge) -> None:
+    """The assignment rule froze its judge: assigning with another one is refused."""
+    frozen, given = book.rule.judge, judge.describe()
+    keys = ("judge", "model", "backend")
+    if any(frozen.get(k) != given.get(k) for k in keys):
+        raise UsageError(f"the codebook's frozen judge is {[frozen.get(k) for k in keys]}, "
+                         f"this judge is {[given.get(k) for k in keys]}: assign with the frozen judge")
+
+
+def assign(book: Codebook, samples: list[TextSample], judge: EntailmentJudge) -> tuple[list[dict[str, Any]], Any]:
+    """Frozen ID or UNMAPPED for every confirmation sample (no new IDs), plus the exploratory split/merge report."""
+    if not book.frozen:
+        raise UsageError("assign needs a frozen codebook")
+    check_judge_matches(book, judge)
+    questions = {t: b.question for t, b in book.tasks.items()}
+    rows: list[dict[str, Any]] = []
+    unmapped: dict[str, list[str]] = defaultdict(list)
+    before = judge.calls
+    for task, items in sorted(_by_task(samples, questions, "confirmation samples").items()):
+        reps = [c.representative for c in book.tasks[task].clusters]
+        ids = [c.id for c in book.tasks[task].clusters]
+        memo: dict[str, str] = {}
+        for s in items:
+            key = s.text.strip()
+            if key not in memo:
+                found = match_representative(questions[task], key, reps, judge, book.rule.strict)
+                memo[key] = ids[found] if found is not None else UNMAPPED
+            rows.append({"task": s.task, "condition": s.condition, "sample": s.sample, "cluster": memo[key]})
+            if memo[key] == UNMAPPED:
+                unmapped[task].append(key)
+    calls = judge.calls - before
+    report = exploratory_changes(book, unmapped, judge)
+    report["assignment_calls"] = calls
+    return rows, report
+
+
+def exploratory_changes(book: Codebook, unmapped: dict[str, list[str]], judge: EntailmentJudge) -> dict[str, Any]:
+    """Would-be new clusters among the UNMAPPED texts (apparent splits), reported as exploratory only."""
+    splits: dict[str, list[dict[str, Any]]] = {}
+    for task, texts in sorted(unmapped.items()):
+        result = cluster_by_entailment(book.tasks[task].question, texts, judge, book.rule.strict)
+        splits[task] = [{"size": len(m), "exemplar": m[0]} for m in result.members(texts)]
+    return {"label": "exploratory: changes no primary score", "unmapped_new_clusters": splits}

@@ -1,0 +1,211 @@
+"""Entailment judges, registered by name: an MNLI-style cross-encoder (`nli`) and an LLM judge (`llm`).
+
+A judge answers batches of directed (premise, hypothesis) pairs about one question with
+``entailment`` / ``neutral`` / ``contradiction``, caches every answer and counts the calls it
+really made (cache hits are not calls).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+from forgegate.errors import InputError
+from forgegate.registry import Registry
+
+Label = Literal["entailment", "neutral", "contradiction"]
+LABELS: tuple[Label, ...] = ("entailment", "neutral", "contradiction")
+
+
+class EntailmentJudge(Protocol):
+    """Directed entailment between two answers to ``question``."""
+
+    name: str
+    calls: int
+
+    def judge(self, question: str, pairs: Sequence[tuple[str, str]]) -> list[Label]: ...
+
+    def describe(self) -> dict[str, Any]:
+        """What the codebook records as the assignment rule's judge."""
+        ...
+
+
+JudgeFactory = Callable[..., EntailmentJudge]
+JUDGES: Registry[JudgeFactory] = Registry("entailment judge")
+
+
+@dataclass
+class _Cache:
+    """Answers by (question, premise, hypothesis); the judge only sends the pairs it has not seen."""
+
+    answers: dict[tuple[str, str, str], Label] = field(default_factory=dict)
+
+    def split(self, question: str, pairs: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+        todo: list[tuple[str, str]] = []
+        for pair in pairs:
+            if (question, *pair) not in self.answers and pair not in todo:
+                todo.append(pair)
+        return todo
+
+    def read(self, question: str, pairs: Sequence[tuple[str, str]]) -> list[Label]:
+        return [self.answers[(question, *p)] for p in pairs]
+
+
+def mnli_label_index(id2label: dict[int, str], where: str) -> dict[int, Label]:
+    """Map a sequence classifier's labels onto entailment / neutral / contradiction (all three required)."""
+    mapping: dict[int, Label] = {}
+    for idx, raw in id2label.items():
+        name = str(raw).strip().lower()
+        for label in LABELS:
+            if name == label or name.startswith(label[:7]):
+                mapping[int(idx)] = label
+    if sorted(mapping.values()) != sorted(LABELS):
+        raise InputError(where, f"labels {sorted(id2label.values())} are not MNLI-style", field="id2label",
+                         hint="an NLI judge needs entailment, neutral and contradiction classes")
+    return mapping
+
+
+@JUDGES.register("nli")
+class NliJudge:
+    """A local transformers sequence-classification MNLI model; the question is prepended to both texts.
+
+    As in Farquhar et al.'s reference (``question + " " + answer``), but batched and cached.
+    """
+
+    name = "nli"
+
+    def __init__(self, model: str | Path, *, batch_size: int = 16, prepend_question: bool = True,
+                 max_length: int = 512) -> None:
+        import torch
+        from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+        folder = Path(model)
+        if not (folder / "config.json").is_file():
+            raise InputError(folder, "not a local transformers model folder (no config.json)",
+                             hint="pass the directory of an MNLI-style model you have locally")
+        self.path = folder
+        self.tokenizer = AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
+        self.model = AutoModelForSequenceClassification.from_pretrained(str(folder), local_files_only=True)
+        self.model.eval()
+        self.labels = mnli_label_index(dict(self.model.config.id2label), str(folder / "config.json"))
+        self.batch_size = batch_size
+        self.prepend_question = prepend_question
+        self.max_length = max_length
+        self.calls = 0
+        self.batches = 0
+        self._cache = _Cache()
+        self._torch = torch
+
+    def _text(self, question: str, answer: str) -> str:
+        return f"{question} {answer}" if self.prepend_question and question else answer
+
+    def judge(self, question: str, pairs: Sequence[tuple[str, str]]) -> list[Label]:
+        todo = self._cache.split(question, pairs)
+        for start in range(0, len(todo), self.batch_size):
+            chunk = todo[start:start + self.batch_size]
+            enc = self.tokenizer([self._text(question, p) for p, _ in chunk],
+                                 [self._text(question, h) for _, h in chunk],
+                                 padding=True, truncation=True, max_length=self.max_length, return_tensors="pt")
+            with self._torch.no_grad():
+                logits = self.model(**enc).logits
+            for pair, idx in zip(chunk, logits.argmax(dim=-1).tolist(), strict=True):
+                self._cache.answers[(question, *pair)] = self.labels[int(idx)]
+            self.calls += len(chunk)
+            self.batches += 1
+        return self._cache.read(question, pairs)
+
+    def describe(self) -> dict[str, Any]:
+        return {"judge": "nli", "model": str(self.path), "model_type": self.model.config.model_type,
+                "labels": {str(k): v for k, v in sorted(self.labels.items())},
+                "question_prepended": self.prepend_question}
+
+
+def farquhar_prompt(question: str, text1: str, text2: str) -> str:
+    """The entailment prompt of Farquhar et al. 2024's reference implementation (LLM judge)."""
+    return (f'We are evaluating answers to the question "{question}"\n'
+            "Here are two possible answers:\n"
+            f"Possible Answer 1: {text1}\nPossible Answer 2: {text2}\n"
+            "Does Possible Answer 1 semantically entail Possible Answer 2? "
+            "Respond only with entailment, contradiction, or neutral.\n"
+            "Response:")
+
+
+def parse_llm_label(text: str) -> Label | None:
+    """The label the answer starts with (first 30 characters, as the reference reads it); None if none."""
+    head = text.strip().lower()[:30]
+    found = [(head.find(label), label) for label in LABELS if label in head]
+    return min(found)[1] if found else None
+
+
+@JUDGES.register("llm")
+class LlmJudge:
+    """Any forgegate backend answering the Farquhar prompt at temperature 0; answers cached (optionally on disk).
+
+    An answer naming no label counts as ``neutral`` (not entailment) and is counted in ``unparsed``.
+    """
+
+    name = "llm"
+
+    def __init__(self, backend: Any, *, cache_path: Path | None = None, max_tokens: int = 8,
+                 concurrency: int = 4) -> None:
+        self.backend = backend
+        self.cache_path = cache_path
+        self.max_tokens = max_tokens
+        self.concurrency = concurrency
+        self.calls = 0
+        self.unparsed = 0
+        self._cache = _Cache()
+        self._loop = asyncio.new_event_loop()  # one loop for the judge's life: backends may hold loop-bound locks
+        if cache_path is not None and cache_path.is_file():
+            for line in cache_path.read_text(encoding="utf-8").splitlines():
+                row = json.loads(line)
+                self._cache.answers[(row["question"], row["premise"], row["hypothesis"])] = row["label"]
+
+    async def _ask(self, question: str, pairs: list[tuple[str, str]]) -> list[str]:
+        from forgegate.backends import GenerationRequest
+
+        gate = asyncio.Semaphore(self.concurrency)
+
+        async def one(pair: tuple[str, str]) -> str:
+            async with gate:
+                request = GenerationRequest(prompt=farquhar_prompt(question, *pair), max_tokens=self.max_tokens,
+                                            temperature=0.0, seed=0)
+                return str((await self.backend.generate(request)).text)
+
+        return list(await asyncio.gather(*(one(p) for p in pairs)))
+
+    def judge(self, question: str, pairs: Sequence[tuple[str, str]]) -> list[Label]:
+        todo = self._cache.split(question, pairs)
+        if todo:
+            answers = self._loop.run_until_complete(self._ask(question, todo))
+            new_rows = []
+            for pair, text in zip(todo, answers, strict=True):
+                label = parse_llm_label(text)
+                if label is None:
+                    self.unparsed += 1
+                    label = "neutral"
+                self._cache.answers[(question, *pair)] = label
+                new_rows.append({"question": question, "premise": pair[0], "hypothesis": pair[1], "label": label,
+                                 "raw": text})
+            self.calls += len(todo)
+            if self.cache_path is not None:
+                with self.cache_path.open("a", encoding="utf-8") as handle:
+                    handle.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in new_rows)
+        return self._cache.read(question, pairs)
+
+    def close(self) -> None:
+        """Close the backend and the judge's event loop."""
+        closer = getattr(self.backend, "aclose", None)
+        if closer is not None:
+            self._loop.run_until_complete(closer())
+        self._loop.close()
+
+    def describe(self) -> dict[str, Any]:
+        config = getattr(self.backend, "config", None)
+        return {"judge": "llm", "backend": getattr(self.backend, "name", type(self.backend).__name__),
+                "model": getattr(config, "model", None), "prompt": "Farquhar et al. 2024 entailment prompt",
+                "temperature": 0.0, "unparsed_answers": self.unparsed}

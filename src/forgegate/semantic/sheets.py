@@ -1,0 +1,65 @@
+"""Blinded, condition-masked CSV sheets: cluster validation pairs and per-cluster relevance annotation."""
+
+from __future__ import annotations
+
+import csv
+from itertools import combinations
+from pathlib import Path
+
+import numpy as np
+
+from forgegate.semantic.codebook import Codebook
+
+VALIDATION_COLUMNS = ("row", "task", "question", "answer_1", "answer_2", "same_meaning")
+RELEVANCE_COLUMNS = ("row", "cluster", "task", "question", "label", "exemplar_1", "exemplar_2", "exemplar_3",
+                     "relevant")
+
+
+def _write(path: Path, header: tuple[str, ...], rows: list[dict[str, object]]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(header))
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def validation_sheet(book: Codebook, sheet: Path, key: Path, rng: np.random.Generator,
+                     within_per_cluster: int = 2) -> int:
+    """Pairs of answers, shuffled, for humans to mark same_meaning 1/0; the clustering's verdict goes to ``key``.
+
+    Within-cluster pairs of exemplars and pairs of representatives of different clusters; the sheet
+    shows no cluster ID, no condition and no count, so the annotator sees only the two texts.
+    """
+    items: list[tuple[str, str, str, str, str, int]] = []
+    for task, entry in sorted(book.tasks.items()):
+        for c in entry.clusters:
+            for a, b in list(combinations(c.exemplars, 2))[:within_per_cluster]:
+                items.append((task, entry.question, a, b, f"{c.id}|{c.id}", 1))
+        for c1, c2 in combinations(entry.clusters, 2):
+            items.append((task, entry.question, c1.representative, c2.representative, f"{c1.id}|{c2.id}", 0))
+    order = rng.permutation(len(items))
+    sheet_rows: list[dict[str, object]] = []
+    key_rows: list[dict[str, object]] = []
+    for row, idx in enumerate(order, start=1):
+        task, question, a, b, clusters, same = items[int(idx)]
+        if rng.random() < 0.5:
+            a, b = b, a
+        sheet_rows.append({"row": row, "task": task, "question": question, "answer_1": a, "answer_2": b,
+                           "same_meaning": ""})
+        key_rows.append({"row": row, "clusters": clusters, "clustering_same": same})
+    _write(sheet, VALIDATION_COLUMNS, sheet_rows)
+    _write(key, ("row", "clusters", "clustering_same"), key_rows)
+    return len(items)
+
+
+def relevance_sheet(book: Codebook, sheet: Path, rng: np.random.Generator) -> int:
+    """One row per frozen cluster, shuffled across tasks; no condition, no per-condition count (masked)."""
+    clusters = [(task, entry.question, c) for task, entry in sorted(book.tasks.items()) for c in entry.clusters]
+    rows: list[dict[str, object]] = []
+    for row, idx in enumerate(rng.permutation(len(clusters)), start=1):
+        task, question, c = clusters[int(idx)]
+        ex = [*c.exemplars, "", "", ""][:3]
+        rows.append({"row": row, "cluster": c.id, "task": task, "question": question, "label": c.label,
+                     "exemplar_1": ex[0], "exemplar_2": ex[1], "exemplar_3": ex[2], "relevant": ""})
+    _write(sheet, RELEVANCE_COLUMNS, rows)
+    return len(rows)

@@ -1,0 +1,61 @@
+"""AGG_COVERAGE and MINORITY_RECALL from an aggregates file, with paired pool resampling."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from semantic_helpers import RELEVANCE, T1, metrics_args, rows_for, run_cli, write_jsonl
+
+POOLS = {"P1": {"c1": 4, "c2": 2, "c3": 2}, "P2": {"c1": 6, "c2": 2}, "P3": {"c1": 8}}
+REPRESENTED = {("P1", "vote"): ["c1"], ("P1", "merge"): ["c1", "c2", "c3"], ("P2", "vote"): ["c1"],
+               ("P2", "merge"): ["c1", "c2"], ("P3", "vote"): ["c1"], ("P3", "merge"): ["c1", "UNMAPPED"]}
+
+
+def files(tmp_path, represented=REPRESENTED):
+    conds = {**T1, **POOLS}
+    rows = [r for cond, counts in conds.items() for r in rows_for("t1", cond, counts)]
+    samples = write_jsonl(tmp_path / "S.jsonl", rows)
+    relevance = write_jsonl(tmp_path / "R.jsonl", [{"cluster": c, "relevant": v} for c, v in RELEVANCE.items()])
+    agg = write_jsonl(tmp_path / "Y.jsonl", [{"task": "t1", "pool": p, "aggregate": a, "clusters": c}
+                                             for (p, a), c in represented.items()])
+    return samples, relevance, agg
+
+
+def test_agg_coverage_and_minority_recall_per_aggregate_match_hand_values(tmp_path, capsys, monkeypatch) -> None:
+    samples, relevance, agg = files(tmp_path)
+    out = tmp_path / "o.json"
+    args = metrics_args(samples, relevance, out, "--aggregates", str(agg), "--exploratory")
+    code, _, err = run_cli(args, capsys, monkeypatch)
+    assert code == 0, err
+    result = json.loads(out.read_text())
+    cov = result["tasks"]["t1"]["AGG_COVERAGE"]
+    assert cov["vote"]["pools"] == {"P1": 0.5, "P2": 0.75, "P3": 1.0}
+    assert cov["vote"]["value"] == pytest.approx(0.75) and cov["merge"]["value"] == 1.0
+    lo, hi = cov["vote"]["ci"]
+    assert 0.5 <= lo < hi <= 1.0
+    minority = result["tasks"]["t1"]["MINORITY_RECALL"]
+    # P1 minority {c2, c3}, P2 {c2}, P3 {c1}: vote keeps only P3's
+    assert minority["vote"]["pools"] == {"P1": 0.0, "P2": 0.0, "P3": 1.0}
+    diff = result["effects"]["t1"]["AGG_COVERAGE"]["vote-merge"]["diff"]
+    assert diff["value"] == pytest.approx(-0.25) and diff["ci"][1] <= 0.0  # paired: every pool favours merge
+    assert result["across_tasks"]["AGG_COVERAGE"]["vote"]["value"] == pytest.approx(0.75)
+
+
+def test_pool_must_be_a_condition_and_grid_complete(tmp_path, capsys, monkeypatch) -> None:
+    samples, relevance, agg = files(tmp_path, {**REPRESENTED, ("P9", "vote"): ["c1"]})
+    code, _, err = run_cli(metrics_args(samples, relevance, tmp_path / "o.json", "--aggregates", str(agg),
+                                        "--exploratory"), capsys, monkeypatch)
+    assert code == 2 and "Y.jsonl:7: field 'pool'" in err
+    partial = {k: v for k, v in REPRESENTED.items() if k != ("P2", "merge")}
+    samples, relevance, agg = files(tmp_path, partial)
+    code, _, err = run_cli(metrics_args(samples, relevance, tmp_path / "o.json", "--aggregates", str(agg),
+                                        "--exploratory"), capsys, monkeypatch)
+    assert code == 2 and "aggregate 'merge' has no row for pool 'P2'" in err
+
+
+def test_topology_experiment_needs_aggregates(tmp_path, capsys, monkeypatch) -> None:
+    samples, relevance, _ = files(tmp_path)
+    code, _, err = run_cli(metrics_args(samples, relevance, tmp_path / "o.json", "--exploratory",
+                                        "--experiment", "E3_TOPOLOGY"), capsys, monkeypatch)
+    assert code == 2 and "--aggregates" in err

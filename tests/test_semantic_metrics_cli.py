@@ -1,0 +1,149 @@
+"""`forgegate semantic metrics`: the issue's JSON shape, hand-computed values, refusals and file errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from semantic_helpers import T1, metrics_args, rows_for, run_cli, standard_files, write_jsonl
+
+
+def run_metrics(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+                *extra: str) -> tuple[int, dict, str]:
+    samples, relevance = standard_files(tmp_path)
+    out = tmp_path / "out.json"
+    code, stdout, stderr = run_cli(metrics_args(samples, relevance, out, *extra), capsys, monkeypatch)
+    return code, json.loads(out.read_text()) if out.exists() else {}, stdout + stderr
+
+
+def test_metrics_json_has_the_issue_shape_and_hand_computed_values(tmp_path, capsys, monkeypatch) -> None:
+    code, result, text = run_metrics(tmp_path, capsys, monkeypatch)
+    assert code == 0, text
+    assert result["gate"] == "PASS"
+    assert {"tasks", "across_tasks", "sensitivity"} <= set(result)
+    t1 = result["tasks"]["t1"]
+    assert set(t1) == {"conditions", "ES_LOSS", "REC_GAIN", "IRREV_OBS", "AGG_COVERAGE", "MINORITY_RECALL"}
+    a = t1["conditions"]["A"]
+    assert {"n", "k", "unmapped_rate", "support", "D_sem", "H_sem", "P"} <= set(a)
+    assert (a["n"], a["k"], a["unmapped_rate"], a["support"]) == (64, 2, 2 / 64, ["c1", "c2", "c3"])
+    assert a["D_sem"] == 3 and a["P"] == pytest.approx(60 / 62)
+    assert t1["conditions"]["B"]["support"] == ["c1", "c2"]  # c3 has 1 sample, below k=2
+    assert t1["ES_LOSS"]["value"] == pytest.approx(10 / 60)
+    assert t1["REC_GAIN"]["value"] == pytest.approx(1.0)  # c3 back with exactly k=2 samples
+    assert t1["IRREV_OBS"]["value"] == pytest.approx(0.0)
+    low, high = t1["ES_LOSS"]["ci"]
+    assert low <= 10 / 60 <= high and low < high
+    assert "ES_LOSS" in text and "across 2 tasks" in text
+
+
+def test_rec_gain_and_irrev_obs_are_json_null_when_nothing_is_lost(tmp_path, capsys, monkeypatch) -> None:
+    _, result, _ = run_metrics(tmp_path, capsys, monkeypatch)
+    t2 = result["tasks"]["t2"]
+    assert t2["ES_LOSS"]["value"] == 0.0
+    assert t2["REC_GAIN"] == {"value": None, "ci": None, "na_resamples": t2["REC_GAIN"]["na_resamples"]}
+    assert t2["IRREV_OBS"]["value"] is None
+    assert result["across_tasks"]["REC_GAIN"]["n_tasks"] == 1  # the NA task is left out, not counted as 0
+
+
+def test_unfiltered_analysis_is_reported_beside_the_filtered_one(tmp_path, capsys, monkeypatch) -> None:
+    _, result, _ = run_metrics(tmp_path, capsys, monkeypatch)
+    unf = result["unfiltered"]["tasks"]["t1"]
+    assert unf["ES_LOSS"]["value"] == pytest.approx(12 / 62)  # irrelevant c4 counts when every cluster is relevant
+    assert unf["REC_GAIN"]["value"] == pytest.approx(10 / 12)
+    assert unf["conditions"]["A"]["support"] == ["c1", "c2", "c3", "c4"]
+
+
+def test_sensitivity_taus_are_always_reported_and_move_the_floor(tmp_path, capsys, monkeypatch) -> None:
+    _, result, _ = run_metrics(tmp_path, capsys, monkeypatch)
+    assert set(result["sensitivity"]) == {"0.01", "0.03", "0.05"}
+    at5 = result["sensitivity"]["0.05"]["tasks"]["t1"]
+    assert at5["conditions"]["R"]["k"] == 4  # ceil(0.05 * 64)
+    assert at5["REC_GAIN"]["value"] == 0.0  # c3's 2 samples in R no longer reach the floor
+    assert set(result["unfiltered"]["sensitivity"]) == {"0.01", "0.03", "0.05"}
+
+
+def test_same_seed_same_intervals_and_another_seed_moves_them(tmp_path, capsys, monkeypatch) -> None:
+    _, first, _ = run_metrics(tmp_path, capsys, monkeypatch, "--seed", "5")
+    _, again, _ = run_metrics(tmp_path, capsys, monkeypatch, "--seed", "5")
+    _, other, _ = run_metrics(tmp_path, capsys, monkeypatch, "--seed", "6")
+    ci = first["tasks"]["t1"]["conditions"]["A"]["ci"]["H_sem"]
+    assert ci == again["tasks"]["t1"]["conditions"]["A"]["ci"]["H_sem"]
+    assert ci != other["tasks"]["t1"]["conditions"]["A"]["ci"]["H_sem"]
+    assert first["bootstrap"]["n_resamples"] == 10000 and first["bootstrap"]["method"] == "percentile"
+
+
+def test_condition_under_64_samples_is_refused_for_confirmatory_use(tmp_path, capsys, monkeypatch) -> None:
+    small = {"A": {"c1": 30, "c2": 10}, "B": {"c1": 40}, "R": {"c1": 30, "c2": 10}}
+    samples, relevance = standard_files(tmp_path, {"t1": T1, "small": small})
+    out = tmp_path / "out.json"
+    code, _, err = run_cli(metrics_args(samples, relevance, out), capsys, monkeypatch)
+    assert code == 2
+    assert "refused for confirmatory use" in err and "'small' condition 'A': N=40" in err
+    assert "--exploratory" in err and not out.exists()
+    code, _, _ = run_cli(metrics_args(samples, relevance, out, "--exploratory"), capsys, monkeypatch)
+    result = json.loads(out.read_text())
+    assert code == 0 and result["mode"] == "exploratory"
+    assert all(e["label"].startswith("exploratory") for e in result["endpoints"].values())
+
+
+def test_task_missing_the_recovery_condition_is_incomplete(tmp_path, capsys, monkeypatch) -> None:
+    samples, relevance = standard_files(tmp_path, {"t1": T1, "t3": {"A": T1["A"], "B": T1["B"]}})
+    out = tmp_path / "out.json"
+    code, _, _ = run_cli(metrics_args(samples, relevance, out), capsys, monkeypatch)
+    result = json.loads(out.read_text())
+    assert code == 3 and result["gate"] == "INCOMPLETE"
+    assert result["tasks"]["t3"]["ES_LOSS"]["value"] is None
+
+
+def test_malformed_sample_row_names_file_line_and_field(tmp_path, capsys, monkeypatch) -> None:
+    rows = rows_for("t1", "A", {"c1": 2})
+    rows.append({"task": "t1", "condition": "A", "sample": 9})
+    samples = write_jsonl(tmp_path / "S.jsonl", rows)
+    relevance = write_jsonl(tmp_path / "R.jsonl", [{"cluster": "c1", "relevant": 1}])
+    code, _, err = run_cli(metrics_args(samples, relevance, tmp_path / "o.json"), capsys, monkeypatch)
+    assert code == 2 and "S.jsonl:3: field 'cluster': required field is missing" in err
+
+
+def test_relevance_outside_zero_one_and_missing_clusters_are_errors(tmp_path, capsys, monkeypatch) -> None:
+    samples, _ = standard_files(tmp_path)
+    bad = write_jsonl(tmp_path / "R.jsonl", [{"cluster": "c1", "relevant": 2}])
+    code, _, err = run_cli(metrics_args(samples, bad, tmp_path / "o.json"), capsys, monkeypatch)
+    assert code == 2 and "R.jsonl:1: field 'relevant'" in err
+    partial = write_jsonl(tmp_path / "R.jsonl", [{"cluster": "c1", "relevant": 1}])
+    code, _, err = run_cli(metrics_args(samples, partial, tmp_path / "o.json"), capsys, monkeypatch)
+    assert code == 2 and "no relevance row for cluster(s) c2, c3, c4, c5" in err
+
+
+def test_repeated_sample_is_an_error_naming_both_lines(tmp_path, capsys, monkeypatch) -> None:
+    rows = rows_for("t1", "A", {"c1": 2}) + rows_for("t1", "A", {"c1": 1})
+    samples = write_jsonl(tmp_path / "S.jsonl", rows)
+    relevance = write_jsonl(tmp_path / "R.jsonl", [{"cluster": "c1", "relevant": 1}])
+    code, _, err = run_cli(metrics_args(samples, relevance, tmp_path / "o.json"), capsys, monkeypatch)
+    assert code == 2 and "S.jsonl:3: field 'sample'" in err and "repeats line 1" in err
+
+
+def test_holm_adjusts_every_secondary_difference_upward(tmp_path, capsys, monkeypatch) -> None:
+    _, result, _ = run_metrics(tmp_path, capsys, monkeypatch)
+    tests = result["holm"]["tests"]
+    assert tests and result["holm"]["method"] == "holm"
+    ps = sorted(t["p_boot"] for t in tests)
+    m = len(ps)
+    # Holm: the smallest p is multiplied by m (capped at 1)
+    assert min(t["p_holm"] for t in tests) == pytest.approx(min(1.0, m * ps[0]))
+    assert all(t["p_holm"] >= t["p_boot"] for t in tests)
+    d = result["effects"]["t1"]["B-A"]["D_sem"]
+    assert d["diff"]["value"] == -1.0 and d["ratio"]["value"] == pytest.approx(2 / 3)
+
+
+def test_experiment_declares_the_primary_endpoint(tmp_path, capsys, monkeypatch) -> None:
+    _, result, _ = run_metrics(tmp_path, capsys, monkeypatch, "--experiment", "E2_RECOVERY")
+    assert result["endpoints"]["REC_GAIN"]["label"] == "primary"
+    assert result["endpoints"]["D_sem"]["label"].startswith("secondary")
+    code, _, text = run_metrics(tmp_path, capsys, monkeypatch, "--experiment", "E4_R_META")
+    assert code == 2 and "structural-recurrence" in text
+
+
+def test_controls_run_every_time_and_pass(tmp_path, capsys, monkeypatch) -> None:
+    _, result, _ = run_metrics(tmp_path, capsys, monkeypatch)
+    assert len(result["controls"]) == 4 and all(c["passed"] for c in result["controls"])
