@@ -1,0 +1,62 @@
+"""The three-axis arm verdict: voice, memorisation and damage combined into one gate word.
+
+* any axis INVALID (a control failed) -> INVALID; any INCOMPLETE -> INCOMPLETE;
+* memorisation or damage FAIL -> FAIL;
+* voice FAIL with memorisation and damage clean -> HOLD (operator's call), never PASS:
+  the voice did not move beyond its floor, but nothing was copied or damaged, so shipping
+  is a judgement (additive, reversible, safety-clean) that belongs to the operator;
+* all three PASS -> PASS.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from forgegate.gate.verdict import Gate, Reason, Verdict
+
+AXES: tuple[str, str, str] = ("voice", "memorization", "damage")
+HOLD_LABEL = "HOLD (operator's call)"
+
+
+def gate_label(gate: Gate) -> str:
+    """How a gate word prints in the verdict table (HOLD always says whose call it is)."""
+    return HOLD_LABEL if gate is Gate.HOLD else gate.value
+
+
+def arms_verdict(voice: Verdict, memorization: Verdict, damage: Verdict) -> Verdict:
+    """Combine the three axis verdicts of one candidate; every axis reason is kept, prefixed by its axis."""
+    reasons: list[Reason] = []
+    for axis, verdict in zip(AXES, (voice, memorization, damage), strict=True):
+        reasons.extend(Reason(f"{axis}: {r.rule}" if not r.rule.startswith(axis) else r.rule, r.outcome,
+                              r.detail) for r in verdict.reasons)
+    gates = {"voice": voice.gate, "memorization": memorization.gate, "damage": damage.gate}
+    if voice.gate is Gate.FAIL and memorization.gate is Gate.PASS and damage.gate is Gate.PASS:
+        # The voice FAIL stays a FAIL in the reasons; this rule sets the word the operator sees.
+        reasons.append(Reason("three-axis rule", Gate.HOLD,
+                              "voice FAIL with memorisation and damage clean: the operator's call, not a PASS"))
+        return Verdict(Gate.HOLD, tuple(reasons))
+    else:
+        words = ", ".join(f"{axis} {gate.value}" for axis, gate in gates.items())
+        reasons.append(Reason("three-axis rule", _worst(list(gates.values())), words))
+    return Verdict.combine(reasons)
+
+
+def _worst(gates: list[Gate]) -> Gate:
+    order = [Gate.INVALID, Gate.INCOMPLETE, Gate.FAIL, Gate.HOLD, Gate.PASS]
+    return min(gates, key=order.index)
+
+
+class _Report(Protocol):
+    verdict: Verdict
+
+    def to_json(self) -> dict[str, object]: ...
+
+
+def three_axis_json(control: str, candidate: str, voice: _Report, memorization: _Report, damage: _Report
+                    ) -> dict[str, object]:
+    """One candidate's three-axis result: each axis's full report, the combined gate and its reasons."""
+    verdict = arms_verdict(voice.verdict, memorization.verdict, damage.verdict)
+    return {"control": control, "candidate": candidate, "gate": verdict.gate.value,
+            "label": gate_label(verdict.gate),
+            "axes": {"voice": voice.to_json(), "memorization": memorization.to_json(), "damage": damage.to_json()},
+            "reasons": verdict.to_json()["reasons"]}

@@ -1,0 +1,93 @@
+"""Checkpoint ties from the loss curve: which eval points the curve cannot separate from its minimum.
+
+Reads a Hugging Face Trainer ``trainer_state.json`` (``log_history`` entries with
+``eval_loss``). The jitter is the median absolute difference between neighbouring
+eval points. Every point within one jitter of the minimum is a tie the curve cannot
+separate (those need a gate); every other point's distance from the minimum is given
+in jitters (far ones are resolved by the curve alone).
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from dataclasses import dataclass
+from pathlib import Path
+
+from forgegate.errors import InputError
+
+
+@dataclass(frozen=True)
+class EvalPoint:
+    step: int
+    epoch: float | None
+    eval_loss: float
+
+
+@dataclass(frozen=True)
+class Ranked:
+    point: EvalPoint
+    above_min: float
+    jitters: float | None
+
+    def to_json(self) -> dict[str, object]:
+        return {"step": self.point.step, "epoch": self.point.epoch, "eval_loss": self.point.eval_loss,
+                "above_min": self.above_min, "jitters": self.jitters}
+
+
+@dataclass(frozen=True)
+class CheckpointTies:
+    """The curve's jitter, its minimum, the ties and everyone else's distance."""
+
+    points: tuple[EvalPoint, ...]
+    jitter: float
+    best: EvalPoint
+    ties: tuple[Ranked, ...]
+    others: tuple[Ranked, ...]
+
+    def to_json(self) -> dict[str, object]:
+        return {"eval_points": len(self.points), "median_neighbour_jitter": self.jitter,
+                "minimum": {"step": self.best.step, "epoch": self.best.epoch,
+                            "eval_loss": self.best.eval_loss},
+                "ties": [r.to_json() for r in self.ties], "others": [r.to_json() for r in self.others]}
+
+
+def read_trainer_state(path: Path) -> list[EvalPoint]:
+    """The eval points of a Trainer state, in step order; file errors name the file and entry."""
+    path = Path(path)
+    try:
+        state = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError(path, "file not found", hint="pass a checkpoint's trainer_state.json") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(path, f"not a JSON file: {exc}") from None
+    history = state.get("log_history") if isinstance(state, dict) else None
+    if not isinstance(history, list):
+        raise InputError(path, "no 'log_history' list", field="log_history",
+                         hint="this is not a Hugging Face Trainer state")
+    points: dict[int, EvalPoint] = {}
+    for number, entry in enumerate(history):
+        if not isinstance(entry, dict) or "eval_loss" not in entry:
+            continue
+        loss, step, epoch = entry.get("eval_loss"), entry.get("step"), entry.get("epoch")
+        if not isinstance(loss, int | float) or not isinstance(step, int):
+            raise InputError(path, "eval entry needs a numeric 'eval_loss' and an integer 'step'",
+                             field=f"log_history.{number}")
+        points[step] = EvalPoint(step, float(epoch) if isinstance(epoch, int | float) else None, float(loss))
+    if len(points) < 3:
+        raise InputError(path, f"{len(points)} eval points with 'eval_loss': at least 3 needed for a jitter",
+                         field="log_history", hint="train with an eval strategy that logs eval_loss")
+    return [points[s] for s in sorted(points)]
+
+
+def checkpoint_ties(points: list[EvalPoint]) -> CheckpointTies:
+    """Median neighbour jitter, the minimum, the ties within one jitter, and the rest in jitters."""
+    if len(points) < 3:
+        raise ValueError("at least 3 eval points are needed")
+    jitter = statistics.median(abs(b.eval_loss - a.eval_loss) for a, b in zip(points, points[1:], strict=False))
+    best = min(points, key=lambda p: (p.eval_loss, p.step))
+    ranked = [Ranked(p, p.eval_loss - best.eval_loss,
+                     (p.eval_loss - best.eval_loss) / jitter if jitter > 0 else None) for p in points]
+    ties = tuple(r for r in ranked if r.above_min <= jitter)
+    others = tuple(sorted((r for r in ranked if r.above_min > jitter), key=lambda r: r.above_min))
+    return CheckpointTies(tuple(points), jitter, best, ties, others)

@@ -1,0 +1,157 @@
+"""Axis C, no damage: ran-on and out-of-band rates per arm and seed, against the control's seed spread.
+
+* out-of-band: the response's word count (whitespace tokens) lies outside the
+  inclusive band ``[low, high]``.
+* ran-on: the response hit the token cap: ``finish == "length"``, or ``tokens >=
+  max_tokens`` where the row carries both. A row that carries neither cannot say, and a
+  metric that cannot be measured on every compared row is INCOMPLETE, never clean.
+
+PASS per metric when ``rate(candidate) - rate(control)`` is at most that metric's own
+pairwise seed-spread floor ``max(spread(candidate), spread(control))``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+from forgegate.errors import InputError
+from forgegate.gate.verdict import Gate, Reason, Verdict
+from forgegate.metrics.generations import Generation, by_arm_seed
+from forgegate.metrics.noise_floor import ArmSeeds, FloorComparison, compare_arms, seed_problem
+
+DamageMetric = Literal["out_of_band", "ran_on"]
+DAMAGE_METRICS: tuple[DamageMetric, ...] = get_args(DamageMetric)
+
+
+def parse_band(value: str) -> tuple[int, int]:
+    """'90-150' -> (90, 150); anything else is an InputError saying the form."""
+    low, sep, high = value.partition("-")
+    if not sep or not low.strip().isdigit() or not high.strip().isdigit():
+        raise InputError("--band", f"'{value}' is not LOW-HIGH", hint="e.g. --band 90-150 (words, inclusive)")
+    band = (int(low), int(high))
+    if not 0 < band[0] <= band[1]:
+        raise InputError("--band", f"'{value}': need 0 < LOW <= HIGH")
+    return band
+
+
+def parse_metrics(value: str) -> list[DamageMetric]:
+    """'out-of-band,ran-on' -> the metric names; an unknown one is an InputError."""
+    chosen: list[DamageMetric] = []
+    for name in (m.strip().replace("-", "_") for m in value.split(",") if m.strip()):
+        matches = [m for m in DAMAGE_METRICS if m == name]
+        if not matches:
+            raise InputError("--metrics", f"'{name}' is not one of {', '.join(DAMAGE_METRICS)}")
+        chosen.append(matches[0])
+    if not chosen:
+        raise InputError("--metrics", "choose at least one metric", hint=", ".join(DAMAGE_METRICS))
+    return chosen
+
+
+def in_band(text: str, band: tuple[int, int]) -> bool:
+    low, high = band
+    return low <= len(text.split()) <= high
+
+
+def ran_on(gen: Generation) -> bool | None:
+    """Whether the response hit the token cap; None when the row does not say."""
+    if gen.finish is not None:
+        return gen.finish == "length"
+    if gen.tokens is not None and gen.max_tokens is not None:
+        return gen.tokens >= gen.max_tokens
+    return None
+
+
+@dataclass(frozen=True)
+class MetricResult:
+    """One damage metric: per-arm seed rates, the comparison, and its reason."""
+
+    metric: DamageMetric
+    arms: Mapping[str, ArmSeeds]
+    unmeasured: Mapping[str, int]
+    comparison: FloorComparison | None
+    reason: Reason
+
+    def to_json(self) -> dict[str, object]:
+        comp = self.comparison
+        return {
+            "arms": {name: {**arm.to_json("rate"), "unmeasured": self.unmeasured.get(name, 0)}
+                     for name, arm in self.arms.items()},
+            "difference": -comp.gap if comp else None,
+            "floor_pairwise": comp.floor_pairwise if comp else None,
+            "floor_all_arms": comp.floor_all_arms if comp else None,
+            "verdict": self.reason.outcome.value,
+        }
+
+
+@dataclass(frozen=True)
+class DamageReport:
+    """Everything axis C printed, and its verdict with reasons."""
+
+    band: tuple[int, int]
+    control: str
+    candidate: str
+    metrics: Mapping[str, MetricResult]
+    verdict: Verdict
+
+    def to_json(self) -> dict[str, object]:
+        return {"gate": self.verdict.gate.value, "band": list(self.band), "control": self.control,
+                "candidate": self.candidate,
+                "metrics": {name: result.to_json() for name, result in self.metrics.items()},
+                "verdict": self.verdict.gate.value, "reasons": self.verdict.to_json()["reasons"]}
+
+
+def _rates(generations: Sequence[Generation], metric: DamageMetric, band: tuple[int, int]
+           ) -> tuple[dict[str, ArmSeeds], dict[str, int]]:
+    arms: dict[str, ArmSeeds] = {}
+    unmeasured: dict[str, int] = {}
+    for arm, seeds in by_arm_seed(generations).items():
+        by_seed: dict[int, float] = {}
+        missing = 0
+        for seed, gens in seeds.items():
+            flags = [not in_band(g.text, band) if metric == "out_of_band" else ran_on(g) for g in gens]
+            known = [f for f in flags if f is not None]
+            missing += len(flags) - len(known)
+            if len(known) == len(flags):
+                by_seed[seed] = sum(known) / len(known)
+        arms[arm] = ArmSeeds(arm, by_seed)
+        unmeasured[arm] = missing
+    return arms, unmeasured
+
+
+def damage_metric(generations: Sequence[Generation], metric: DamageMetric, band: tuple[int, int], *,
+                  control: str, candidate: str) -> MetricResult:
+    """One metric's rates and its non-inferiority rule for control vs candidate."""
+    arms, unmeasured = _rates(generations, metric, band)
+    label = metric.replace("_", "-")
+    blind = [a for a in (control, candidate) if unmeasured.get(a, 0)]
+    if blind:
+        why = ("rows carry no 'finish' (or 'tokens' + 'max_tokens')" if metric == "ran_on"
+               else "rows could not be measured")
+        counts = ", ".join(f"{a}: {unmeasured[a]}" for a in blind)
+        return MetricResult(metric, arms, unmeasured, None,
+                            Reason(label, Gate.INCOMPLETE, f"cannot measure {label} ({counts} {why})"))
+    problem = seed_problem(arms, control, candidate)
+    if problem is not None:
+        return MetricResult(metric, arms, unmeasured, None, Reason(label, Gate.INCOMPLETE, problem))
+    comp = compare_arms(arms, control, candidate)
+    ok = comp.not_worse(comp.floor_pairwise)
+    detail = (f"{label} rate {candidate} {arms[candidate].mean:.3f} vs {control} {arms[control].mean:.3f}: "
+              f"{0.0 - comp.gap:+.3f} against its seed-spread floor {comp.floor_pairwise:.3f}"
+              + ("" if ok else " (worse beyond the floor)"))
+    return MetricResult(metric, arms, unmeasured, comp, Reason(label, Gate.PASS if ok else Gate.FAIL, detail))
+
+
+def damage_report(generations: Sequence[Generation], band: tuple[int, int], *, control: str, candidate: str,
+                  metrics: Sequence[DamageMetric] = DAMAGE_METRICS) -> DamageReport:
+    """Axis C for one control/candidate pair over the chosen metrics (both by default)."""
+    low, high = band
+    if not 0 < low <= high:
+        raise ValueError(f"band must satisfy 0 < low <= high, got {low}-{high}")
+    if not metrics:
+        raise ValueError("choose at least one damage metric")
+    results: dict[str, MetricResult] = {m: damage_metric(generations, m, band, control=control, candidate=candidate)
+               for m in dict.fromkeys(metrics)}
+    verdict = Verdict.combine([r.reason for r in results.values()])
+    return DamageReport(band, control, candidate, results, verdict)

@@ -1,0 +1,92 @@
+"""Seed-spread noise floors: each arm's per-seed values, mean and spread, and the two floor rules.
+
+The floor for a comparison is **pairwise**: ``max(spread(candidate), spread(control))``,
+so a candidate's verdict never depends on which *other* arms happened to be generated.
+The all-arms floor (largest spread of any arm present) is kept beside it so older
+records stay comparable, and any disagreement between the two rules is flagged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class ArmSeeds:
+    """One arm's value of one metric under each seed."""
+
+    arm: str
+    by_seed: Mapping[int, float] = field(default_factory=dict)
+
+    @property
+    def mean(self) -> float:
+        return sum(self.by_seed.values()) / len(self.by_seed)
+
+    @property
+    def spread(self) -> float:
+        """max - min over seeds (0 for a single seed: no noise estimate, see ``seed_problem``)."""
+        return max(self.by_seed.values()) - min(self.by_seed.values())
+
+    def to_json(self, name: str = "value") -> dict[str, object]:
+        return {f"{name}_by_seed": {str(seed): value for seed, value in self.by_seed.items()},
+                name: self.mean, "spread": self.spread}
+
+
+@dataclass(frozen=True)
+class FloorComparison:
+    """Control vs candidate on one metric: ``gap = mean(control) - mean(candidate)``.
+
+    For a lower-is-better metric a positive gap is an improvement. ``ratio`` is the gap
+    over the pairwise floor (None when that floor is zero).
+    """
+
+    control: str
+    candidate: str
+    gap: float
+    floor_pairwise: float
+    floor_all_arms: float
+    floor_all_arms_from: str
+
+    @property
+    def ratio(self) -> float | None:
+        return self.gap / self.floor_pairwise if self.floor_pairwise > 0 else None
+
+    def improves(self, floor: float) -> bool:
+        """Superiority: the candidate is better by more than ``floor``."""
+        return self.gap > floor
+
+    def not_worse(self, floor: float) -> bool:
+        """Non-inferiority: the candidate is worse by at most ``floor``."""
+        return -self.gap <= floor
+
+
+def compare_arms(arms: Mapping[str, ArmSeeds], control: str, candidate: str) -> FloorComparison:
+    """Both floors and the gap for one control/candidate pair (every arm present feeds the all-arms floor)."""
+    widest = max(arms.values(), key=lambda a: a.spread)
+    return FloorComparison(
+        control=control,
+        candidate=candidate,
+        gap=arms[control].mean - arms[candidate].mean,
+        floor_pairwise=max(arms[candidate].spread, arms[control].spread),
+        floor_all_arms=widest.spread,
+        floor_all_arms_from=widest.arm,
+    )
+
+
+def seed_problem(arms: Mapping[str, ArmSeeds], control: str, candidate: str) -> str | None:
+    """Why a seed-spread floor cannot be measured for this pair, or None when it can."""
+    for name in (control, candidate):
+        if name not in arms or not arms[name].by_seed:
+            return f"arm '{name}' has no measured seed"
+        if len(arms[name].by_seed) < 2:
+            return f"arm '{name}' has 1 seed: a seed-spread floor needs at least 2"
+    if set(arms[control].by_seed) != set(arms[candidate].by_seed):
+        missing = sorted(set(arms[control].by_seed) ^ set(arms[candidate].by_seed))
+        return f"control and candidate were not run under the same seeds (differ on {missing})"
+    return None
+
+
+def format_ratio(ratio: float | None) -> str:
+    """'2.1x', or 'n/a (zero floor)'."""
+    return f"{ratio:.1f}x" if ratio is not None else "n/a (zero floor)"

@@ -1,0 +1,247 @@
+"""Axis A, voice: each arm's Burrows's Delta to the author's held-out reference, per seed, with controls.
+
+Per arm: Delta per seed (all the seed's generations counted together), the mean and
+the spread (max - min). The verdict is PASS when ``delta(control) - delta(candidate)``
+exceeds the floor (pairwise by default, see ``noise_floor``); both floors are reported.
+
+Controls, every run. A Delta that cannot tell the author from a model that never saw
+the author is blind, and its gap means nothing. The reference is cut into ``folds``
+interleaved folds; for each, a model fitted on the other folds scores the held-out fold,
+sampled across all its segments like an arm's beats and cut to the median size of an
+arm's per-seed text (never longer, so the check is conservative). Every held-out
+Delta must be below the control arm's lowest per-seed Delta, and below every contrast
+text's Delta (other authors, when given). Otherwise the axis is INVALID.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from forgegate.errors import InputError
+from forgegate.gate.verdict import Gate, Reason, Verdict
+from forgegate.metrics.delta import DeltaModel, fit_delta_model, normalise_for_voice, reference_segments
+from forgegate.metrics.generations import Generation, by_arm_seed
+from forgegate.metrics.noise_floor import ArmSeeds, FloorComparison, compare_arms, format_ratio, seed_problem
+
+FloorRule = Literal["pairwise", "all-arms"]
+DEFAULT_FOLDS = 5
+CONTRAST_CHUNKS = 5
+
+
+@dataclass(frozen=True)
+class ReferenceInfo:
+    """What the Delta model was fitted on."""
+
+    words: int
+    segments: int
+    segment_words: int
+    n_features: int
+
+
+@dataclass(frozen=True)
+class VoiceControls:
+    """Held-out reference folds vs the control arm (and contrast texts): can the instrument see the voice?"""
+
+    heldout_deltas: tuple[float, ...]
+    chunk_words: int
+    control_arm: str
+    control_arm_min: float | None
+    contrasts: tuple[tuple[str, float], ...]
+
+    @property
+    def heldout_max(self) -> float:
+        return max(self.heldout_deltas)
+
+    @property
+    def passed(self) -> bool:
+        if self.control_arm_min is None or self.heldout_max >= self.control_arm_min:
+            return False
+        return all(self.heldout_max < delta for _, delta in self.contrasts)
+
+    def reason(self) -> Reason:
+        if self.control_arm_min is None:
+            return Reason("voice control", Gate.INCOMPLETE,
+                          f"control arm '{self.control_arm}' has no scored generation: the control cannot run")
+        seen = f"{self.control_arm_min:.3f}"
+        contrast = "".join(f"; contrast '{label}' {delta:.3f}" for label, delta in self.contrasts)
+        detail = (f"held-out reference folds (≤{self.chunk_words} words each) score at most "
+                  f"{self.heldout_max:.3f}; control arm '{self.control_arm}' lowest seed {seen}{contrast}")
+        if self.passed:
+            return Reason("voice control", Gate.PASS, detail + ": the author is closer than the control")
+        return Reason("voice control", Gate.INVALID,
+                      detail + ": held-out text of the author does not score below the control, the "
+                      "instrument cannot see this voice (blind)")
+
+    def to_json(self) -> dict[str, object]:
+        return {"heldout_deltas": list(self.heldout_deltas), "heldout_max": self.heldout_max,
+                "chunk_words": self.chunk_words, "control_arm_min": self.control_arm_min,
+                "contrasts": {label: delta for label, delta in self.contrasts}, "passed": self.passed}
+
+
+@dataclass(frozen=True)
+class VoiceReport:
+    """Everything axis A printed, and its verdict with reasons."""
+
+    author: str
+    reference: ReferenceInfo
+    arms: Mapping[str, ArmSeeds]
+    words: Mapping[str, Mapping[int, int]]
+    control: str
+    candidate: str
+    floor_rule: FloorRule
+    comparison: FloorComparison | None
+    controls: VoiceControls
+    verdict: Verdict
+
+    def to_json(self) -> dict[str, object]:
+        comp = self.comparison
+        arms: dict[str, object] = {}
+        for name, arm in self.arms.items():
+            row = arm.to_json("delta")
+            row["words_by_seed"] = {str(s): w for s, w in self.words[name].items()}
+            arms[name] = row
+        return {
+            "gate": self.verdict.gate.value,
+            "author": self.author,
+            "reference": {"words": self.reference.words, "segments": self.reference.segments,
+                          "segment_words": self.reference.segment_words,
+                          "features": self.reference.n_features},
+            "control": self.control,
+            "candidate": self.candidate,
+            "arms": arms,
+            "floor_rule": self.floor_rule,
+            "floor_pairwise": comp.floor_pairwise if comp else None,
+            "floor_all_arms": comp.floor_all_arms if comp else None,
+            "floor_all_arms_from": comp.floor_all_arms_from if comp else None,
+            "floors_disagree": floors_disagree(comp) if comp else None,
+            "gap": comp.gap if comp else None,
+            "ratio": comp.ratio if comp else None,
+            "controls": self.controls.to_json(),
+            "verdict": self.verdict.gate.value,
+            "reasons": self.verdict.to_json()["reasons"],
+        }
+
+
+def parse_floor_rule(value: str) -> FloorRule:
+    """'pairwise' or 'all-arms'; anything else is an InputError."""
+    if value == "pairwise":
+        return "pairwise"
+    if value == "all-arms":
+        return "all-arms"
+    raise InputError("--floor", f"'{value}' is not pairwise or all-arms")
+
+
+def floors_disagree(comp: FloorComparison) -> bool:
+    """True when the pairwise and the all-arms floor give different verdicts on the same gap."""
+    return comp.improves(comp.floor_pairwise) != comp.improves(comp.floor_all_arms)
+
+
+def voice_rule(author: str, arms: Mapping[str, ArmSeeds], control: str, candidate: str,
+               floor_rule: FloorRule = "pairwise") -> tuple[FloorComparison | None, Reason]:
+    """The pre-registered voice rule on per-seed Deltas: PASS when the gap exceeds the floor."""
+    problem = seed_problem(arms, control, candidate)
+    if problem is not None:
+        return None, Reason("voice", Gate.INCOMPLETE, f"{author}: {problem}")
+    comp = compare_arms(arms, control, candidate)
+    floor = comp.floor_pairwise if floor_rule == "pairwise" else comp.floor_all_arms
+    passed = comp.improves(floor)
+    ratio = comp.gap / floor if floor > 0 else None
+    words = f"clears at {format_ratio(ratio)}" if passed else f"does not clear ({format_ratio(ratio)})"
+    detail = (f"{author}: delta({control}) {arms[control].mean:.3f} - delta({candidate}) "
+              f"{arms[candidate].mean:.3f} = {comp.gap:+.3f} vs {floor_rule} floor {floor:.3f}: {words}")
+    other_rule, other = (("all-arms", comp.floor_all_arms) if floor_rule == "pairwise"
+                         else ("pairwise", comp.floor_pairwise))
+    if floors_disagree(comp):
+        verdict_other = "PASS" if comp.improves(other) else "FAIL"
+        detail += (f"; the rules DISAGREE: the {other_rule} floor {other:.3f} "
+                   f"(from '{comp.floor_all_arms_from}') would {verdict_other} it")
+    else:
+        detail += f"; {other_rule} floor {other:.3f} agrees"
+    return comp, Reason("voice", Gate.PASS if passed else Gate.FAIL, detail)
+
+
+def _chunks(text: str, words: int, count: int) -> list[str]:
+    """Up to ``count`` windows of ``words`` normalised words, spread evenly through ``text``."""
+    tokens = normalise_for_voice(text).split()
+    if len(tokens) < words:
+        return [" ".join(tokens)] if tokens else []
+    starts = sorted({round(i * (len(tokens) - words) / max(count - 1, 1)) for i in range(count)})
+    return [" ".join(tokens[s:s + words]) for s in starts]
+
+
+def heldout_deltas(segments: Sequence[str], *, n_features: int, words_per_segment: int, folds: int,
+                   chunk_words: int) -> list[float]:
+    """Delta of each interleaved reference fold under a model fitted on the other folds.
+
+    The held-out text is spread like an arm's: the first ``chunk_words / len(fold)`` words of
+    every segment of the fold (about ``chunk_words`` words in all, never more than the fold has).
+    """
+    deltas: list[float] = []
+    for fold in range(folds):
+        train = [s for i, s in enumerate(segments) if i % folds != fold]
+        held = [s.split() for i, s in enumerate(segments) if i % folds == fold]
+        per = -(-chunk_words // len(held))
+        pieces = [" ".join(words[:per]) for words in held]
+        model = fit_delta_model(train, n_features=n_features, words_per_segment=words_per_segment)
+        delta = model.delta(pieces)
+        if delta is not None:
+            deltas.append(delta)
+    return deltas
+
+
+def _arm_deltas(model: DeltaModel, generations: Sequence[Generation]
+                ) -> tuple[dict[str, ArmSeeds], dict[str, dict[int, int]]]:
+    arms: dict[str, ArmSeeds] = {}
+    words: dict[str, dict[int, int]] = {}
+    for arm, seeds in by_arm_seed(generations).items():
+        values: dict[int, float] = {}
+        words[arm] = {}
+        for seed, gens in seeds.items():
+            texts = [g.text for g in gens]
+            words[arm][seed] = sum(len(t.split()) for t in texts)
+            delta = model.delta(texts)
+            if delta is not None:
+                values[seed] = delta
+        arms[arm] = ArmSeeds(arm, values)
+    return arms, words
+
+
+def voice_report(author: str, reference_text: str, generations: Sequence[Generation], *, control: str,
+                 candidate: str, segment_words: int, n_features: int = 300, folds: int = DEFAULT_FOLDS,
+                 floor_rule: FloorRule = "pairwise", contrasts: Mapping[str, str] | None = None,
+                 reference_label: str = "reference") -> VoiceReport:
+    """Axis A for one control/candidate pair: Deltas per arm and seed, floors, controls, verdict."""
+    if not author.strip():
+        raise InputError("--author", "the author is required and may not be blank",
+                         hint="name the author whose voice the reference holds, e.g. --author Hemingway")
+    segments = reference_segments(reference_text, segment_words)
+    needed = 2 * folds
+    if len(segments) < needed:
+        count = len(normalise_for_voice(reference_text).split())
+        raise InputError(reference_label, f"the reference has {count} words: {len(segments)} segments of "
+                         f"{segment_words} words, at least {needed} needed",
+                         hint="give a longer held-out reference or a smaller segment size")
+    model = fit_delta_model(segments, n_features=n_features, words_per_segment=segment_words)
+    arms, words = _arm_deltas(model, generations)
+    per_seed_words = [w for arm in words.values() for w in arm.values()]
+    chunk = max(1, int(statistics.median(per_seed_words))) if per_seed_words else segment_words
+    held = heldout_deltas(segments, n_features=n_features, words_per_segment=segment_words,
+                          folds=folds, chunk_words=chunk)
+    contrast_deltas: list[tuple[str, float]] = []
+    for label, text in (contrasts or {}).items():
+        scores = [d for c in _chunks(text, chunk, CONTRAST_CHUNKS) if (d := model.delta([c])) is not None]
+        if not scores:
+            raise InputError(label, "the contrast text has no characters to count")
+        contrast_deltas.append((label, min(scores)))
+    control_arm = arms.get(control)
+    controls = VoiceControls(tuple(held), chunk, control,
+                             min(control_arm.by_seed.values()) if control_arm and control_arm.by_seed
+                             else None, tuple(contrast_deltas))
+    comparison, rule = voice_rule(author, arms, control, candidate, floor_rule)
+    verdict = Verdict.combine([controls.reason(), rule])
+    info = ReferenceInfo(len(segments) * segment_words, len(segments), segment_words, model.n_features)
+    return VoiceReport(author, info, arms, words, control, candidate, floor_rule, comparison, controls,
+                       verdict)
