@@ -13,6 +13,10 @@ from forgegate.backends.base import (
     GenerationRequest,
     TokenSource,
 )
+from forgegate.backends.embedded import EmbeddedBackend
+from forgegate.backends.ollama import OllamaBackend
+from forgegate.backends.openai import OpenAIBackend
+from forgegate.backends.transformers_backend import TransformersBackend as TransformersBackend
 
 __all__ = [
     "BACKENDS",
@@ -20,9 +24,12 @@ __all__ = [
     "BackendConfig",
     "BackendError",
     "Completion",
+    "EmbeddedBackend",
     "FinishReason",
     "GenerationRequest",
     "TokenSource",
+    "OllamaBackend",
+    "OpenAIBackend",
     "make_backend",
 ]
 

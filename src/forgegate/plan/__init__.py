@@ -1,1 +1,77 @@
-"""plan"""
+"""The pre-registered plan: its schema, loading with file:line errors, the lock, and presets."""
+
+from forgegate.plan.inputs import (
+    BUNDLED_GLOSS,
+    PlanInput,
+    check_inputs,
+    input_digests,
+    is_bundled,
+    plan_inputs,
+)
+from forgegate.plan.instruments import (
+    ENDPOINTS,
+    INSTRUMENT_NAMES,
+    DamageParams,
+    GlossParams,
+    InstrumentName,
+    Instruments,
+    MemorizationParams,
+    SemanticParams,
+    VoiceParams,
+    endpoint_names,
+)
+from forgegate.plan.load import LoadedPlan, load_plan, parse_plan_text
+from forgegate.plan.lock import (
+    RULE_DOES_NOT_MOVE,
+    LockedPlan,
+    LockRefusedError,
+    PlanLock,
+    check_lock,
+    lock_path,
+    lock_plan,
+    plan_hash,
+    read_lock,
+)
+from forgegate.plan.presets import PRESETS, PresetName, write_preset
+from forgegate.plan.schema import Arm, Comparison, Fixture, Plan, Role, Sampling, SeedRange
+
+__all__ = [
+    "BUNDLED_GLOSS",
+    "ENDPOINTS",
+    "INSTRUMENT_NAMES",
+    "PRESETS",
+    "RULE_DOES_NOT_MOVE",
+    "Arm",
+    "Comparison",
+    "DamageParams",
+    "Fixture",
+    "GlossParams",
+    "InstrumentName",
+    "Instruments",
+    "LoadedPlan",
+    "LockRefusedError",
+    "LockedPlan",
+    "MemorizationParams",
+    "Plan",
+    "PlanInput",
+    "PlanLock",
+    "PresetName",
+    "Role",
+    "Sampling",
+    "SeedRange",
+    "SemanticParams",
+    "VoiceParams",
+    "check_inputs",
+    "check_lock",
+    "endpoint_names",
+    "input_digests",
+    "is_bundled",
+    "load_plan",
+    "lock_path",
+    "lock_plan",
+    "parse_plan_text",
+    "plan_hash",
+    "plan_inputs",
+    "read_lock",
+    "write_preset",
+]

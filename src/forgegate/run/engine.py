@@ -79,7 +79,7 @@ async def _generate_with_retries(
             last_error = str(exc)
             if not exc.transient or attempt == policy.attempts:
                 return None, last_error, attempt
-        except (OSError, asyncio.TimeoutError) as exc:  # a backend bug must not lose the run
+        except (TimeoutError, OSError) as exc:  # a backend bug must not lose the run
             last_error = f"{type(exc).__name__}: {exc}"
             if attempt == policy.attempts:
                 return None, last_error, attempt

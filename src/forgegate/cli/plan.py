@@ -1,0 +1,88 @@
+"""``forgegate plan new|lock|check``: write a preset, freeze a plan, validate one (wiring only)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from forgegate.cli.common import console
+from forgegate.plan import (
+    PRESETS,
+    RULE_DOES_NOT_MOVE,
+    check_inputs,
+    load_plan,
+    lock_path,
+    lock_plan,
+    read_lock,
+    write_preset,
+)
+from forgegate.plan.lock import current_lock
+from forgegate.run.plan_store import plan_run_state
+
+plan_app = typer.Typer(help="Pre-registered plans: write one from a preset, lock it, check it.",
+                       no_args_is_help=True)
+
+_STORE = typer.Option(None, "--store", help="Run store folder (default: $FORGEGATE_HOME/runs or ./.forgegate/runs).")
+
+
+@plan_app.command("new")
+def new(
+    preset: str = typer.Option(..., "--preset", help=f"One of: {', '.join(PRESETS)}."),
+    out: Path = typer.Option(Path("plan.toml"), "--out", help="Where to write the plan."),
+    force: bool = typer.Option(False, "--force", help="Overwrite an existing file."),
+) -> None:
+    """Write a commented starting plan; edit it, then `forgegate plan lock`."""
+    path = write_preset(preset, out, overwrite=force)
+    console.print(f"wrote {path} (preset {preset}); fill in your paths, then: forgegate plan lock {path}")
+
+
+@plan_app.command("lock")
+def lock(
+    plan: Path = typer.Argument(..., help="The plan TOML."),
+    store: Path | None = _STORE,
+) -> None:
+    """Freeze the plan: write PLAN.lock with its content hash (refused once its run has generations)."""
+    state = plan_run_state(plan, store)
+    written = lock_plan(plan, run_has_generations=state.has_generations)
+    console.print(f"locked {plan} -> {lock_path(plan)}")
+    console.print(f"plan_hash {written.plan_hash}")
+    for name, digest in written.inputs.items():
+        console.print(f"  input {name}  sha256 {digest[:16]}")
+
+
+@plan_app.command("check")
+def check(
+    plan: Path = typer.Argument(..., help="The plan TOML."),
+    store: Path | None = _STORE,
+) -> None:
+    """Validate the plan and its files; say whether it is locked and whether its run has started."""
+    loaded = load_plan(plan)
+    inputs = check_inputs(loaded)
+    now = current_lock(loaded)
+    locked = read_lock(plan)
+    state = plan_run_state(loaded, store)
+    p = loaded.plan
+    console.print(f"plan {p.name}: valid; {len(p.arms)} arms, {len(p.seed_list())} seeds, "
+                  f"instruments {', '.join(p.instruments.declared())}, {len(p.comparisons)} comparisons, "
+                  f"{len(inputs)} input files present")
+    if p.author:
+        console.print(f"author: {p.author}")
+    console.print(f"plan_hash {now.plan_hash}")
+    if locked is None:
+        console.print(f"NOT LOCKED: forgegate plan lock {plan}")
+        raise typer.Exit(code=1)
+    if locked.plan_hash != now.plan_hash:
+        console.print(f"CHANGED since its lock ({locked.plan_hash[:12]})"
+                      + (": its run has generations, the change is refused" if state.has_generations
+                         else ": no generation yet, re-lock to accept it"))
+        raise typer.Exit(code=1)
+    if state.has_generations and state.stored_plan_hash not in (None, now.plan_hash):
+        console.print(f"REFUSED: run store {state.store_path} holds {state.generations} generations made under "
+                      f"plan hash {str(state.stored_plan_hash)[:12]}: {RULE_DOES_NOT_MOVE}")
+        raise typer.Exit(code=1)
+    console.print(f"locked {locked.locked_at}; run store {state.store_path}: {state.generations} generations")
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(plan_app, name="plan")

@@ -1,0 +1,33 @@
+"""``forgegate run PLAN``: a locked plan's arms generated (resumable), scored on three axes (wiring only)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from forgegate.cli.common import console, exit_with, quiet_default
+from forgegate.jsonio import write_json_atomic
+from forgegate.run.plan_runner import generate_plan
+from forgegate.run.plan_score import score_plan
+from forgegate.run.plan_table import print_plan_result
+
+
+def run(
+    plan: Path = typer.Argument(..., help="A locked plan TOML (forgegate plan lock PLAN)."),
+    json_out: Path | None = typer.Option(None, "--json", help="Write every number of the verdict here."),
+    store: Path | None = typer.Option(None, "--store", help="Run store folder (default ./.forgegate/runs)."),
+    concurrency: int = typer.Option(1, "--concurrency", help="Requests in flight at once."),
+    brief: bool = typer.Option(False, "--brief", help="Only the three-axis table, not each axis's detail."),
+) -> None:
+    """Check the lock, generate arm x item x seed (resuming), score every comparison, print the verdict."""
+    generations = generate_plan(plan, store_dir=store, concurrency=concurrency, quiet=quiet_default())
+    result = score_plan(generations)
+    print_plan_result(result, console, details=not brief)
+    if json_out is not None:
+        write_json_atomic(json_out, result.to_json())
+    exit_with(result.verdict.gate)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("run")(run)

@@ -1,0 +1,75 @@
+"""The files a plan names (fixture, reference, corpus, gate config, codebook): resolved, checked, hashed."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from forgegate.plan.load import LoadedPlan
+
+BUNDLED_GLOSS = "gloss-v2"
+"""The name that selects forgegate's bundled GLOSS v2 battery or gate config instead of a path."""
+
+
+@dataclass(frozen=True)
+class PlanInput:
+    """One file the plan depends on: where the plan names it, as written, and resolved."""
+
+    loc: tuple[str | int, ...]
+    written: str
+    path: Path
+
+
+def is_bundled(value: str) -> bool:
+    return value == BUNDLED_GLOSS
+
+
+def plan_inputs(loaded: LoadedPlan) -> list[PlanInput]:
+    """Every file the plan names, in a fixed order (bundled names are not files and are left out)."""
+    plan = loaded.plan
+    found: list[tuple[tuple[str | int, ...], str]] = []
+    if plan.fixture.path is not None:
+        found.append((("fixture", "path"), plan.fixture.path))
+    if plan.fixture.battery is not None and not is_bundled(plan.fixture.battery):
+        found.append((("fixture", "battery"), plan.fixture.battery))
+    inst = plan.instruments
+    if inst.voice is not None:
+        found.append((("instruments", "voice", "reference"), inst.voice.reference))
+        for label, contrast in inst.voice.contrasts.items():
+            found.append((("instruments", "voice", "contrasts", label), contrast))
+    if inst.memorization is not None:
+        for index, corpus in enumerate(inst.memorization.corpus):
+            found.append((("instruments", "memorization", "corpus", index), corpus))
+    if inst.gloss is not None and not is_bundled(inst.gloss.gate_config):
+        found.append((("instruments", "gloss", "gate_config"), inst.gloss.gate_config))
+    if inst.semantic is not None:
+        for field in ("codebook", "relevance"):
+            value = getattr(inst.semantic, field)
+            if value is not None:
+                found.append((("instruments", "semantic", field), value))
+    return [PlanInput(loc, written, loaded.resolve(written)) for loc, written in found]
+
+
+def check_inputs(loaded: LoadedPlan) -> list[PlanInput]:
+    """Every named file exists and is a file; the first that is not is an error at its line."""
+    inputs = plan_inputs(loaded)
+    for item in inputs:
+        if not item.path.is_file():
+            what = "is a folder, not a file" if item.path.is_dir() else "file not found"
+            raise loaded.error(item.loc, f"{what}: {item.written} (resolved to {item.path})",
+                               hint="paths in a plan are relative to the plan's own folder")
+    return inputs
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def input_digests(loaded: LoadedPlan) -> dict[str, str]:
+    """``{path as written: sha256}`` of every input: a changed fixture or corpus changes the plan's hash."""
+    return {item.written: sha256_file(item.path) for item in check_inputs(loaded)}

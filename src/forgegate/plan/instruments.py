@@ -1,0 +1,144 @@
+"""The instruments a plan may declare: their names, parameters, endpoints and pass rules, in one place.
+
+``INSTRUMENT_NAMES`` is the one list of instrument names: the plan schema's
+``[instruments]`` table, the primary-endpoint check and the CLI read it. Each
+instrument's parameter model says what it measures with; its pass-rule fields say
+how the gate decides (the gate reads them from here, never from constants).
+"""
+
+from __future__ import annotations
+
+from typing import Literal, get_args
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from forgegate.metrics.damage import DAMAGE_METRICS, DamageMetric
+from forgegate.metrics.voice import FloorRule
+
+InstrumentName = Literal["voice", "memorization", "damage", "gloss", "semantic"]
+INSTRUMENT_NAMES: tuple[str, ...] = get_args(InstrumentName)
+
+Experiment = Literal["E1_STAGE", "E2_RECOVERY", "E3_TOPOLOGY", "E4_R_META"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class VoiceParams(_Strict):
+    """Axis A: Burrows's Delta over character bigrams against a held-out reference of the author."""
+
+    reference: str = Field(min_length=1)
+    """Held-out reference text of the author (path, relative to the plan)."""
+    n_features: int = Field(default=300, gt=0)
+    """How many of the reference's most frequent character bigrams are the features."""
+    segment_words: int = Field(gt=0)
+    """Words per reference segment (the z-scores' mean and sd are taken over segments)."""
+    contrasts: dict[str, str] = Field(default_factory=dict)
+    """Optional negative controls: label -> text of another author (path); each must score farther."""
+    folds: int = Field(default=5, ge=2)
+    """Held-out reference folds of the positive control (each must score below the control arm)."""
+    floor: FloorRule = "pairwise"
+    """Pass rule: the noise floor is max(spread(candidate), spread(control)) ('pairwise', the verdict)
+    or the largest spread of any arm ('all-arms'); both are always printed."""
+
+
+class MemorizationParams(_Strict):
+    """Axis B: longest verbatim n-gram of each generation against the training corpus."""
+
+    corpus: tuple[str, ...] = Field(min_length=1)
+    """Training-corpus files (the renamed copies), relative to the plan."""
+    n: int = Field(default=8, gt=0)
+    """The n-gram length in words that counts as a verbatim hit."""
+    control_seed: int
+    """Seed of the numpy Generator that picks the positive control's corpus passages."""
+    passages: int = Field(default=20, gt=0)
+    """How many corpus passages the positive control checks (each must saturate)."""
+    hit_rate_margin: float = Field(ge=0, le=1)
+    """Pass rule: the candidate's hit rate may exceed the control's by at most this."""
+    max_margin: int = Field(ge=0)
+    """Pass rule: the candidate's longest match (words) may exceed the control's by at most this."""
+
+
+class DamageParams(_Strict):
+    """Axis C: ran-on (hit the token cap) and out-of-band (word count outside the band) rates."""
+
+    band: tuple[int, int]
+    """Inclusive word band [low, high] a generation must land in."""
+    metrics: tuple[DamageMetric, ...] = DAMAGE_METRICS
+    """Which damage rates decide (both by default)."""
+
+    @model_validator(mode="after")
+    def _band_ordered(self) -> DamageParams:
+        low, high = self.band
+        if not 0 < low <= high:
+            raise ValueError(f"band must be [low, high] with 0 < low <= high, got [{low}, {high}]")
+        return self
+
+
+class GlossParams(_Strict):
+    """The GLOSS category gate over a battery fixture (the battery is ``[fixture] battery``)."""
+
+    gate_config: str = Field(min_length=1)
+    """'gloss-v2' for the bundled GLOSS v2 gate config, or a path to a gate-config TOML."""
+
+
+class SemanticParams(_Strict):
+    """T_GPT semantic support and recoverability: fixture items are the tasks, seeds the N samples."""
+
+    reference: str
+    """Arm name of condition A, the pre-registered wider/reference condition."""
+    contracted: str
+    """Arm name of condition B, the candidate contracted condition."""
+    recovery: str | None = None
+    """Arm name of condition R: B under the generic recovery probes (needed for REC_GAIN)."""
+    confirmatory: bool
+    """True: a confirmatory collection (needs N >= 64 samples per task and condition)."""
+    experiment: Experiment
+    codebook: str | None = None
+    """The frozen codebook (from ``forgegate semantic freeze``); required when confirmatory."""
+    relevance: str | None = None
+    """Adjudicated relevance R(c) JSONL; without it only the unfiltered analysis is reported."""
+    tau_support: float = Field(default=0.02, gt=0, lt=1)
+    minimum_count: int = Field(default=2, ge=1)
+    sensitivity: tuple[float, ...] = (0.01, 0.03, 0.05)
+    bootstrap_resamples: int = Field(default=10_000, ge=100)
+    bootstrap_seed: int
+    """Seed of the bootstrap's numpy Generator (explicit: CIs must be reproducible)."""
+
+    @model_validator(mode="after")
+    def _codebook_when_confirmatory(self) -> SemanticParams:
+        if self.confirmatory and self.codebook is None:
+            raise ValueError("a confirmatory collection needs the frozen 'codebook' (assignments map to "
+                             "frozen IDs or UNMAPPED)")
+        return self
+
+
+class Instruments(_Strict):
+    """The ``[instruments]`` table: one optional sub-table per registered instrument name."""
+
+    voice: VoiceParams | None = None
+    memorization: MemorizationParams | None = None
+    damage: DamageParams | None = None
+    gloss: GlossParams | None = None
+    semantic: SemanticParams | None = None
+
+    def declared(self) -> tuple[str, ...]:
+        return tuple(name for name in INSTRUMENT_NAMES if getattr(self, name) is not None)
+
+
+ENDPOINTS: dict[str, tuple[str, ...]] = {
+    "voice": ("delta_gap",),
+    "memorization": ("hit_rate", "max"),
+    "damage": DAMAGE_METRICS,
+    "gloss": ("gate", "sigma_total"),
+    "semantic": ("REC_GAIN", "ES_LOSS", "IRREV_OBS", "AGG_COVERAGE", "MINORITY_RECALL",
+                 "D_sem", "H_sem", "P"),
+}
+"""Endpoints a comparison may name as ``primary = "<instrument>.<endpoint>"``."""
+
+assert set(ENDPOINTS) == set(INSTRUMENT_NAMES), "every instrument declares its endpoints"
+
+
+def endpoint_names() -> tuple[str, ...]:
+    return tuple(f"{inst}.{ep}" for inst in INSTRUMENT_NAMES for ep in ENDPOINTS[inst])

@@ -1,0 +1,186 @@
+"""Loading a plan file: TOML -> the strict schema -> cross-reference checks, every error at file:line.
+
+``load_plan(path)`` returns a ``LoadedPlan`` (the validated plan, its text, its raw
+table and a line locator, with paths made relative to the plan's folder).
+"""
+
+from __future__ import annotations
+
+import difflib
+import inspect
+import re
+import tomllib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, get_args
+
+from pydantic import BaseModel, ValidationError
+
+from forgegate.errors import InputError
+from forgegate.plan.instruments import ENDPOINTS
+from forgegate.plan.locate import TomlLocator
+from forgegate.plan.schema import Plan
+
+_TOML_LINE = re.compile(r"\(at line (\d+), column \d+\)")
+CONFIRMATORY_MIN_SAMPLES = 64
+"""T_GPT v0.8.1: support needs N >= 64 samples per task and condition for confirmatory use."""
+
+
+@dataclass(frozen=True)
+class LoadedPlan:
+    """A validated plan together with where it came from."""
+
+    path: Path
+    text: str
+    data: dict[str, Any]
+    plan: Plan
+    locator: TomlLocator
+
+    @property
+    def folder(self) -> Path:
+        return self.path.parent
+
+    def resolve(self, relative: str) -> Path:
+        """A path the plan names, relative to the plan's own folder (``~`` expanded)."""
+        candidate = Path(relative).expanduser()
+        return candidate if candidate.is_absolute() else self.folder.resolve() / candidate
+
+    def error(self, loc: Sequence[str | int], message: str, hint: str | None = None) -> InputError:
+        field = ".".join(str(part) for part in loc) or None
+        return InputError(self.path, message, line=self.locator.line_of(loc), field=field, hint=hint)
+
+
+def _model_at(model: type[BaseModel], loc: Sequence[str | int]) -> type[BaseModel] | None:
+    current: type[BaseModel] | None = model
+    for part in loc:
+        if current is None:
+            return None
+        if isinstance(part, int) or part not in current.model_fields:
+            continue
+        current = _first_model(current.model_fields[part].annotation)
+    return current
+
+
+def _first_model(annotation: Any) -> type[BaseModel] | None:
+    if inspect.isclass(annotation) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in get_args(annotation):
+        found = _first_model(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def _validation_error(path: Path, locator: TomlLocator, exc: ValidationError) -> InputError:
+    first = exc.errors()[0]
+    loc = tuple(p for p in first["loc"] if not (isinstance(p, str) and (p[:1].isupper() or "[" in p)))
+    message = str(first["msg"]).removeprefix("Value error, ")
+    hint: str | None = None
+    if first["type"] == "extra_forbidden":
+        message = "unknown field (typo?)"
+        parent = _model_at(Plan, loc[:-1])
+        if parent is not None:
+            allowed = tuple(parent.model_fields)
+            close = difflib.get_close_matches(str(loc[-1]), allowed, n=1)
+            hint = f"did you mean '{close[0]}'?" if close else f"allowed here: {', '.join(allowed)}"
+    elif first["type"] == "missing":
+        message = "required field is missing"
+        hint = "forgegate has no default for it: write it in the plan"
+    field = ".".join(str(p) for p in loc) or None
+    return InputError(path, message, line=locator.line_of(loc), field=field, hint=hint)
+
+
+def parse_plan_text(path: Path, text: str) -> LoadedPlan:
+    """Validate plan text read from ``path`` (the path only names the file in errors and resolves paths)."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        match = _TOML_LINE.search(str(exc))
+        raise InputError(path, f"not valid TOML: {_TOML_LINE.sub('', str(exc)).strip()}",
+                         line=int(match.group(1)) if match else None) from None
+    locator = TomlLocator(text)
+    try:
+        plan = Plan.model_validate(data)
+    except ValidationError as exc:
+        raise _validation_error(path, locator, exc) from None
+    loaded = LoadedPlan(path=path, text=text, data=data, plan=plan, locator=locator)
+    check_cross_references(loaded)
+    return loaded
+
+
+def load_plan(path: Path | str) -> LoadedPlan:
+    """Read and validate a plan file; any problem is an InputError naming file, line and field."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise InputError(path, "plan file not found",
+                         hint="write one with: forgegate plan new --preset hemingway|gloss|tgpt") from None
+    except IsADirectoryError:
+        raise InputError(path, "is a folder, not a plan file") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise InputError(path, f"invalid UTF-8 at byte {exc.start}", line=line,
+                         hint="save the file as UTF-8") from None
+    return parse_plan_text(path, text)
+
+
+def check_cross_references(loaded: LoadedPlan) -> None:
+    """Rules that span tables: arm names, roles, comparisons, endpoints, the author, seeds."""
+    plan = loaded.plan
+    err = loaded.error
+    names: dict[str, int] = {}
+    for index, arm in enumerate(plan.arms):
+        if arm.name in names:
+            raise err(("arms", index, "name"), f"arm name '{arm.name}' repeats arm {names[arm.name] + 1}")
+        names[arm.name] = index
+    declared = plan.instruments.declared()
+    if not declared:
+        raise err(("instruments",), "no instrument declared: nothing would decide the verdict",
+                  hint=f"declare at least one of {', '.join(ENDPOINTS)}")
+    if plan.instruments.voice is not None and not (plan.author or "").strip():
+        raise err(("instruments", "voice"), "the voice instrument needs 'author' (top of the plan)",
+                  hint="name the author whose voice is measured; there is no default, it is printed on "
+                       "every output")
+    if plan.instruments.gloss is not None and plan.fixture.battery is None:
+        raise err(("fixture",), "the gloss instrument scores a battery: set [fixture] battery")
+    pairwise = {"voice", "memorization", "damage", "semantic"} & set(declared)
+    if pairwise and not plan.comparisons:
+        raise err(("comparisons",), f"{', '.join(sorted(pairwise))} compare arms: declare at least one "
+                  "[[comparisons]] with control, candidate and primary")
+    seen_pairs: set[tuple[str, str]] = set()
+    for index, comp in enumerate(plan.comparisons):
+        for side, role in (("control", "control"), ("candidate", "candidate")):
+            arm_name = getattr(comp, side)
+            if arm_name not in names:
+                raise err(("comparisons", index, side), f"no arm named '{arm_name}'",
+                          hint=f"arms: {', '.join(names)}")
+            if plan.arms[names[arm_name]].role != role:
+                raise err(("comparisons", index, side),
+                          f"arm '{arm_name}' has role '{plan.arms[names[arm_name]].role}', not '{role}'")
+        pair = (comp.control, comp.candidate)
+        if pair in seen_pairs:
+            raise err(("comparisons", index),
+                      f"comparison {comp.control} vs {comp.candidate} is declared twice",
+                      hint="one primary endpoint per comparison")
+        seen_pairs.add(pair)
+        instrument = plan.primary_instrument(comp)
+        if instrument not in declared:
+            raise err(("comparisons", index, "primary"),
+                      f"primary endpoint '{comp.primary}' needs the {instrument} instrument, "
+                      "which is not declared")
+    semantic = plan.instruments.semantic
+    if semantic is not None:
+        for field in ("reference", "contracted", "recovery"):
+            arm_name = getattr(semantic, field)
+            if arm_name is not None and arm_name not in names:
+                raise err(("instruments", "semantic", field), f"no arm named '{arm_name}'",
+                          hint=f"arms: {', '.join(names)}")
+        n_samples = len(plan.seed_list())
+        if semantic.confirmatory and n_samples < CONFIRMATORY_MIN_SAMPLES:
+            raise err(("seeds",), f"{n_samples} samples per task and condition; a confirmatory collection "
+                      f"needs at least {CONFIRMATORY_MIN_SAMPLES}",
+                      hint="seeds = { first = 1, count = 64 }, or set confirmatory = false (exploratory)")

@@ -1,0 +1,169 @@
+"""The plan lock: a content hash written beside the plan; after the first generation the plan cannot move.
+
+``PLAN.lock`` (JSON) holds the sha256 of the plan's canonical content (its parsed
+TOML and the sha256 of every file it names: comments and spacing do not count,
+every value and every input byte does) and a copy of the plan's text, so a refusal
+can print the diff. Re-locking is allowed until a run has its first generation.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from forgegate import __version__
+from forgegate.errors import ForgegateError, InputError
+from forgegate.jsonio import write_json_atomic
+from forgegate.plan.inputs import input_digests
+from forgegate.plan.load import LoadedPlan, load_plan
+
+RULE_DOES_NOT_MOVE = "the run is wrong and gets re-run; the rule does not move"
+LOCK_FORMAT = "forgegate-plan-lock/1"
+
+
+class LockRefusedError(ForgegateError):
+    """The plan changed after its run's first generation (or was never locked)."""
+
+    def __init__(self, message: str, diff: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.diff = diff
+
+    def __str__(self) -> str:
+        return f"{self.message}\n{self.diff}" if self.diff else self.message
+
+
+@dataclass(frozen=True)
+class PlanLock:
+    """A lock as written: the hash, the inputs' digests and the locked text."""
+
+    plan_hash: str
+    plan_file: str
+    locked_at: str
+    forgegate_version: str
+    inputs: dict[str, str]
+    text: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"format": LOCK_FORMAT, "plan_hash": self.plan_hash, "plan_file": self.plan_file,
+                "locked_at": self.locked_at, "forgegate_version": self.forgegate_version,
+                "inputs": self.inputs, "text": self.text}
+
+
+@dataclass(frozen=True)
+class LockedPlan:
+    """A plan that passed ``check_lock``: the validated plan and the hash every report carries."""
+
+    loaded: LoadedPlan
+    lock: PlanLock
+
+    @property
+    def plan_hash(self) -> str:
+        return self.lock.plan_hash
+
+
+def lock_path(plan_path: Path | str) -> Path:
+    plan_path = Path(plan_path)
+    return plan_path.with_name(plan_path.name + ".lock")
+
+
+def canonical_hash(data: dict[str, Any], inputs: dict[str, str]) -> str:
+    canonical = json.dumps({"plan": data, "inputs": inputs}, sort_keys=True, ensure_ascii=False,
+                           separators=(",", ":"), default=str)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def current_lock(loaded: LoadedPlan) -> PlanLock:
+    """What the lock of the plan as it is now would hold."""
+    inputs = input_digests(loaded)
+    return PlanLock(plan_hash=canonical_hash(loaded.data, inputs), plan_file=loaded.path.name,
+                    locked_at=datetime.now(UTC).isoformat(timespec="seconds"),
+                    forgegate_version=__version__, inputs=inputs, text=loaded.text)
+
+
+def plan_hash(plan_path: Path | str) -> str:
+    """The content hash of the plan as it is now (validated; its input files must exist)."""
+    return current_lock(load_plan(plan_path)).plan_hash
+
+
+def read_lock(plan_path: Path | str) -> PlanLock | None:
+    path = lock_path(plan_path)
+    try:
+        payload = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(path, f"lock file is not valid JSON: {exc}",
+                         hint="do not edit a lock by hand; re-lock before the first generation") from None
+    if not isinstance(payload, dict) or payload.get("format") != LOCK_FORMAT:
+        raise InputError(path, f"not a forgegate plan lock (format {LOCK_FORMAT})")
+    try:
+        return PlanLock(plan_hash=str(payload["plan_hash"]), plan_file=str(payload["plan_file"]),
+                        locked_at=str(payload["locked_at"]),
+                        forgegate_version=str(payload["forgegate_version"]),
+                        inputs={str(k): str(v) for k, v in dict(payload["inputs"]).items()},
+                        text=str(payload["text"]))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise InputError(path, f"lock file lacks a field: {exc}") from None
+
+
+def lock_diff(locked: PlanLock, now: PlanLock, plan_path: Path) -> str:
+    """A unified diff of the plan text, then every input file whose bytes changed."""
+    lines = list(difflib.unified_diff(
+        locked.text.splitlines(keepends=True), now.text.splitlines(keepends=True),
+        fromfile=f"{plan_path.name} (locked {locked.locked_at}, {locked.plan_hash[:12]})",
+        tofile=f"{plan_path.name} (now, {now.plan_hash[:12]})"))
+    text = "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+    for name in sorted(set(locked.inputs) | set(now.inputs)):
+        before, after = locked.inputs.get(name), now.inputs.get(name)
+        if before != after:
+            text += f"input {name}: sha256 {before or '(absent)'} -> {after or '(absent)'}\n"
+    return text
+
+
+def _changed_refusal(plan_path: Path, locked: PlanLock, now: PlanLock) -> LockRefusedError:
+    return LockRefusedError(
+        f"plan {plan_path} changed after its run's first generation "
+        f"(locked {locked.plan_hash[:12]}, now {now.plan_hash[:12]}): {RULE_DOES_NOT_MOVE}",
+        diff=lock_diff(locked, now, plan_path))
+
+
+def lock_plan(plan_path: Path | str, *, run_has_generations: bool = False) -> PlanLock:
+    """Write ``PLAN.lock``. Re-locking a changed plan is refused once its run has generations."""
+    plan_path = Path(plan_path)
+    now = current_lock(load_plan(plan_path))
+    locked = read_lock(plan_path)
+    if locked is not None and locked.plan_hash == now.plan_hash:
+        return locked
+    if locked is not None and run_has_generations:
+        raise _changed_refusal(plan_path, locked, now)
+    write_json_atomic(lock_path(plan_path), now.to_json())
+    return now
+
+
+def check_lock(plan_path: Path | str, run_has_generations: bool) -> LockedPlan:
+    """The plan, if it is locked as it is now; otherwise a refusal that says what to do.
+
+    Unlocked: refused (lock it first). Changed since its lock: before any generation,
+    refused with the hint to re-lock; after the first generation, refused with the
+    diff and "the run is wrong and gets re-run; the rule does not move".
+    """
+    plan_path = Path(plan_path)
+    loaded = load_plan(plan_path)
+    locked = read_lock(plan_path)
+    if locked is None:
+        raise LockRefusedError(f"plan {plan_path} is not locked: a plan is frozen before anything runs "
+                               f"(forgegate plan lock {plan_path})")
+    now = current_lock(loaded)
+    if locked.plan_hash != now.plan_hash:
+        if run_has_generations:
+            raise _changed_refusal(plan_path, locked, now)
+        raise LockRefusedError(
+            f"plan {plan_path} changed since it was locked and no generation exists yet: re-lock it "
+            f"(forgegate plan lock {plan_path}) to accept the change", diff=lock_diff(locked, now, plan_path))
+    return LockedPlan(loaded=loaded, lock=locked)

@@ -1,0 +1,65 @@
+"""The 'tgpt' preset: T_GPT v0.8.1 E2_RECOVERY (conditions A, B, R as arms; REC_GAIN primary)."""
+
+TEXT = '''\
+# forgegate plan: T_GPT v0.8.1 semantic support and recoverability (E2_RECOVERY).
+# Conditions are arms: A the pre-registered wider/reference condition, B the contracted
+# candidate, R = B under generic recovery probes that never name a missing cluster.
+# Lock it before the first confirmatory sample: `forgegate plan lock plan.toml`.
+
+name = "tgpt-e2-recovery"
+description = "REC_GAIN(A,B,R) with ES_LOSS, D_sem, H_sem, P as secondary endpoints (Holm)"
+
+# N samples per task and condition = the number of seeds (confirmatory use needs N >= 64).
+seeds = { first = 1, count = 64 }
+
+[sampling]
+temperature = 1.0      # sample the model's own distribution
+top_p = 1.0
+max_tokens = 128
+
+[fixture]
+# The tasks: JSONL, one task a line: {"id": "...", "prompt": "..."}
+path = "tasks.jsonl"
+
+[[arms]]
+name = "A"
+backend = "transformers"
+model = "models/base"                  # the wider/reference stage
+role = "control"
+
+[[arms]]
+name = "B"
+backend = "transformers"
+model = "models/base"
+adapter = "models/post-trained-adapter"   # the contracted candidate stage
+role = "candidate"
+
+[[arms]]
+name = "R"
+backend = "transformers"
+model = "models/base"
+adapter = "models/post-trained-adapter"   # the same model as B ...
+role = "candidate"
+# ... under a pre-registered generic recovery probe; '{prompt}' is the task.
+prompt_template = "{prompt}\\n\\nConsider the full range of reasonable answers before you answer."
+
+[instruments.semantic]
+reference = "A"
+contracted = "B"
+recovery = "R"
+experiment = "E2_RECOVERY"
+confirmatory = true           # false = exploratory (development data; N < 64 allowed)
+codebook = "codebook.json"    # frozen before confirmation: forgegate semantic freeze
+relevance = "relevance.jsonl" # adjudicated R(c); the unfiltered analysis is always reported too
+tau_support = 0.02            # k_X = max(minimum_count, ceil(tau_support * N_X))
+minimum_count = 2
+sensitivity = [0.01, 0.03, 0.05]
+bootstrap_resamples = 10000   # percentile 95% CIs
+bootstrap_seed = 20260911     # explicit: the CIs are reproducible
+
+# One primary endpoint per experiment; everything else is exploratory / Holm-adjusted.
+[[comparisons]]
+control = "A"
+candidate = "B"
+primary = "semantic.REC_GAIN"
+'''

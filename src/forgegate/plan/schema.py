@@ -1,0 +1,161 @@
+"""The plan file's schema: arms, fixture, seeds, sampling, instruments, comparisons (pydantic, strict).
+
+Only the shape and the cross-references are checked here; files the plan names are
+checked by ``forgegate.plan.inputs`` (a fresh preset validates before its files exist).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from forgegate.backends.base import BackendConfig
+from forgegate.plan.instruments import ENDPOINTS, Instruments, endpoint_names
+
+Role = Literal["control", "candidate"]
+ARM_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def _known_backends() -> tuple[str, ...]:
+    import forgegate.backends  # noqa: F401  (importing the package registers every built-in backend)
+    from forgegate.backends.base import BACKENDS
+
+    return BACKENDS.names()
+
+
+class Arm(_Strict):
+    """One arm: a model (and optional adapter) on a backend, with its role in the comparisons."""
+
+    name: str = Field(pattern=ARM_NAME_PATTERN)
+    backend: str
+    model: str | None = None
+    adapter: str | None = None
+    base_urls: tuple[str, ...] = ()
+    role: Role
+    prompt_template: str | None = None
+    """Optional wrapper around each fixture prompt; must contain '{prompt}' (e.g. a recovery probe)."""
+
+    @field_validator("backend")
+    @classmethod
+    def _backend_registered(cls, value: str) -> str:
+        import difflib
+
+        known = _known_backends()
+        if value not in known:
+            close = difflib.get_close_matches(value, known, n=1)
+            hint = f" (did you mean '{close[0]}'?)" if close else ""
+            raise ValueError(f"'{value}' is not one of {', '.join(known)}{hint}")
+        return value
+
+    @field_validator("prompt_template")
+    @classmethod
+    def _template_has_slot(cls, value: str | None) -> str | None:
+        if value is not None and "{prompt}" not in value:
+            raise ValueError("prompt_template must contain '{prompt}' where the fixture prompt goes")
+        return value
+
+    def backend_config(self) -> BackendConfig:
+        return BackendConfig(model=self.model, adapter=self.adapter, base_urls=self.base_urls)
+
+    def render(self, prompt: str) -> str:
+        return self.prompt_template.replace("{prompt}", prompt) if self.prompt_template else prompt
+
+
+class Fixture(_Strict):
+    """What is asked: a JSONL of items (``{"id", "prompt"}`` per line) or a GLOSS battery."""
+
+    path: str | None = None
+    battery: str | None = None
+    """'gloss-v2' for the bundled battery, or a path to a battery JSONL."""
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> Fixture:
+        if (self.path is None) == (self.battery is None):
+            raise ValueError("set exactly one of 'path' (a JSONL of items) or 'battery'")
+        return self
+
+
+class SeedRange(_Strict):
+    """``seeds = { first = 1, count = 64 }``: the seeds first, first+1, ..., first+count-1."""
+
+    first: int
+    count: int = Field(gt=0)
+
+
+class Sampling(_Strict):
+    """Sampling options sent with every request (the backend caps ``max_tokens`` on the client side)."""
+
+    temperature: float = Field(ge=0)
+    top_p: float = Field(default=1.0, gt=0, le=1)
+    max_tokens: int = Field(gt=0)
+    stop: tuple[str, ...] = ()
+    chat: bool = True
+    system: str | None = None
+
+
+class Comparison(_Strict):
+    """One pre-registered comparison: control vs candidate, and its one primary endpoint."""
+
+    control: str
+    candidate: str
+    primary: str
+    """'<instrument>.<endpoint>', e.g. 'voice.delta_gap' or 'semantic.REC_GAIN'."""
+
+    @field_validator("primary")
+    @classmethod
+    def _known_endpoint(cls, value: str) -> str:
+        import difflib
+
+        names = endpoint_names()
+        if value not in names:
+            close = difflib.get_close_matches(value, names, n=1)
+            hint = f" (did you mean '{close[0]}'?)" if close else ""
+            raise ValueError(f"'{value}' is not one of {', '.join(names)}{hint}")
+        return value
+
+
+class Plan(_Strict):
+    """A pre-registered plan. Everything a verdict depends on is here, frozen by the lock."""
+
+    name: str = Field(min_length=1)
+    author: str | None = None
+    """The author whose voice is measured; required when the voice instrument is declared."""
+    description: str | None = None
+    seeds: tuple[int, ...] | SeedRange
+    sampling: Sampling
+    fixture: Fixture
+    arms: tuple[Arm, ...] = Field(min_length=1)
+    instruments: Instruments
+    comparisons: tuple[Comparison, ...] = ()
+
+    @field_validator("seeds")
+    @classmethod
+    def _seeds_nonempty_unique(cls, value: tuple[int, ...] | SeedRange) -> tuple[int, ...] | SeedRange:
+        if isinstance(value, tuple):
+            if not value:
+                raise ValueError("at least one seed")
+            if len(set(value)) != len(value):
+                raise ValueError("seeds repeat")
+        return value
+
+    def seed_list(self) -> tuple[int, ...]:
+        if isinstance(self.seeds, SeedRange):
+            return tuple(range(self.seeds.first, self.seeds.first + self.seeds.count))
+        return self.seeds
+
+    def arm(self, name: str) -> Arm:
+        for arm in self.arms:
+            if arm.name == name:
+                return arm
+        raise KeyError(name)
+
+    def primary_instrument(self, comparison: Comparison) -> str:
+        return comparison.primary.split(".", 1)[0]
+
+
+__all__ = ["ENDPOINTS", "Arm", "Comparison", "Fixture", "Plan", "Role", "Sampling", "SeedRange"]

@@ -1,0 +1,129 @@
+"""Scoring a plan's stored generations: each comparison through the declared instruments, then the gate.
+
+Every instrument's parameters and pass rule come from the plan. A failed request, a
+missing generation, or a declared instrument this command cannot run makes the
+verdict INCOMPLETE, never a pass.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from forgegate.gate.arms import arms_verdict, gate_label
+from forgegate.gate.verdict import Gate, Reason, Verdict
+from forgegate.metrics.damage import DamageReport, damage_report
+from forgegate.metrics.memorization import MemorizationReport, memorization_report
+from forgegate.metrics.ngram_index import NgramIndex
+from forgegate.metrics.texts import read_text
+from forgegate.metrics.voice import VoiceReport, voice_report
+from forgegate.plan import Comparison
+from forgegate.run.plan_runner import PlanGenerations
+
+RUN_INSTRUMENTS = ("voice", "memorization", "damage")
+"""Instruments ``forgegate run`` scores; any other declared one leaves the verdict INCOMPLETE."""
+
+
+@dataclass(frozen=True)
+class ComparisonResult:
+    comparison: Comparison
+    voice: VoiceReport | None
+    memorization: MemorizationReport | None
+    damage: DamageReport | None
+    verdict: Verdict
+
+    def to_json(self) -> dict[str, Any]:
+        c = self.comparison
+        return {"control": c.control, "candidate": c.candidate, "primary": c.primary,
+                "voice": self.voice.to_json() if self.voice else None,
+                "memorization": self.memorization.to_json() if self.memorization else None,
+                "damage": self.damage.to_json() if self.damage else None,
+                "gate": self.verdict.gate.value, "label": gate_label(self.verdict.gate),
+                "reasons": self.verdict.to_json()["reasons"]}
+
+
+@dataclass(frozen=True)
+class PlanResult:
+    gens: PlanGenerations
+    comparisons: tuple[ComparisonResult, ...]
+    run_reasons: tuple[Reason, ...]
+    verdict: Verdict = field(init=False)
+
+    def __post_init__(self) -> None:
+        reasons = list(self.run_reasons)
+        for result in self.comparisons:
+            c = result.comparison
+            reasons.append(Reason(f"{c.candidate} vs {c.control}", result.verdict.gate,
+                                  gate_label(result.verdict.gate)))
+        object.__setattr__(self, "verdict", Verdict.combine(reasons))
+
+    def to_json(self) -> dict[str, Any]:
+        loaded = self.gens.locked.loaded
+        s = self.gens.summary
+        return {
+            "gate": self.verdict.gate.value, "label": gate_label(self.verdict.gate),
+            "plan": {"name": loaded.plan.name, "path": str(loaded.path), "plan_hash": self.gens.locked.plan_hash,
+                     "inputs": self.gens.locked.lock.inputs},
+            "author": loaded.plan.author, "store": str(self.gens.store_path),
+            "model_digests": self.gens.model_digests,
+            "generation": {"planned": s.planned, "skipped_finished": s.skipped_finished,
+                           "generated": s.generated, "failed": s.failed, "tokens": s.tokens,
+                           "stored_ok": len(self.gens.generations), "errors": len(self.gens.errors),
+                           "missing": len(self.gens.missing)},
+            "errors": [{"key": e.request_key, "error": e.error} for e in self.gens.errors],
+            "comparisons": [c.to_json() for c in self.comparisons],
+            "reasons": self.verdict.to_json()["reasons"],
+        }
+
+
+def _combine(voice: Verdict | None, mem: Verdict | None, dmg: Verdict | None) -> Verdict:
+    if voice is not None and mem is not None and dmg is not None:
+        return arms_verdict(voice, mem, dmg)
+    return Verdict.combine([r for v in (voice, mem, dmg) if v is not None for r in v.reasons])
+
+
+def score_plan(gens: PlanGenerations) -> PlanResult:
+    """Run every comparison of the plan through its declared instruments."""
+    loaded = gens.locked.loaded
+    plan = loaded.plan
+    inst = plan.instruments
+    run_reasons: list[Reason] = []
+    if gens.errors or gens.missing:
+        run_reasons.append(Reason("generation", Gate.INCOMPLETE,
+                                  f"{len(gens.errors)} requests failed for good and {len(gens.missing)} are "
+                                  "missing: a missing answer is not a pass (run again to resume)"))
+    for name in inst.declared():
+        if name not in RUN_INSTRUMENTS:
+            run_reasons.append(Reason(name, Gate.INCOMPLETE,
+                                      f"the {name} instrument is declared but forgegate run does not score it"))
+    generations = list(gens.generations)
+    reference = read_text(loaded.resolve(inst.voice.reference)).text if inst.voice else None
+    contrasts = ({label: read_text(loaded.resolve(path)).text for label, path in inst.voice.contrasts.items()}
+                 if inst.voice else {})
+    documents = ([read_text(loaded.resolve(p)).text for p in inst.memorization.corpus]
+                 if inst.memorization else [])
+    index = NgramIndex(documents, inst.memorization.n) if inst.memorization else None
+    results: list[ComparisonResult] = []
+    for comp in plan.comparisons:
+        voice = mem = dmg = None
+        if inst.voice is not None and reference is not None and plan.author is not None:
+            voice = voice_report(plan.author, reference, generations, control=comp.control,
+                                 candidate=comp.candidate, segment_words=inst.voice.segment_words,
+                                 n_features=inst.voice.n_features, folds=inst.voice.folds,
+                                 floor_rule=inst.voice.floor, contrasts=contrasts,
+                                 reference_label=inst.voice.reference)
+        if inst.memorization is not None:
+            m = inst.memorization
+            mem = memorization_report(documents, generations, control=comp.control, candidate=comp.candidate,
+                                      n=m.n, hit_rate_margin=m.hit_rate_margin, max_margin=m.max_margin,
+                                      rng=np.random.default_rng(m.control_seed), index=index,
+                                      passages=m.passages)
+        if inst.damage is not None:
+            dmg = damage_report(generations, inst.damage.band, control=comp.control, candidate=comp.candidate,
+                                metrics=inst.damage.metrics)
+        verdict = _combine(voice.verdict if voice else None, mem.verdict if mem else None,
+                           dmg.verdict if dmg else None)
+        results.append(ComparisonResult(comp, voice, mem, dmg, verdict))
+    return PlanResult(gens, tuple(results), tuple(run_reasons))

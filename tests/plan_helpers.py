@@ -1,0 +1,73 @@
+"""Test helper: a small valid three-arm plan with its input files, written into a folder."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+PLAN = """\
+name = "demo"
+author = "Austen"
+seeds = [1, 2]
+
+[sampling]
+temperature = 0.7
+max_tokens = 40
+
+[fixture]
+path = "fixture.jsonl"
+
+[[arms]]
+name = "base"
+backend = "transformers"
+model = "models/base"
+role = "control"
+
+[[arms]]
+name = "ckpt1"
+backend = "transformers"
+model = "models/base"
+adapter = "models/ckpt1"
+role = "candidate"
+
+[instruments.voice]
+reference = "reference.txt"
+segment_words = 100
+
+[instruments.memorization]
+corpus = ["corpus.txt"]
+control_seed = 7
+hit_rate_margin = 0.0
+max_margin = 0
+
+[instruments.damage]
+band = [5, 60]
+
+[[comparisons]]
+control = "base"
+candidate = "ckpt1"
+primary = "voice.delta_gap"
+"""
+
+
+def write_plan_folder(folder: Path, text: str = PLAN) -> Path:
+    """Write the plan and every file it names; return the plan's path."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "fixture.jsonl").write_text(
+        "".join(json.dumps({"id": f"b{i}", "prompt": f"Write beat {i}."}) + "\n" for i in range(3)))
+    (folder / "reference.txt").write_text("It is a truth universally acknowledged. " * 50)
+    (folder / "corpus.txt").write_text("The renamed corpus sentence goes on and on here. " * 20)
+    plan = folder / "plan.toml"
+    plan.write_text(text)
+    return plan
+
+
+def line_of(text: str, needle: str, occurrence: int = 1) -> int:
+    """1-based line number of the ``occurrence``-th line containing ``needle``."""
+    seen = 0
+    for number, line in enumerate(text.splitlines(), start=1):
+        if needle in line:
+            seen += 1
+            if seen == occurrence:
+                return number
+    raise AssertionError(f"{needle!r} not found")

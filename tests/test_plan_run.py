@@ -1,0 +1,106 @@
+"""`forgegate run PLAN` end to end on tiny transformers arms (base + LoRA adapter) the tests build."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from forgegate.cli.main import app
+from forgegate.plan import RULE_DOES_NOT_MOVE, LockRefusedError, lock_path, lock_plan
+from forgegate.run.plan_store import plan_run_state
+from tests.plan_helpers import PLAN, write_plan_folder
+from tests.tiny_models import TinyModels, build_tiny_models
+
+pytest.importorskip("peft")
+
+TEXTS = Path(__file__).resolve().parents[1] / "data" / "texts"
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory: pytest.TempPathFactory) -> TinyModels:
+    return build_tiny_models(tmp_path_factory.mktemp("tiny"))
+
+
+def tiny_plan(folder: Path, tiny: TinyModels, *, contrast_is_reference: bool = False) -> Path:
+    text = (PLAN.replace('model = "models/base"', f'model = "{tiny.base}"')
+            .replace('adapter = "models/ckpt1"', f'adapter = "{tiny.adapter}"')
+            .replace("max_tokens = 40", "max_tokens = 24")
+            # tiny-model gibberish has ~5 words per answer; the positive control's passages are that
+            # long, and a passage shorter than n could never saturate
+            .replace('corpus = ["corpus.txt"]', 'corpus = ["corpus.txt"]\nn = 3'))
+    if contrast_is_reference:
+        text = text.replace("segment_words = 100\n", 'segment_words = 100\ncontrasts = { "self" = "reference.txt" }\n')
+    plan = write_plan_folder(folder, text)
+    emma = (TEXTS / "austen-emma.txt").read_text(encoding="utf-8").split()
+    (folder / "reference.txt").write_text(" ".join(emma[5000:7000]))
+    pride = (TEXTS / "austen-pride-and-prejudice.txt").read_text(encoding="utf-8").split()
+    (folder / "corpus.txt").write_text(" ".join(pride[3000:6000]))
+    return plan
+
+
+def invoke(args: list[str]) -> tuple[int, str, BaseException | None]:
+    result = CliRunner().invoke(app, args)
+    return result.exit_code, result.output, result.exception
+
+
+def test_run_refuses_an_unlocked_plan(tmp_path: Path, tiny: TinyModels) -> None:
+    plan = tiny_plan(tmp_path / "p", tiny)
+    code, _, exc = invoke(["run", str(plan), "--store", str(tmp_path / "runs")])
+    assert isinstance(exc, LockRefusedError) and "not locked" in str(exc)
+    assert not plan_run_state(plan, tmp_path / "runs").has_generations
+
+
+def test_run_generates_scores_resumes_and_then_freezes_the_plan(tmp_path: Path, tiny: TinyModels) -> None:
+    plan = tiny_plan(tmp_path / "p", tiny)
+    store = tmp_path / "runs"
+    lock = lock_plan(plan)
+    out = tmp_path / "result.json"
+    code, output, exc = invoke(["run", str(plan), "--store", str(store), "--json", str(out), "--brief"])
+    assert exc is None or isinstance(exc, SystemExit), exc
+    result = json.loads(out.read_text())
+    assert code == {"PASS": 0, "FAIL": 1, "HOLD": 1, "INCOMPLETE": 3, "INVALID": 4}[result["gate"]]
+    assert result["plan"]["plan_hash"] == lock.plan_hash and lock.plan_hash in output
+    assert result["author"] == "Austen" and "Austen" in output
+    assert result["generation"]["planned"] == 2 * 3 * 2 and result["generation"]["generated"] == 12
+    assert set(result["model_digests"]) == {"base", "ckpt1"}
+    comp = result["comparisons"][0]
+    assert set(comp["voice"]["arms"]) == {"base", "ckpt1"}
+    assert set(comp["voice"]["arms"]["base"]["delta_by_seed"]) == {"1", "2"}
+    assert comp["memorization"]["positive_control"]["saturated"] is True
+    assert set(comp["damage"]["metrics"]) == {"out_of_band", "ran_on"}
+    assert "three-axis verdict" in output
+    state = plan_run_state(plan, store)
+    assert state.generations == 12 and state.stored_plan_hash == lock.plan_hash
+
+    # Resume: nothing is generated twice, the verdict is the same.
+    code2, _, _ = invoke(["run", str(plan), "--store", str(store), "--json", str(out), "--brief"])
+    again = json.loads(out.read_text())
+    assert again["generation"]["generated"] == 0 and again["generation"]["skipped_finished"] == 12
+    assert (code2, again["gate"]) == (code, result["gate"])
+
+    # Amend after the first generation: refused with the diff, and re-locking is refused too.
+    plan.write_text(plan.read_text().replace("band = [5, 60]", "band = [1, 500]"))
+    _, _, exc = invoke(["run", str(plan), "--store", str(store)])
+    assert isinstance(exc, LockRefusedError)
+    assert RULE_DOES_NOT_MOVE in str(exc) and "+band = [1, 500]" in str(exc)
+    with pytest.raises(LockRefusedError):
+        lock_plan(plan, run_has_generations=plan_run_state(plan, store).has_generations)
+    # Deleting the lock to dodge the rule does not work either: the store remembers the hash.
+    lock_path(plan).unlink()
+    lock_plan(plan)
+    _, _, exc = invoke(["run", str(plan), "--store", str(store)])
+    assert isinstance(exc, LockRefusedError) and RULE_DOES_NOT_MOVE in str(exc)
+
+
+def test_a_failed_voice_control_makes_the_run_invalid(tmp_path: Path, tiny: TinyModels) -> None:
+    # A "contrast author" that is the reference itself cannot score farther than the held-out folds.
+    plan = tiny_plan(tmp_path / "p", tiny, contrast_is_reference=True)
+    lock_plan(plan)
+    out = tmp_path / "result.json"
+    code, _, _ = invoke(["run", str(plan), "--store", str(tmp_path / "runs"), "--json", str(out), "--brief"])
+    result = json.loads(out.read_text())
+    assert result["comparisons"][0]["voice"]["controls"]["passed"] is False
+    assert result["gate"] == "INVALID" and code == 4
