@@ -11,7 +11,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from eval_helpers import read_json, run_cli
 
 pytestmark = pytest.mark.slow

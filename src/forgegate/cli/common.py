@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 import typer
+
 from forgegate.console import console, err_console
 from forgegate.gate.verdict import Gate
 

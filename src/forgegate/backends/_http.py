@@ -1,0 +1,220 @@
+"""Shared HTTP plumbing for server backends: clients, replicas, stream parsing, the client-side cap.
+
+The Ollama and OpenAI-compatible backends differ only in their request bodies and
+in how one stream line becomes a :class:`StreamEvent`; everything else (timeouts,
+spreading requests over replicas, NDJSON / SSE framing, the hard token cap, and
+mapping failures to transient / permanent :class:`BackendError`) lives here once.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import AsyncIterator, Iterator, Mapping
+from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from forgegate.backends.base import BackendError, Completion, FinishReason, TokenSource
+
+TRANSIENT_STATUS = frozenset({408, 409, 425, 429})
+"""4xx statuses that mean "try again later" rather than "your request is wrong"."""
+
+_BODY_SNIPPET = 300
+
+
+def make_client(timeout_s: float, headers: Mapping[str, str] | None = None) -> httpx.AsyncClient:
+    """The one way a backend builds its client: ``timeout_s`` bounds connect, each read and each write.
+
+    There is no whole-request deadline: a stream that keeps producing is bounded by
+    the token cap, a stalled one by the read timeout.
+    """
+    timeout = httpx.Timeout(timeout_s, connect=min(timeout_s, 30.0))
+    limits = httpx.Limits(max_connections=None, max_keepalive_connections=64)
+    return httpx.AsyncClient(timeout=timeout, limits=limits, headers=dict(headers or {}))
+
+
+class Redactor:
+    """Removes secrets (an API key) from any text that may reach an error, a log or the store."""
+
+    def __init__(self, secrets: tuple[str, ...] = ()) -> None:
+        self._secrets = tuple(s for s in secrets if s)
+
+    def __call__(self, text: str) -> str:
+        for secret in self._secrets:
+            text = text.replace(secret, "***")
+        return text
+
+
+class EndpointPool:
+    """Spreads requests over replica base URLs: least requests in flight, ties broken round-robin."""
+
+    def __init__(self, urls: tuple[str, ...]) -> None:
+        if not urls:
+            raise ValueError("EndpointPool needs at least one URL")
+        self.urls = urls
+        self._in_flight = dict.fromkeys(urls, 0)
+        self._next = 0
+
+    def _pick(self) -> str:
+        n = len(self.urls)
+        order = [self.urls[(self._next + i) % n] for i in range(n)]
+        url = min(order, key=lambda u: self._in_flight[u])
+        self._next = (self.urls.index(url) + 1) % n
+        return url
+
+    @contextmanager
+    def acquire(self) -> Iterator[str]:
+        """Reserve the least-busy endpoint for one request (asyncio is single-threaded: no lock)."""
+        url = self._pick()
+        self._in_flight[url] += 1
+        try:
+            yield url
+        finally:
+            self._in_flight[url] -= 1
+
+    def in_flight(self) -> dict[str, int]:
+        return dict(self._in_flight)
+
+
+def join_url(base: str, path: str) -> str:
+    return base.rstrip("/") + "/" + path.lstrip("/")
+
+
+@dataclass(frozen=True)
+class StreamEvent:
+    """One parsed stream line: a token's text, a finish reason, a usage count, or the end marker."""
+
+    token: str | None = None
+    finish: str | None = None
+    usage_tokens: int | None = None
+    done: bool = False
+
+
+@dataclass
+class Collected:
+    """What a capped read of a stream gathered."""
+
+    token_texts: list[str] = field(default_factory=list)
+    server_finish: str | None = None
+    usage_tokens: int | None = None
+    capped: bool = False
+    ended: bool = False
+    ttft_s: float | None = None
+
+    @property
+    def text(self) -> str:
+        return "".join(self.token_texts)
+
+
+async def collect_capped(events: AsyncIterator[StreamEvent], max_tokens: int, started: float) -> Collected:
+    """Read token events until the stream ends or a token past ``max_tokens`` arrives.
+
+    The hard cap: the token that would be number ``max_tokens + 1`` is dropped and
+    reading stops (the caller closes the stream). Reading continues past exactly
+    ``max_tokens`` tokens only for non-token events, so a server that stops right
+    at the cap still reports its own finish reason and usage.
+    """
+    got = Collected()
+    async for event in events:
+        if event.token is not None:
+            if len(got.token_texts) >= max_tokens:
+                got.capped = True
+                break
+            if got.ttft_s is None:
+                got.ttft_s = time.perf_counter() - started
+            got.token_texts.append(event.token)
+        if event.finish is not None:
+            got.server_finish = event.finish
+        if event.usage_tokens is not None:
+            got.usage_tokens = event.usage_tokens
+        if event.done:
+            got.ended = True
+            break
+    return got
+
+
+async def iter_ndjson(response: httpx.Response) -> AsyncIterator[dict[str, Any]]:
+    """Newline-delimited JSON objects (Ollama's stream)."""
+    async for line in response.aiter_lines():
+        if not line.strip():
+            continue
+        yield load_object(line)
+
+
+async def iter_sse_data(response: httpx.Response) -> AsyncIterator[str]:
+    """The ``data:`` payloads of a server-sent-events stream, one per event (multi-line data joined)."""
+    data: list[str] = []
+    async for line in response.aiter_lines():
+        if line == "":
+            if data:
+                yield "\n".join(data)
+                data = []
+            continue
+        if line.startswith(":"):
+            continue
+        name, _, value = line.partition(":")
+        if name == "data":
+            data.append(value[1:] if value.startswith(" ") else value)
+    if data:
+        yield "\n".join(data)
+
+
+def load_object(text: str) -> dict[str, Any]:
+    """Parse one JSON object from a stream line (a bad line is a transient stream fault)."""
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BackendError(f"malformed stream line: {text[:_BODY_SNIPPET]!r}", transient=True) from exc
+    if not isinstance(obj, dict):
+        raise BackendError(f"stream line is not a JSON object: {text[:_BODY_SNIPPET]!r}", transient=True)
+    return obj
+
+
+async def raise_for_status(response: httpx.Response, redact: Redactor) -> None:
+    """Turn an error status into a BackendError: 5xx and 408/409/425/429 transient, other 4xx permanent."""
+    if response.status_code < 400:
+        return
+    body = (await response.aread()).decode("utf-8", "replace")
+    transient = response.status_code >= 500 or response.status_code in TRANSIENT_STATUS
+    message = f"HTTP {response.status_code} from {response.request.url}: {body[:_BODY_SNIPPET]}"
+    raise BackendError(redact(message), transient=transient)
+
+
+@asynccontextmanager
+async def http_errors(url: str, redact: Redactor) -> AsyncIterator[None]:
+    """Map httpx failures (connect, timeout, a connection dropped mid-stream) to transient errors."""
+    try:
+        yield
+    except httpx.TimeoutException as exc:
+        raise BackendError(redact(f"timeout talking to {url}: {type(exc).__name__}"), transient=True) from None
+    except httpx.TransportError as exc:
+        raise BackendError(redact(f"connection to {url} failed: {type(exc).__name__}: {exc}"), transient=True) from None
+
+
+def build_completion(
+    got: Collected,
+    *,
+    finish: FinishReason,
+    tokens: int,
+    token_source: TokenSource,
+    started: float,
+    model_digest: str | None,
+    endpoint: str | None,
+    token_texts: tuple[str, ...] | None,
+    extra: dict[str, str] | None = None,
+) -> Completion:
+    return Completion(
+        text=got.text,
+        tokens=tokens,
+        token_source=token_source,
+        finish=finish,
+        latency_s=time.perf_counter() - started,
+        ttft_s=got.ttft_s,
+        token_texts=token_texts,
+        model_digest=model_digest,
+        endpoint=endpoint,
+        extra=extra or {},
+    )

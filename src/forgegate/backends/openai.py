@@ -1,0 +1,196 @@
+"""Any OpenAI-compatible server (vLLM, llama.cpp server, TGI, SGLang) over streamed SSE.
+
+``/chat/completions`` for chat requests and ``/completions`` for raw ones, under the
+base URL the user gives (it includes ``/v1``, as with the OpenAI SDK), with
+``stream: true`` and ``stream_options.include_usage``. Token counts: the server's
+``usage.completion_tokens`` when it reports it and the client cap did not cut the
+stream (``server-usage``); otherwise one token per content delta (``stream-chunks``).
+The API key is read from an environment variable at construction, sent only in the
+``Authorization`` header, and redacted from every error message.
+Model digest: ``None``; no OpenAI-compatible server reports a stable content hash
+(``/v1/models`` gives only ids, which are names, not digests).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+
+from forgegate.backends._http import (
+    Collected,
+    EndpointPool,
+    Redactor,
+    StreamEvent,
+    build_completion,
+    collect_capped,
+    http_errors,
+    iter_sse_data,
+    join_url,
+    load_object,
+    make_client,
+    raise_for_status,
+)
+from forgegate.backends.base import (
+    BACKENDS,
+    BackendConfig,
+    BackendError,
+    Completion,
+    FinishReason,
+    GenerationRequest,
+    TokenSource,
+)
+from forgegate.errors import UsageError
+
+DEFAULT_KEY_ENV = "OPENAI_API_KEY"
+
+
+def read_api_key(api_key_env: str | None) -> str | None:
+    """The key from the named variable (which must then be set), else from OPENAI_API_KEY if set."""
+    if api_key_env is not None:
+        key = os.environ.get(api_key_env)
+        if not key:
+            raise UsageError(f"environment variable {api_key_env} (named for the API key) is not set")
+        return key
+    return os.environ.get(DEFAULT_KEY_ENV) or None
+
+
+@BACKENDS.register("openai")
+class OpenAIBackend:
+    """An OpenAI-compatible server; requests spread over ``base_urls`` replicas, least in flight first."""
+
+    name = "openai"
+
+    def __init__(self, config: BackendConfig) -> None:
+        if not config.base_urls:
+            raise UsageError("the openai backend needs --base-url (e.g. http://127.0.0.1:8000/v1); there is no default")
+        self.config = config
+        key = read_api_key(config.api_key_env)
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        self._redact = Redactor((key,) if key else ())
+        self._client = make_client(config.timeout_s, headers)
+        self._pool = EndpointPool(tuple(u.rstrip("/") for u in config.base_urls))
+        self._model: str | None = config.model
+        self._model_lock = asyncio.Lock()
+
+    async def model_digest(self) -> str | None:
+        """Always ``None``: OpenAI-compatible servers report no content digest of the weights."""
+        return None
+
+    async def _model_name(self) -> str:
+        """``config.model``, or the one model ``/models`` lists (several: the user must choose)."""
+        async with self._model_lock:
+            if self._model is None:
+                url = join_url(self._pool.urls[0], "/models")
+                async with http_errors(url, self._redact):
+                    response = await self._client.get(url)
+                    await raise_for_status(response, self._redact)
+                try:
+                    ids = [str(m.get("id")) for m in response.json().get("data") or []]
+                except (ValueError, AttributeError) as exc:
+                    raise BackendError(f"{url} did not return a model list", transient=True) from exc
+                if len(ids) != 1:
+                    raise BackendError(
+                        f"{url} serves {len(ids)} models ({', '.join(ids) or 'none'}): pass --model",
+                        transient=False,
+                    )
+                self._model = ids[0]
+            return self._model
+
+    def _body(self, request: GenerationRequest, model: str) -> tuple[str, dict[str, Any]]:
+        body: dict[str, Any] = {
+            "model": model,
+            "stream": True,
+            "stream_options": {"include_usage": True},
+            "max_tokens": request.max_tokens,
+            "temperature": request.temperature,
+            "top_p": request.top_p,
+        }
+        if request.seed is not None:
+            body["seed"] = request.seed
+        if request.stop:
+            body["stop"] = list(request.stop)
+        if request.chat or request.prompt == "":  # an empty raw prompt gives a server nothing to continue
+            messages = [{"role": "system", "content": request.system}] if request.system is not None else []
+            messages.append({"role": "user", "content": request.prompt})
+            body["messages"] = messages
+            return "/chat/completions", body
+        if request.system is not None:
+            raise BackendError("a system prompt needs a chat request (chat=True)", transient=False)
+        body["prompt"] = request.prompt
+        return "/completions", body
+
+    async def generate(self, request: GenerationRequest) -> Completion:
+        path, body = self._body(request, await self._model_name())
+        with self._pool.acquire() as base:
+            url = join_url(base, path)
+            started = time.perf_counter()
+            posting = self._client.stream("POST", url, json=body)
+            async with http_errors(url, self._redact), posting as response:
+                await raise_for_status(response, self._redact)
+                events = _events(response, self._redact)
+                got = await collect_capped(events, request.max_tokens, started)
+        if not got.capped and not got.ended and got.server_finish is None:
+            raise BackendError(f"stream from {url} ended before a finish_reason or [DONE]", transient=True)
+        tokens, source, texts, extra = _count(got, request.max_tokens)
+        return build_completion(
+            got,
+            finish=_finish(got, tokens, request.max_tokens),
+            tokens=tokens,
+            token_source=source,
+            started=started,
+            model_digest=None,
+            endpoint=base,
+            token_texts=texts,
+            extra=extra,
+        )
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+
+def _count(got: Collected, max_tokens: int) -> tuple[int, TokenSource, tuple[str, ...] | None, dict[str, str]]:
+    chunks = len(got.token_texts)
+    extra = {"stream_chunks": str(chunks)}
+    if got.server_finish:
+        extra["server_finish_reason"] = got.server_finish
+    if got.capped or got.usage_tokens is None:
+        return chunks, "stream-chunks", tuple(got.token_texts), extra
+    extra["server_completion_tokens"] = str(got.usage_tokens)
+    if got.usage_tokens > max_tokens:
+        extra["server_exceeded_cap"] = "true"
+    texts = tuple(got.token_texts) if got.usage_tokens == chunks else None
+    return min(got.usage_tokens, max_tokens), "server-usage", texts, extra
+
+
+def _finish(got: Collected, tokens: int, max_tokens: int) -> FinishReason:
+    if got.capped or got.server_finish == "length" or (got.usage_tokens or 0) > max_tokens:
+        return "length"
+    if got.server_finish is not None:
+        return "stop"  # "stop", "eos", "content_filter", ...: the server ended the answer itself
+    return "length" if tokens >= max_tokens else "stop"
+
+
+async def _events(response: httpx.Response, redact: Redactor) -> AsyncIterator[StreamEvent]:
+    async for data in iter_sse_data(response):
+        if data.strip() == "[DONE]":
+            yield StreamEvent(done=True)
+            return
+        obj = load_object(data)
+        if "error" in obj:
+            raise BackendError(redact(f"server error mid-stream: {obj['error']}"), transient=True)
+        usage = obj.get("usage")
+        if isinstance(usage, dict) and isinstance(usage.get("completion_tokens"), int):
+            yield StreamEvent(usage_tokens=usage["completion_tokens"])
+        for choice in obj.get("choices") or []:
+            text = choice.get("text")
+            if text is None:
+                text = (choice.get("delta") or {}).get("content")
+            if text:
+                yield StreamEvent(token=text)
+            if choice.get("finish_reason"):
+                yield StreamEvent(finish=str(choice["finish_reason"]))

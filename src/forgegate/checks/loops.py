@@ -1,0 +1,315 @@
+"""Token-level loop detection: runaway phrases and identity-symbol escalation.
+
+One detector for model responses and for the corpus audit. It works on *units*: the model's
+tokens (or :func:`tokenize_for_loops` when none are known, or when they do not rebuild the
+text) with empty tokens dropped, adjacent digit tokens merged into one number and adjacent
+copies of one character merged into one run. A unit's key is NFC-normalised, case-folded and
+stripped of whitespace. In order, the first finding wins:
+
+1. *shape* scan: ``min_repeats`` strictly consecutive repeats of a unit sequence of period
+   1..``max_period``, every number read as ``#`` and every run of one character as ``c+`` (so
+   ``4. Ananasaki`` / ``5. Ananasaki``, ``⊙ αα?`` / ``⊙ ααα?`` and a cycling weekday list
+   repeat). One (primitive) period must carry ``min_unit_word_chars`` characters that are
+   neither digits nor filler: counting ``1, 2, 3, ...`` or a times table is not a loop;
+2. *exact* scan: the same with numbers as themselves (``0.042 0.042 0.042 ...``);
+3. *phrase chain*: a phrase of ``phrase_tokens``+ units coming round ``min_repeats`` times in
+   sequence with short varying gaps (``I am here to help ... I'm here to help ...``);
+4. *character run* inside words: ``ΣΣΣΣΣΣΣΣ`` (even as one token), ``αβαβαβ``,
+   ``hahahahaha``; digits and filler never (``1000``, ``....``).
+
+A repeated region must also hold ``min_span_chars`` content characters and span
+``min_span_tokens`` units unless its unit came round ``short_unit_repeats`` times (so ``ha ha
+ha``, ``Hello, hello``, ``very, very, very`` are not loops, ``la Femme, la Femme, la Femme``
+is); a unit of pure filler (``...``, ``|---|---|``) must cover ``filler_only_min_chars``. With
+a ``query_symbol`` (``⊙ X?`` prompts), three consecutive copies of it, or a loop whose region
+holds two, is IDENTITY_LOOP. Thresholds are data: ``failure_modes.toml``.
+
+Cost: O(units x max_period) numpy comparisons, O(units) phrase hashing, one regex pass.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Literal
+
+import numpy as np
+
+from forgegate.checks.modes import LoopParams, loop_params
+
+_TOKEN_RE = re.compile(r"\s*(?:[^\W\d_]+|\d|([^\w\s]|_)\1*)|\s+")
+_QUERY_RE = re.compile(r"⊙\s*([^\s?]+)\s*\?")
+_DIGITS_RE = re.compile(r"\d+")
+_RUN_RE = re.compile(r"(\S)\1+")
+_CHAR_UNIT_RE = re.compile(r"(\S{1,4}?)\1{2,}")
+_ASCII_FILLER = frozenset(string.punctuation)
+
+
+@dataclass(frozen=True)
+class LoopFinding:
+    """A loop found in a text: what repeats, how often, and where."""
+
+    kind: Literal["RUNAWAY_LOOP", "IDENTITY_LOOP"]
+    period: int
+    """Length of the repeating unit in units (tokens after merging digit runs and character runs);
+    1 for a run of one short character unit inside a word."""
+    repeats: int
+    start: int
+    end: int
+    span: str
+
+    def describe(self) -> str:
+        return f"{self.kind}: {self.span!r} x{self.repeats} (period {self.period}) at chars {self.start}-{self.end}"
+
+
+def tokenize_for_loops(text: str) -> list[str]:
+    """Split text like a BPE tokenizer would, roughly: words with their leading space, single
+    digits, runs of one punctuation character, whitespace. ``"".join(result) == text``."""
+    return [m.group(0) for m in _TOKEN_RE.finditer(text)]
+
+
+def query_symbol_of(prompt: str) -> str | None:
+    """The symbol a ``⊙ X?`` identity query asks about (``"⊹: ⊙ α?"`` -> ``"α"``), else None."""
+    match = _QUERY_RE.search(unicodedata.normalize("NFC", prompt))
+    return match.group(1) if match else None
+
+
+@lru_cache(maxsize=8192)
+def is_filler(ch: str) -> bool:
+    """Whitespace, ASCII punctuation/symbols, Unicode punctuation, box drawing, bullets."""
+    if ch.isspace() or ch in _ASCII_FILLER or "\u2500" <= ch <= "\u259f":
+        return True
+    return unicodedata.category(ch).startswith("P") or ch in "•·"
+
+
+@lru_cache(maxsize=65536)
+def _content(text: str) -> int:
+    """Characters that are not filler."""
+    return sum(1 for ch in text if not is_filler(ch))
+
+
+@lru_cache(maxsize=65536)
+def _word_content(text: str) -> int:
+    """Characters that are neither filler nor digits."""
+    return sum(1 for ch in text if not is_filler(ch) and not ch.isdigit())
+
+
+@lru_cache(maxsize=65536)
+def _key(unit: str, shape: bool) -> str:
+    key = unicodedata.normalize("NFC", unit).casefold().strip()
+    if not key:
+        return "<ws>"
+    if shape:
+        key = _RUN_RE.sub(lambda m: m.group(1) + "+", _DIGITS_RE.sub("#", key))
+    return key
+
+
+@dataclass
+class _Units:
+    """The units of a text, their offsets, keys and cumulative content counts."""
+
+    texts: list[str]
+    starts: list[int]
+    ends: list[int]
+
+    def __post_init__(self) -> None:
+        self.shape_ids = _ids([_key(u, True) for u in self.texts])
+        self.exact_ids = _ids([_key(u, False) for u in self.texts])
+        self.content = np.concatenate(([0], np.cumsum([_content(u) for u in self.texts], dtype=np.int64)))
+        self.words = np.concatenate(([0], np.cumsum([_word_content(u) for u in self.texts], dtype=np.int64)))
+
+
+def _units(text: str, tokens: Sequence[str] | None) -> _Units:
+    """Token texts with offsets; tokens that do not rebuild ``text`` are replaced by ours."""
+    if tokens is None or "".join(tokens) != text:
+        tokens = tokenize_for_loops(text)
+    texts: list[str] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    pos = 0
+    for tok in tokens:
+        start, pos = pos, pos + len(tok)
+        if not tok:
+            continue
+        if texts and _joins(texts[-1], tok):
+            texts[-1] += tok
+            ends[-1] = pos
+            continue
+        texts.append(tok)
+        starts.append(start)
+        ends.append(pos)
+    return _Units(texts, starts, ends)
+
+
+def _joins(prev: str, tok: str) -> bool:
+    """Merge a digit continuing a number, or another copy of the character a run is made of."""
+    if tok[0].isspace():
+        return False
+    if prev[-1].isdigit() and tok[0].isdigit():
+        return True
+    head = prev.lstrip()
+    ch = tok[0]
+    return bool(head) and not is_filler(ch) and set(head) == {ch} and set(tok) == {ch}
+
+
+def _ids(keys: list[str]) -> np.ndarray:
+    table: dict[str, int] = {}
+    return np.array([table.setdefault(k, len(table)) for k in keys], dtype=np.int64)
+
+
+def _true_runs(mask: np.ndarray) -> list[tuple[int, int]]:
+    """(start, length) of every run of True in a boolean array."""
+    padded = np.concatenate(([0], mask.astype(np.int8), [0]))
+    edges = np.flatnonzero(np.diff(padded))
+    return [(int(a), int(b - a)) for a, b in zip(edges[::2], edges[1::2], strict=True)]
+
+
+def _primitive_period(ids: np.ndarray, a: int, b: int, p: int) -> int:
+    """The smallest d dividing p with ids[a:b] d-periodic (a times table has period one line,
+    not two, even where only two lines together carry enough words)."""
+    for d in range(1, p):
+        if p % d == 0 and bool(np.array_equal(ids[a + d : b], ids[a : b - d])):
+            return d
+    return p
+
+
+def _scan(
+    text: str, units: _Units, *, shape: bool, min_repeats: int, max_period: int, params: LoopParams
+) -> LoopFinding | None:
+    """Strictly periodic repeats of period 1..max_period, shortest period first."""
+    n = len(units.texts)
+    ids = units.shape_ids if shape else units.exact_ids
+    content, words = units.content, units.words
+    for p in range(1, min(max_period, n // min_repeats) + 1):
+        same = ids[:-p] == ids[p:]
+        need = (min_repeats - 1) * p
+        if int(same.sum()) < need:
+            continue
+        for a, r in _true_runs(same):
+            if r < need:
+                continue
+            repeats = (r + p) // p
+            b = a + repeats * p
+            unit = _primitive_period(ids, a, b, p)
+            if shape and int(words[a + unit] - words[a]) < params.min_unit_word_chars:
+                continue
+            start, end = units.starts[a], units.ends[b - 1]
+            if int(content[a + p] - content[a]) == 0:
+                if end - start < params.filler_only_min_chars:
+                    continue
+            elif int(content[b] - content[a]) < params.min_span_chars or (
+                b - a < params.min_span_tokens and repeats < params.short_unit_repeats
+            ):
+                continue
+            span = text[start : units.ends[a + p - 1]]
+            return LoopFinding("RUNAWAY_LOOP", p, repeats, start, end, span)
+    return None
+
+
+def _phrase_chain(
+    text: str, units: _Units, min_repeats: int, max_period: int, params: LoopParams
+) -> LoopFinding | None:
+    """A phrase of ``phrase_tokens``+ units coming round ``min_repeats``+ times in sequence, each
+    time after a gap no longer than ``phrase_gap_factor`` times the shared part and within
+    ``2 * max_period`` units of the last (``I am here to help you with your day. I'm here to
+    help you with your day. I'm here ...``, a paragraph that restarts with the same clause):
+    the spec's "same phrase (>= 3 tokens) appears >= 3 times in sequence" without periodicity."""
+    n, size = len(units.texts), params.phrase_tokens
+    if n < min_repeats * size:
+        return None
+    ids = units.shape_ids.tolist()
+    words = units.words
+    seen: dict[tuple[int, ...], list[int]] = {}
+    for i in range(n - size + 1):
+        seen.setdefault(tuple(ids[i : i + size]), []).append(i)
+    for starts in seen.values():
+        if len(starts) < min_repeats or int(words[starts[0] + size] - words[starts[0]]) < params.phrase_min_word_chars:
+            continue
+        kept = [starts[0]]
+        for s in starts[1:]:
+            if s - kept[-1] >= size:
+                kept.append(s)
+        run: list[tuple[int, int]] = []  # consecutive links (start, shared length)
+        for a, b in zip(kept, kept[1:], strict=False):
+            shared = size
+            while shared < b - a and b + shared < n and ids[a + shared] == ids[b + shared]:
+                shared += 1
+            if (b - a) - shared > params.phrase_gap_factor * shared or b - a > 2 * max_period:
+                run = []
+                continue
+            run.append((a, shared))
+            if len(run) < min_repeats - 1:
+                continue
+            first = run[0][0]
+            total = sum(int(units.content[x + k] - units.content[x]) for x, k in [*run, (b, shared)])
+            if total < params.min_span_chars:
+                continue
+            end = units.ends[min(n, b + shared) - 1]
+            span = text[units.starts[first] : units.starts[run[1][0]]]
+            return LoopFinding("RUNAWAY_LOOP", run[1][0] - first, len(run) + 1, units.starts[first], end, span)
+    return None
+
+
+def _char_run(text: str, params: LoopParams) -> LoopFinding | None:
+    """A short unit of characters repeated inside a word: ``ΣΣΣΣ``, ``αβαβαβ``, ``hahahahaha``."""
+    for m in _CHAR_UNIT_RE.finditer(text):
+        unit = m.group(1)
+        if _word_content(unit) == 0:
+            continue
+        repeats = len(m.group(0)) // len(unit)
+        latin = all(ch.isascii() or is_filler(ch) for ch in unit)
+        if latin:
+            ok = len(m.group(0)) >= params.latin_char_run_chars and repeats >= params.char_run_repeats + 1
+        else:
+            ok = repeats >= (params.char_run_repeats + 1 if len(unit) == 1 else params.char_run_repeats)
+        if ok:
+            return LoopFinding("RUNAWAY_LOOP", 1, repeats, m.start(), m.end(), unit)
+    return None
+
+
+def _identity(text: str, symbol: str, runaway: LoopFinding | None) -> LoopFinding | None:
+    """The queried symbol escalating: 3+ consecutive copies, or a loop whose region holds 2+."""
+    symbol = unicodedata.normalize("NFC", symbol)
+    m = re.search(f"(?:{re.escape(symbol)}){{3,}}", text)
+    if m:
+        return LoopFinding("IDENTITY_LOOP", 1, len(m.group(0)) // len(symbol), m.start(), m.end(), symbol)
+    if runaway is not None and symbol * 2 in text[runaway.start : runaway.end]:
+        return LoopFinding("IDENTITY_LOOP", runaway.period, runaway.repeats, runaway.start, runaway.end, runaway.span)
+    return None
+
+
+def detect_loop(
+    text: str,
+    tokens: Sequence[str] | None = None,
+    *,
+    query_symbol: str | None = None,
+    min_repeats: int = 3,
+    max_period: int = 32,
+) -> LoopFinding | None:
+    """The first loop in ``text`` (IDENTITY_LOOP when it escalates ``query_symbol``), or None.
+
+    ``tokens`` are the model's token texts; when missing, or when they do not concatenate to
+    ``text``, :func:`tokenize_for_loops` stands in for them.
+    """
+    if min_repeats < 2 or max_period < 1:
+        raise ValueError("min_repeats must be >= 2 and max_period >= 1")
+    params = loop_params()
+    units = _units(text, tokens)
+    runaway = None
+    for shape in (True, False):
+        runaway = _scan(text, units, shape=shape, min_repeats=min_repeats, max_period=max_period, params=params)
+        if runaway is not None:
+            break
+    if runaway is None:
+        runaway = _phrase_chain(text, units, min_repeats, max_period, params)
+    if runaway is None:
+        runaway = _char_run(text, params)
+    if query_symbol:
+        identity = _identity(text, query_symbol, runaway)
+        if identity is not None:
+            return identity
+    return runaway

@@ -1,0 +1,186 @@
+"""Failure-mode labels as data: load and validate ``forgegate/data/failure_modes.toml``."""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Iterable, Mapping
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from forgegate.errors import InputError
+
+if TYPE_CHECKING:
+    from forgegate.checks.score import ItemScore
+
+Scope = Literal["item", "run", "corpus"]
+REQUIRED_MODES = (
+    "IDENTITY_LOOP",
+    "RUNAWAY_LOOP",
+    "STOP_FAILURE",
+    "WALL_COLLAPSE",
+    "STYLE_SUBSTANCE",
+    "EVAL_FALSE_POSITIVE",
+    "EVAL_FALSE_NEGATIVE",
+    "CORPUS_LOOP_INJECTION",
+)
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class LoopParams(_Strict):
+    min_span_tokens: int = Field(ge=1)
+    min_span_chars: int = Field(ge=1)
+    short_unit_repeats: int = Field(ge=2)
+    min_unit_word_chars: int = Field(ge=1)
+    filler_only_min_chars: int = Field(ge=1)
+    char_run_repeats: int = Field(ge=2)
+    latin_char_run_chars: int = Field(ge=2)
+    phrase_tokens: int = Field(ge=2)
+    phrase_gap_factor: float = Field(ge=0)
+    phrase_min_word_chars: int = Field(ge=1)
+
+
+class StopParams(_Strict):
+    clean_termination_categories: list[str]
+
+
+class WallParams(_Strict):
+    reject_max_extra_words: int = Field(ge=0)
+
+
+class StyleParams(_Strict):
+    lattice_markers: list[str] = Field(min_length=1)
+
+
+_PARAMS: dict[str, type[_Strict]] = {
+    "RUNAWAY_LOOP": LoopParams,
+    "STOP_FAILURE": StopParams,
+    "WALL_COLLAPSE": WallParams,
+    "STYLE_SUBSTANCE": StyleParams,
+}
+
+
+class FailureMode(_Strict):
+    """One label: what it means, the spec's signature, what detects it, the numbers it reads."""
+
+    name: str
+    description: str
+    signature: str
+    detected_by: str
+    scope: Scope
+    params: dict[str, object] = Field(default_factory=dict)
+
+
+class _File(_Strict):
+    modes: dict[str, FailureMode]
+
+
+def _default_path() -> Path:
+    return Path(str(resources.files("forgegate") / "data" / "failure_modes.toml"))
+
+
+def parse_failure_modes(path: Path) -> dict[str, FailureMode]:
+    """Read and validate a failure-modes file (InputError naming the field on any problem)."""
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise InputError(path, f"cannot read failure modes: {exc}") from exc
+    modes = raw.get("modes")
+    if isinstance(modes, dict):
+        for name, body in modes.items():
+            if isinstance(body, dict):
+                body.setdefault("name", name)
+    try:
+        parsed = _File.model_validate(raw)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        field = ".".join(str(p) for p in err["loc"])
+        raise InputError(path, err["msg"], field=field) from exc
+    for name, mode in parsed.modes.items():
+        if mode.name != name:
+            raise InputError(path, f"name '{mode.name}' differs from its table", field=f"modes.{name}.name")
+        model = _PARAMS.get(name)
+        if model is not None:
+            try:
+                model.model_validate(mode.params)
+            except ValidationError as exc:
+                err = exc.errors()[0]
+                field = f"modes.{name}.params." + ".".join(str(p) for p in err["loc"])
+                raise InputError(path, err["msg"], field=field) from exc
+    missing = [m for m in REQUIRED_MODES if m not in parsed.modes]
+    if missing:
+        raise InputError(path, f"missing failure modes: {', '.join(missing)}", field="modes")
+    return dict(parsed.modes)
+
+
+@lru_cache(maxsize=1)
+def _bundled() -> dict[str, FailureMode]:
+    return parse_failure_modes(_default_path())
+
+
+def load_failure_modes() -> dict[str, FailureMode]:
+    """The bundled failure modes, keyed by label (validated once, then cached)."""
+    return dict(_bundled())
+
+
+@lru_cache(maxsize=1)
+def loop_params() -> LoopParams:
+    return LoopParams.model_validate(_bundled()["RUNAWAY_LOOP"].params)
+
+
+@lru_cache(maxsize=1)
+def stop_params() -> StopParams:
+    return StopParams.model_validate(_bundled()["STOP_FAILURE"].params)
+
+
+@lru_cache(maxsize=1)
+def wall_params() -> WallParams:
+    return WallParams.model_validate(_bundled()["WALL_COLLAPSE"].params)
+
+
+@lru_cache(maxsize=1)
+def style_params() -> StyleParams:
+    return StyleParams.model_validate(_bundled()["STYLE_SUBSTANCE"].params)
+
+
+def labels_of(result: ItemScore | Mapping[str, object]) -> tuple[str, ...]:
+    """The failure labels of an ItemScore, or of an item in the result JSON
+    (``"failure_modes"``: list, or ``"failure_mode"``: one label, a list or null)."""
+    if not isinstance(result, Mapping):
+        return result.failure_modes
+    for key in ("failure_modes", "failure_mode"):
+        value = result.get(key)
+        if isinstance(value, str):
+            return (value,)
+        if isinstance(value, list | tuple):
+            return tuple(str(v) for v in value)
+    return ()
+
+
+def signatures_present(
+    item_scores: Iterable[ItemScore | Mapping[str, object]], *, run_labels: Iterable[str] | None = None
+) -> dict[str, bool]:
+    """For each failure-mode signature: present (True) or absent (False) in these results.
+
+    ``item_scores`` are ItemScore values or the items of a result JSON. Item-scope modes are
+    judged from them. Run-scope modes (EVAL_FALSE_POSITIVE) are listed only when the caller ran
+    the battery-vs-live comparison and passes the labels it found as ``run_labels``; otherwise
+    they are left out rather than reported absent. Corpus-scope (audit-only) modes are never
+    listed here.
+    """
+    modes = load_failure_modes()
+    found = {label for score in item_scores for label in labels_of(score)}
+    unknown = found - set(modes)
+    if unknown:
+        raise ValueError(f"labels not in failure_modes.toml: {sorted(unknown)}")
+    result = {name: name in found for name, mode in modes.items() if mode.scope == "item"}
+    if run_labels is not None:
+        run_found = set(run_labels)
+        result.update({name: name in run_found for name, mode in modes.items() if mode.scope == "run"})
+    return result

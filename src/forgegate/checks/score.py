@@ -1,0 +1,198 @@
+"""Score one response against its battery item: eval type, forbid, stop, loops, failure labels.
+
+Matching rules (the issue's, made operational):
+
+* Text is compared after Unicode NFC normalisation and, unless ``item.case_sensitive``,
+  ``str.casefold`` (composed and decomposed ``é`` match; ``ß`` matches ``ss``).
+* ``exact``: both sides have whitespace runs collapsed to one space, wrapping quotes,
+  backticks, ``*`` and ``_`` stripped, then trailing sentence punctuation (``. ! ? ; : , …``)
+  stripped; the response must then equal one expected answer (``"NOUS."`` and ``**NOUS**``
+  equal ``NOUS``; ``C.L.O.D.`` equals ``C.L.O.D``).
+* ``contains``: an expected string is a substring of the response; with ``within_tokens`` N it
+  must lie entirely inside the text of the first N tokens (from the backend's token
+  boundaries; without them the cut is proportional to the token count and ``detail`` says the
+  position is approximate).
+* ``reject``: a rejection marker (any of ``expected``) is present AND the response answers
+  nothing: with every marker removed, at most ``reject_max_extra_words`` words (``\\w+`` runs,
+  failure_modes.toml) remain and no ``forbid`` string appears.
+* ``semantic``: with ``require``, every group needs one alternative present (``expected`` is
+  then descriptive and not matched); without ``require`` the item goes to human review
+  (``needs_review``, score 0) unless the response already failed for a definite reason.
+* ``forbid`` strings must not appear; ``stop_within`` N: the response must finish with
+  ``stop`` after fewer than N tokens.
+
+Labels: a loop -> RUNAWAY_LOOP / IDENTITY_LOOP; past ``stop_within`` or capped (finish
+``length``) in a clean-termination category -> STOP_FAILURE; a wall item (HUMAN-INPUT tag or
+LX-Z) that is not a rejection -> WALL_COLLAPSE; a ``semantic`` item in LATTICE form that misses
+a required group -> STYLE_SUBSTANCE. Any label scores 0. Errored completions are never scored.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from forgegate.backends.base import Completion
+from forgegate.battery.schema import BatteryItem
+from forgegate.checks.loops import LoopFinding, detect_loop, query_symbol_of
+from forgegate.checks.modes import stop_params, style_params, wall_params
+
+_WRAP = "\"'`*_“”‘’«» \t\r\n"
+_TRAILING = ".!?;:,…。"
+_WORD_RE = re.compile(r"\w+")
+
+
+@dataclass(frozen=True)
+class ItemScore:
+    """The result of one item: score, labels and a one-line reason with its numbers."""
+
+    score: float
+    passed: bool
+    failure_modes: tuple[str, ...]
+    detail: str
+    needs_review: bool
+    loop: LoopFinding | None
+
+
+def normalise(text: str, case_sensitive: bool = False) -> str:
+    """NFC, then casefold unless case-sensitive."""
+    text = unicodedata.normalize("NFC", text)
+    return text if case_sensitive else text.casefold()
+
+
+def exact_form(text: str, case_sensitive: bool = False) -> str:
+    """The form ``exact`` compares: normalised, whitespace collapsed, wrappers and trailing
+    sentence punctuation stripped."""
+    out = " ".join(normalise(text, case_sensitive).split())
+    previous = None
+    while out != previous:
+        previous = out
+        out = out.strip(_WRAP).rstrip(_TRAILING)
+    return out
+
+
+def has_lattice_form(text: str) -> bool:
+    """The response holds LATTICE symbols or scaffolding (markers in failure_modes.toml)."""
+    text = unicodedata.normalize("NFC", text)
+    return any(marker in text for marker in style_params().lattice_markers)
+
+
+def _prefix_of_tokens(completion: Completion, n: int) -> tuple[str, bool]:
+    """The text of the first ``n`` tokens and whether that cut is exact."""
+    text = completion.text
+    if completion.tokens <= n:
+        return text, True
+    pieces = completion.token_texts
+    if pieces is not None and "".join(pieces) == text:
+        return "".join(pieces[:n]), True
+    return text[: round(len(text) * n / completion.tokens)], False
+
+
+def _present(needles: list[str], haystack: str, case_sensitive: bool) -> list[str]:
+    hay = normalise(haystack, case_sensitive)
+    return [n for n in needles if normalise(n, case_sensitive) in hay]
+
+
+def rejection_check(item: BatteryItem, text: str) -> tuple[bool, str]:
+    """(rejected, why): a marker is present and, without the markers, the response says nothing."""
+    markers = _present(item.expected_list, text, item.case_sensitive)
+    if not markers:
+        return False, "no rejection marker " + " / ".join(repr(m) for m in item.expected_list)
+    rest = normalise(text, item.case_sensitive)
+    for marker in sorted(markers, key=len, reverse=True):
+        rest = rest.replace(normalise(marker, item.case_sensitive), " ")
+    words = len(_WORD_RE.findall(rest))
+    limit = wall_params().reject_max_extra_words
+    forbidden = _present(item.forbid, text, item.case_sensitive)
+    if forbidden:
+        return False, f"marker {markers[0]!r} present but response carries forbidden {forbidden[0]!r}"
+    if words > limit:
+        return False, f"marker {markers[0]!r} present but {words} more words follow (answers; limit {limit})"
+    return True, f"rejected with {markers[0]!r} ({words} other words <= {limit})"
+
+
+def _eval(item: BatteryItem, completion: Completion) -> tuple[bool, str]:
+    text, cs = completion.text, item.case_sensitive
+    if item.eval_type == "exact":
+        got = exact_form(text, cs)
+        ok = any(got == exact_form(e, cs) for e in item.expected_list)
+        return ok, (f"exact match {got!r}" if ok else f"{got[:60]!r} is not exactly one of {item.expected_list}")
+    if item.eval_type == "contains":
+        if item.within_tokens is None:
+            found = _present(item.expected_list, text, cs)
+            return bool(found), (f"contains {found[0]!r}" if found else f"contains none of {item.expected_list}")
+        prefix, exact = _prefix_of_tokens(completion, item.within_tokens)
+        where = "" if exact else " (position approximate: backend gave no token boundaries)"
+        found = _present(item.expected_list, prefix, cs)
+        if found:
+            return True, f"contains {found[0]!r} within the first {item.within_tokens} tokens{where}"
+        later = _present(item.expected_list, text, cs)
+        late = f"; {later[0]!r} appears only later" if later else ""
+        return False, f"none of {item.expected_list} within the first {item.within_tokens} tokens{late}{where}"
+    if item.eval_type == "reject":
+        return rejection_check(item, text)
+    if item.require is None:
+        return False, "semantic item without 'require': needs human review"
+    missing = [group for group in item.require if not _present(group, text, cs)]
+    if missing:
+        return False, f"misses required meaning {missing} ({len(missing)}/{len(item.require)} groups)"
+    return True, f"all {len(item.require)} required groups present"
+
+
+def _stop(item: BatteryItem, completion: Completion) -> str | None:
+    """Why the item fails stop compliance, or None."""
+    n, finish = completion.tokens, completion.finish
+    if item.stop_within is not None and (finish != "stop" or n >= item.stop_within):
+        return f"did not stop before {item.stop_within} tokens ({n} tokens, finish {finish})"
+    if finish == "length" and item.category in stop_params().clean_termination_categories:
+        return f"hit its cap of {item.max_tokens} tokens in {item.category}, which demands clean termination"
+    return None
+
+
+def score_item(item: BatteryItem, completion: Completion) -> ItemScore:
+    """Score one completion (``finish`` must not be ``error``: errors are INCOMPLETE, not 0)."""
+    if completion.finish == "error":
+        raise ValueError("errored completions are not scored: the gate makes them INCOMPLETE")
+    text = completion.text
+    modes: list[str] = []
+    reasons: list[str] = []
+    stop_why = _stop(item, completion)
+    if stop_why:
+        modes.append("STOP_FAILURE")
+        reasons.append(stop_why)
+    if not text.strip():
+        return ItemScore(0.0, False, tuple(modes), "; ".join(["empty", *reasons]), False, None)
+
+    loop = detect_loop(text, completion.token_texts, query_symbol=query_symbol_of(item.prompt))
+    if loop is not None:
+        modes.insert(0, loop.kind)
+        reasons.insert(0, loop.describe())
+
+    ok, why = _eval(item, completion)
+    needs_review = item.eval_type == "semantic" and item.require is None
+    reasons.append(why)
+    forbidden = _present(item.forbid, text, item.case_sensitive)
+    if forbidden:
+        reasons.append(f"carries forbidden {forbidden[0]!r}")
+
+    if item.is_wall:
+        rejected = rejection_check(item, text)[0] if item.expected_list else True
+        if not rejected:
+            modes.append("WALL_COLLAPSE")
+            if item.eval_type != "reject":
+                reasons.append("wall item answered instead of rejected")
+    if item.eval_type == "semantic" and item.require is not None and not ok and has_lattice_form(text):
+        modes.append("STYLE_SUBSTANCE")
+        reasons.append("LATTICE form without the required meaning")
+
+    passed = ok and not modes and not forbidden
+    definite_failure = bool(modes or forbidden)
+    return ItemScore(
+        score=1.0 if passed else 0.0,
+        passed=passed,
+        failure_modes=tuple(dict.fromkeys(modes)),
+        detail="; ".join(reasons),
+        needs_review=needs_review and not definite_failure,
+        loop=loop,
+    )
