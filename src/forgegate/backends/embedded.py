@@ -115,6 +115,10 @@ def trim_to_text(texts: list[str], text: str) -> list[str] | None:
     return out
 
 
+EMBEDDED_THREADS = 2
+"""Greedy text depends on the thread count too: a fixed default makes every machine compute alike."""
+
+
 @BACKENDS.register("embedded")
 class EmbeddedBackend:
     """llama-cpp-python in this process; offline; one generation at a time."""
@@ -137,7 +141,7 @@ class EmbeddedBackend:
             llm = Llama(
                 model_path=str(self.model_path),
                 n_ctx=self.config.n_ctx,
-                n_threads=self.config.n_threads,
+                n_threads=self.config.n_threads or EMBEDDED_THREADS,
                 verbose=False,
             )
             original: Callable[..., int] = llm.sample

@@ -1,0 +1,129 @@
+"""The openai backend against a REAL OpenAI-compatible server: llama-cpp-python's llama.cpp server.
+
+One server per module (it is slow to start and serves one request at a time), started
+with an API key so the key handling is tested end to end. llama_cpp.server 0.3.36 sends
+no ``usage`` in streams even with ``stream_options.include_usage``, so its token counts
+come from the stream deltas (``stream-chunks``), and a delta holding a multi-byte
+character can carry several tokens: counts are at most the cap, never above it.
+"""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+
+import httpx
+import pytest
+from backend_servers import run_requests
+
+from forgegate.backends import BackendConfig, BackendError, Completion, GenerationRequest
+from forgegate.backends.embedded import bundled_gguf
+
+pytestmark = pytest.mark.slow
+KEY = "sk-llamacpp-test-7f3a9c1e5b"
+KEY_ENV = "FORGEGATE_TEST_LLAMACPP_KEY"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    pytest.importorskip("llama_cpp.server", reason="needs llama-cpp-python[server]")
+    port = _free_port()
+    command = [sys.executable, "-m", "llama_cpp.server", "--model", str(bundled_gguf()), "--host", "127.0.0.1",
+               "--port", str(port), "--n_threads", "1", "--api_key", KEY]  # fmt: skip
+    log_path = tmp_path_factory.mktemp("llamacpp") / "server.log"  # a file: the load log overfills a pipe
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}/v1"
+    try:
+        deadline = time.monotonic() + 180
+        while not _ready(url):
+            if proc.poll() is not None:
+                raise RuntimeError(f"llama_cpp.server exited: {log_path.read_text()[-2000:]}")
+            if time.monotonic() > deadline:
+                raise RuntimeError("llama_cpp.server did not become ready in 180 s")
+            time.sleep(0.5)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def _ready(url: str) -> bool:
+    try:
+        return httpx.get(f"{url}/models", headers={"Authorization": f"Bearer {KEY}"}, timeout=2).status_code == 200
+    except httpx.TransportError:
+        return False
+
+
+def generate(url: str, request: GenerationRequest, monkeypatch: pytest.MonkeyPatch) -> Completion:
+    monkeypatch.setenv(KEY_ENV, KEY)
+    config = BackendConfig(model="smollm2", base_urls=(url,), api_key_env=KEY_ENV, timeout_s=300)
+    result = run_requests("openai", config, [request])[0]
+    assert isinstance(result, Completion), result
+    assert KEY not in repr(result)
+    return result
+
+
+def assert_counted(done: Completion, cap: int) -> None:
+    assert 0 < done.tokens <= cap
+    if done.token_source == "stream-chunks":
+        assert done.token_texts is not None and len(done.token_texts) == done.tokens
+        assert "".join(done.token_texts) == done.text
+    else:  # a later server version may report usage
+        assert done.token_source == "server-usage" and "server_completion_tokens" in done.extra
+
+
+def test_chat_answer_finishes_with_stop(server_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    request = GenerationRequest(prompt="Answer with one word: what colour is the sky?", max_tokens=60, seed=1)
+    done = generate(server_url, request, monkeypatch)
+    assert done.finish == "stop" and done.text.strip()
+    assert_counted(done, 60)
+    assert done.endpoint == server_url and done.model_digest is None
+
+
+def test_chat_cap_is_honoured(server_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    request = GenerationRequest(prompt="Tell me a long story about a lighthouse keeper.", max_tokens=5, seed=1)
+    done = generate(server_url, request, monkeypatch)
+    assert done.finish == "length"
+    assert_counted(done, 5)
+
+
+def test_raw_completion_is_capped(server_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    done = generate(
+        server_url, GenerationRequest(prompt="Once upon a time", max_tokens=6, seed=1, chat=False), monkeypatch
+    )
+    assert done.finish == "length" and done.text
+    assert_counted(done, 6)
+
+
+def test_empty_raw_prompt_is_answered(server_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    done = generate(server_url, GenerationRequest(prompt="", max_tokens=6, seed=1, chat=False), monkeypatch)
+    assert done.finish in ("stop", "length") and done.tokens <= 6
+
+
+def test_wrong_key_is_a_permanent_error_that_does_not_echo_it(server_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    wrong = "sk-wrong-key-0000"
+    monkeypatch.setenv(KEY_ENV, wrong)
+    config = BackendConfig(model="smollm2", base_urls=(server_url,), api_key_env=KEY_ENV)
+    error = run_requests("openai", config, [GenerationRequest(prompt="hi", max_tokens=3)])[0]
+    assert isinstance(error, BackendError) and not error.transient and "401" in str(error)
+    assert wrong not in str(error) and KEY not in str(error)
+
+
+def test_api_key_is_used_but_appears_in_no_completion_field(server_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    done = generate(server_url, GenerationRequest(prompt="Hi", max_tokens=3, seed=1), monkeypatch)
+    fields = [done.text, done.endpoint or "", *done.extra.keys(), *done.extra.values(), *(done.token_texts or ())]
+    assert not any(KEY in f for f in fields) and KEY not in repr(done)
