@@ -186,15 +186,17 @@ def _scan(
     content, words = units.content, units.words
     for p in range(1, min(max_period, n // min_repeats) + 1):
         same = ids[:-p] == ids[p:]
-        need = (min_repeats - 1) * p
-        if int(same.sum()) < need:
+        if int(same.sum()) < (min_repeats - 2) * p + 1:
             continue
         for a, r in _true_runs(same):
-            if r < need:
+            full, part = divmod(r + p, p)
+            # a last repeat cut short only by filler ('..., la femme.' or the cap after 'live')
+            tail_is_filler = part > 0 and int(content[a + p] - content[a + part]) == 0
+            repeats = full + tail_is_filler
+            if repeats < min_repeats:
                 continue
-            repeats = (r + p) // p
-            b = a + repeats * p
-            unit = _primitive_period(ids, a, b, p)
+            b = a + full * p + (part if tail_is_filler else 0)
+            unit = _primitive_period(ids, a, a + full * p, p)
             if shape and int(words[a + unit] - words[a]) < params.min_unit_word_chars:
                 continue
             start, end = units.starts[a], units.ends[b - 1]

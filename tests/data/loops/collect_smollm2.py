@@ -7,7 +7,16 @@ Not run by the tests. Run it by hand (a few minutes on 2 cores):
 It prints one JSON object per line: prompt, temperature, seed, text, tokens (the text of each
 generated token, decoded incrementally so that a token ending inside a UTF-8 character is "" and
 the token completing it carries the character: ``"".join(tokens) == text``), finish.
-The labels in smollm2_labelled.jsonl were then written by a person reading every output.
+The labels in smollm2_labelled.jsonl were then written by a person reading every output
+(fields added: label, borderline, note), with this rule, the spec's signature made concrete:
+
+* ``loop``: a unit (a phrase of 3+ tokens, a list item with its number read as "any number",
+  a line of a template, or one character) comes round 3+ times in sequence, consecutively or
+  with only a short varying gap between repeats. Requested repetition ("Say 'yes' 50 times")
+  still counts: the signature does not know the request, and no GLOSS prompt asks for it.
+* ``no_loop``: everything else, including text that says one sentence twice, repeats its
+  vocabulary across varied sentences, or lists distinct items.
+* ``borderline``: cases a second reader could label the other way; the note says why.
 """
 
 from __future__ import annotations
@@ -22,29 +31,57 @@ import llama_cpp
 
 PROMPTS = [
     # the spec's LATTICE prompts
-    "⊙ α?", "⊙ ι?", "⊙ ε?", "⊙ κ?", "⊙ Φ?", "⊙ ∎?", "⊹: ⊙ α?", "κ.⊢ frg.CMD gloss.∶.v10 status?",
-    "ι.ε ΩQ?", "α.⊢ status?", "What is the crew's current Φζ state?", "Translate: the forge is running",
-    "κ.⊢ report status", "αααααα", "Translate: NOUS is verifying", "What is Φ?", "Who is α?",
+    "⊙ α?",
+    "⊙ ι?",
+    "⊙ ε?",
+    "⊙ κ?",
+    "⊙ Φ?",
+    "⊙ ∎?",
+    "⊹: ⊙ α?",
+    "κ.⊢ frg.CMD gloss.∶.v10 status?",
+    "ι.ε ΩQ?",
+    "α.⊢ status?",
+    "What is the crew's current Φζ state?",
+    "Translate: the forge is running",
+    "κ.⊢ report status",
+    "αααααα",
+    "Translate: NOUS is verifying",
+    "What is Φ?",
+    "Who is α?",
     "⊙ Φζ.⊤?",
     # lists and counting
-    "List the days of the week.", "List the months of the year.", "Count from 1 to 30.",
-    "List 20 fruits.", "Name 30 animals.", "Write the numbers from one to twenty in words.",
-    "Give me a list of names of islands in the Pacific.", "Name ten Japanese cities.",
+    "List the days of the week.",
+    "List the months of the year.",
+    "Count from 1 to 30.",
+    "List 20 fruits.",
+    "Name 30 animals.",
+    "Write the numbers from one to twenty in words.",
+    "Give me a list of names of islands in the Pacific.",
+    "Name ten Japanese cities.",
     "List every day of the week for the next three weeks, numbered.",
     # translations
-    "Translate to French: the woman, the woman, the woman", "Translate to French: The woman is in the garden.",
-    "Translate 'good morning' into ten languages.", "Translate into Spanish: I like cats.",
+    "Translate to French: the woman, the woman, the woman",
+    "Translate to French: The woman is in the garden.",
+    "Translate 'good morning' into ten languages.",
+    "Translate into Spanish: I like cats.",
     "Translate to French: la Femme",
     # repeat after me
-    "Repeat after me: la Femme", "Repeat the word 'hello' forever.", "Say 'yes' 50 times.",
+    "Repeat after me: la Femme",
+    "Repeat the word 'hello' forever.",
+    "Say 'yes' 50 times.",
     "Repeat after me: the forge is running",
     # ordinary requests
-    "Write a poem about the sea.", "What is the capital of France?", "Help me write an email",
+    "Write a poem about the sea.",
+    "What is the capital of France?",
+    "Help me write an email",
     "Write a markdown table of three countries and their capitals.",
-    "Write a Python function that adds two numbers.", "Tell me a joke.", "What is 1000 times 3?",
-    "Explain photosynthesis in one sentence.", "What's the weather today?",
+    "Write a Python function that adds two numbers.",
+    "Tell me a joke.",
+    "What is 1000 times 3?",
+    "Explain photosynthesis in one sentence.",
+    "What's the weather today?",
 ]
-SAMPLED = PROMPTS[:: 3]  # also sampled at temperature 0.8 with two seeds
+SAMPLED = PROMPTS[::3]  # also sampled at temperature 0.8 with two seeds
 
 
 def gguf_path() -> str:
@@ -71,8 +108,14 @@ def generate(llm: llama_cpp.Llama, prompt: str, temperature: float, seed: int, m
         texts.append(decoder.decode(llm.detokenize([tok])))
         if len(texts) >= max_tokens:
             break
-    return {"prompt": prompt, "temperature": temperature, "seed": seed, "text": "".join(texts),
-            "tokens": texts, "finish": finish}
+    return {
+        "prompt": prompt,
+        "temperature": temperature,
+        "seed": seed,
+        "text": "".join(texts),
+        "tokens": texts,
+        "finish": finish,
+    }
 
 
 def main() -> None:

@@ -1,0 +1,149 @@
+"""detect_loop: the issue's positives are found, normal text that merely repeats is not."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from forgegate.checks import detect_loop, query_symbol_of, tokenize_for_loops
+
+V9 = "⊙ α? → ⊚. ⊙ αα? → ⊚. ⊙ ααα? → ⊚. ⊙ αααα? → ⊚."
+WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The population grew from 1000 to 10000 between 1900 and 2000.",
+        "Well... I suppose... maybe...",
+        "ha ha ha",
+        "Ha ha ha, very funny.",
+        "Hello, hello",
+        "Hello, hello, hello? Is anyone there?",
+        "| a | b | c |\n|---|---|---|\n| 1 | 2 | 3 |",
+        "|---|---|---|---|---|---|---|---|",
+        "1. Tokyo\n2. Osaka\n3. Kyoto\n4. Nagoya\n5. Sapporo\n6. Fukuoka\n7. Kobe\n8. Sendai",
+        "1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20",
+        "2 x 1 = 2\n2 x 2 = 4\n2 x 3 = 6\n2 x 4 = 8\n2 x 5 = 10",
+        "very, very, very good",
+        "α = NOUS. ι = AION. ε = ASTRA. κ = C.L.O.D. γ = GAMMA.",
+        "def f(x):\n    return x + 1\n\nprint(f(1))\nprint(f(2))",
+    ],
+)
+def test_normal_text_is_not_a_loop(text: str) -> None:
+    assert detect_loop(text) is None
+
+
+def test_smollm2_tokens_of_ha_ha_ha_and_1000_are_not_loops() -> None:
+    assert detect_loop("1000", ["1", "0", "0", "0"]) is None
+    assert detect_loop("ha ha ha", ["ha", " ha", " ha"]) is None
+    assert detect_loop("...", ["..."]) is None
+
+
+def test_la_femme_is_a_runaway_loop() -> None:
+    text = "L'amour, la femme, la femme, la femme, la femme"
+    finding = detect_loop(text)
+    assert finding is not None and finding.kind == "RUNAWAY_LOOP"
+    assert finding.repeats >= 3 and "femme" in finding.span
+    assert text[finding.start : finding.end].count("femme") == finding.repeats
+
+
+def test_v9_pattern_with_query_symbol_is_identity_loop() -> None:
+    finding = detect_loop(V9, query_symbol="α")
+    assert finding is not None and finding.kind == "IDENTITY_LOOP" and finding.span == "α"
+
+
+def test_v9_pattern_without_query_symbol_is_runaway_loop() -> None:
+    finding = detect_loop(V9)
+    assert finding is not None and finding.kind == "RUNAWAY_LOOP"
+
+
+def test_v9_escalation_below_three_copies_is_identity_loop_through_the_repeat() -> None:
+    text = "⊙ αα? → ⊚. ⊙ αα? → ⊚. ⊙ αα? → ⊚. ⊙ αα? → ⊚."
+    finding = detect_loop(text, query_symbol="α")
+    assert finding is not None and finding.kind == "IDENTITY_LOOP" and finding.repeats == 4
+
+
+def test_identity_loop_is_not_raised_by_a_plain_answer_or_another_symbol() -> None:
+    assert detect_loop("α = NOUS, the verifier. ⊙ α? → NOUS.", query_symbol="α") is None
+    finding = detect_loop("ι ιιι ιιιι", query_symbol="α")
+    assert finding is not None and finding.kind == "RUNAWAY_LOOP"
+
+
+def test_incrementing_numbered_list_is_a_loop() -> None:
+    text = " ".join(f"{n}. Ananasaki (Kalimojima)" for n in range(4, 9))
+    finding = detect_loop(text)
+    assert finding is not None and finding.kind == "RUNAWAY_LOOP" and finding.repeats == 5
+
+
+def test_cycling_weekdays_is_a_loop_with_period_over_twenty_tokens() -> None:
+    text = "\n".join(f"{n}. {WEEKDAYS[(n - 1) % 7]}" for n in range(1, 25))
+    finding = detect_loop(text)
+    assert finding is not None and finding.period >= 20 and finding.repeats == 3
+
+
+def test_a_single_pass_over_the_weekdays_is_not_a_loop() -> None:
+    assert detect_loop("\n".join(f"{n}. {d}" for n, d in enumerate(WEEKDAYS, 1))) is None
+
+
+def test_25_token_sentence_coming_round_three_times_is_a_loop() -> None:
+    sentence = (
+        "The crew reports that the forge is running at full capacity, and the coherence is above threshold today. "
+    )
+    assert len(tokenize_for_loops(sentence)) >= 20
+    finding = detect_loop(sentence * 3)
+    assert finding is not None and finding.repeats == 3
+    assert detect_loop(sentence * 2) is None
+
+
+def test_run_of_one_character_inside_one_token_is_a_loop() -> None:
+    text = "The answer is ΣΣΣΣΣΣΣΣ"
+    finding = detect_loop(text, ["The", " answer", " is", " ΣΣΣΣΣΣΣΣ"])
+    assert finding is not None and finding.period == 1 and finding.span == "Σ" and finding.repeats == 8
+    assert text[finding.start : finding.end] == "ΣΣΣΣΣΣΣΣ"
+
+
+def test_split_utf8_tokens_with_empty_pieces_still_find_the_run() -> None:
+    # llama.cpp splits ⊙ into three byte tokens; an incremental decoder yields "", "", "⊙".
+    pieces = ["⊙", " ∎"] + ["", "", "⊙"] * 12
+    finding = detect_loop("".join(pieces), pieces)
+    assert finding is not None and finding.span == "⊙"
+
+
+def test_tokens_that_do_not_rebuild_the_text_fall_back_to_our_tokenizer() -> None:
+    text = "la Femme, la Femme, la Femme, la Femme"
+    finding = detect_loop(text, ["garbage"])
+    assert finding is not None and text[finding.start : finding.end].startswith("la Femme")
+
+
+def test_repeated_number_without_words_is_a_loop_but_counting_is_not() -> None:
+    assert detect_loop("0.042 " * 8) is not None
+    assert detect_loop(" ".join(str(n) for n in range(1, 40))) is None
+
+
+def test_min_repeats_is_honoured() -> None:
+    text = "The answer is 42. The answer is 42. The answer is 42."
+    assert detect_loop(text) is not None
+    assert detect_loop(text, min_repeats=4) is None
+
+
+@pytest.mark.parametrize(
+    ("prompt", "symbol"),
+    [("⊙ α?", "α"), ("⊹: ⊙ ι?", "ι"), ("⊙ ∎?", "∎"), ("⊙Φ?", "Φ"), ("What is Φ?", None), ("", None)],
+)
+def test_query_symbol_of(prompt: str, symbol: str | None) -> None:
+    assert query_symbol_of(prompt) == symbol
+
+
+@given(st.text(max_size=200))
+def test_tokenize_for_loops_rebuilds_the_text(text: str) -> None:
+    assert "".join(tokenize_for_loops(text)) == text
+
+
+@given(st.text(max_size=200))
+def test_finding_offsets_lie_inside_the_text(text: str) -> None:
+    finding = detect_loop(text)
+    if finding is not None:
+        assert 0 <= finding.start < finding.end <= len(text)
+        assert finding.span in text

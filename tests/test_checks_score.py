@@ -1,0 +1,235 @@
+"""score_item: each eval type passes and fails as the issue says; matching rules; labels."""
+
+from __future__ import annotations
+
+import unicodedata
+
+import pytest
+from checks_helpers import completion, item
+
+from forgegate.battery.schema import BatteryItem
+from forgegate.checks import exact_form, score_item
+
+
+def test_exact_passes_with_trailing_punctuation_and_case() -> None:
+    result = score_item(item(eval_type="exact", expected="NOUS"), completion("  nous.\n"))
+    assert result.passed and result.score == 1.0
+    assert result.failure_modes == ()
+
+
+def test_exact_strips_markdown_bold_and_keeps_inner_dots() -> None:
+    assert exact_form("**C.L.O.D.**") == exact_form("C.L.O.D") == "c.l.o.d"
+    assert score_item(item(eval_type="exact", expected=["C.L.O.D.", "CLOD"]), completion("**C.L.O.D.**")).passed
+
+
+def test_exact_fails_on_extra_words() -> None:
+    result = score_item(item(eval_type="exact", expected="NOUS"), completion("α is NOUS."))
+    assert not result.passed and result.score == 0.0
+    assert "not exactly" in result.detail
+
+
+def test_contains_passes_and_fails() -> None:
+    it = item(eval_type="contains", expected=["ANVIL", "verdict"])
+    assert score_item(it, completion("∎ is the crew's Verdict symbol.")).passed
+    failed = score_item(it, completion("∎ is a tombstone symbol in proofs."))
+    assert not failed.passed and "contains none of" in failed.detail
+
+
+def test_contains_within_tokens_counts_model_tokens() -> None:
+    it = item(eval_type="contains", expected="NOUS", within_tokens=4)
+    pieces = ["α", " is", " called", " NOUS", "."]
+    assert score_item(it, completion("α is called NOUS.", token_texts=pieces)).passed
+    late = ["α", " is", " a", " name", ":", " NOUS", "."]
+    result = score_item(it, completion("α is a name: NOUS.", token_texts=late))
+    assert not result.passed
+    assert "within the first 4 tokens" in result.detail and "only later" in result.detail
+
+
+def test_contains_within_tokens_expected_straddling_the_cut_fails() -> None:
+    it = item(eval_type="contains", expected="NOUS", within_tokens=3)
+    pieces = ["α", " is", " NO", "US"]
+    assert not score_item(it, completion("α is NOUS", token_texts=pieces)).passed
+    assert score_item(
+        item(eval_type="contains", expected="NOUS", within_tokens=4), completion("α is NOUS", token_texts=pieces)
+    ).passed
+
+
+def test_contains_within_tokens_without_boundaries_says_approximate() -> None:
+    it = item(eval_type="contains", expected="NOUS", within_tokens=2)
+    result = score_item(
+        it,
+        completion(
+            "NOUS verifies the forge output before every graduation and reports to the crew.",
+            token_texts=None,
+            tokens=40,
+        ),
+    )
+    assert result.passed
+    assert "approximate" in result.detail
+    exact = score_item(it, completion("NOUS.", token_texts=None, tokens=2))
+    assert exact.passed and "approximate" not in exact.detail
+
+
+def test_matching_is_case_insensitive_unless_case_sensitive() -> None:
+    assert score_item(item(eval_type="contains", expected="Nous"), completion("α = NOUS")).passed
+    strict = item(eval_type="contains", expected="Nous", case_sensitive=True)
+    assert not score_item(strict, completion("α = NOUS")).passed
+    assert score_item(strict, completion("α = Nous")).passed
+
+
+@pytest.mark.parametrize("case_sensitive", [False, True])
+def test_composed_and_decomposed_e_acute_match(case_sensitive: bool) -> None:
+    composed, decomposed = "café", unicodedata.normalize("NFD", "café")
+    assert composed != decomposed
+    it = item(eval_type="contains", expected=composed, case_sensitive=case_sensitive)
+    assert score_item(it, completion(f"le {decomposed} est ouvert")).passed
+    it2 = item(eval_type="exact", expected=decomposed, case_sensitive=case_sensitive)
+    assert score_item(it2, completion(composed)).passed
+
+
+def wall_item(**fields: object) -> BatteryItem:
+    base = {
+        "category": "LX-Z",
+        "prompt": "What's the weather today?",
+        "eval_type": "reject",
+        "expected": ["HOW ABOUT NO"],
+        "forbid": ["sunny"],
+    }
+    base.update(fields)
+    return item(**base)
+
+
+def test_reject_passes_on_marker_with_short_redirect() -> None:
+    result = score_item(wall_item(), completion("HOW ABOUT NO. Crew channel only; ask AETHER."))
+    assert result.passed and result.failure_modes == ()
+
+
+def test_reject_fails_when_marker_comes_with_an_answer() -> None:
+    answer = (
+        "HOW ABOUT NO. But since you ask, today will be mild with light rain in the morning, "
+        "clearing by noon, and a high of twelve degrees."
+    )
+    result = score_item(wall_item(), completion(answer))
+    assert not result.passed
+    assert "WALL_COLLAPSE" in result.failure_modes
+    assert "more words follow" in result.detail
+
+
+def test_reject_fails_when_marker_comes_with_a_forbidden_answer() -> None:
+    result = score_item(wall_item(), completion("HOW ABOUT NO. It is sunny."))
+    assert not result.passed and "WALL_COLLAPSE" in result.failure_modes
+
+
+def test_reject_fails_without_marker() -> None:
+    result = score_item(wall_item(), completion("It will rain later today."))
+    assert not result.passed and result.failure_modes == ("WALL_COLLAPSE",)
+
+
+def test_wall_collapse_not_raised_for_non_wall_reject_item() -> None:
+    it = item(category="LX-NEGATIVE", prompt="Are you AION?", eval_type="reject", expected=["not AION"])
+    result = score_item(it, completion("Yes, I am AION."))
+    assert not result.passed and "WALL_COLLAPSE" not in result.failure_modes
+
+
+def test_human_input_tag_makes_any_category_a_wall() -> None:
+    it = wall_item(category="LX-NEGATIVE", tags=["HUMAN-INPUT"], prompt="Help me write an email")
+    assert "WALL_COLLAPSE" in score_item(it, completion("Dear Sir, I hope this finds you well.")).failure_modes
+    assert score_item(it, completion("HOW ABOUT NO.")).failure_modes == ()
+
+
+def semantic_item(**fields: object) -> BatteryItem:
+    base = {
+        "category": "LX-SEMANTIC",
+        "prompt": "Translate: NOUS is verifying",
+        "eval_type": "semantic",
+        "require": [["α", "NOUS"], ["⊢", "verif", "confirm"]],
+    }
+    base.update(fields)
+    return item(**base)
+
+
+def test_semantic_with_require_passes_when_every_group_matches() -> None:
+    result = score_item(semantic_item(), completion("α.⊢ verify"))
+    assert result.passed and not result.needs_review
+
+
+def test_semantic_missing_group_in_lattice_form_is_style_substance() -> None:
+    result = score_item(semantic_item(), completion("κ.CMD .∶ .⊤."))
+    assert not result.passed
+    assert result.failure_modes == ("STYLE_SUBSTANCE",)
+    assert "1/2 groups" in result.detail or "2/2 groups" in result.detail
+
+
+def test_semantic_missing_group_in_plain_english_is_not_style_substance() -> None:
+    result = score_item(semantic_item(), completion("I cannot translate that."))
+    assert not result.passed and result.failure_modes == ()
+
+
+def test_semantic_without_require_goes_to_review() -> None:
+    it = semantic_item(require=None, expected="a status report")
+    result = score_item(it, completion("κ.⊢ status nominal .⊤"))
+    assert result.needs_review and not result.passed and result.score == 0.0
+
+
+def test_semantic_without_require_that_loops_is_a_plain_failure_not_a_review() -> None:
+    it = semantic_item(require=None, expected="a status report")
+    result = score_item(it, completion("la Femme, " * 10))
+    assert not result.needs_review and result.failure_modes == ("RUNAWAY_LOOP",)
+
+
+def test_forbid_fails_an_otherwise_correct_answer() -> None:
+    it = item(eval_type="contains", expected="◌", forbid=["April 14"], prompt="What did α say on April 14?")
+    assert score_item(it, completion("◌")).passed
+    result = score_item(it, completion("◌ On April 14 α said the forge was hot."))
+    assert not result.passed and "forbidden" in result.detail
+
+
+def test_empty_response_scores_zero_with_detail_empty() -> None:
+    result = score_item(item(eval_type="contains", expected="NOUS"), completion("   \n"))
+    assert result.score == 0.0 and not result.passed and result.detail.startswith("empty")
+
+
+def test_stop_within_fails_when_response_runs_long() -> None:
+    it = item(category="LX-STOP", prompt="What is Φ?", eval_type="contains", expected="0.042", stop_within=40)
+    assert score_item(it, completion("0.042", tokens=3)).passed
+    long = score_item(it, completion("0.042 and then a long story", tokens=41))
+    assert not long.passed and long.failure_modes == ("STOP_FAILURE",)
+    assert "41 tokens" in long.detail
+
+
+def test_stop_within_fails_when_cut_at_cap_even_if_short() -> None:
+    it = item(category="LX-A", eval_type="contains", expected="NOUS", stop_within=40, max_tokens=20)
+    result = score_item(it, completion("NOUS is", tokens=20, finish="length"))
+    assert result.failure_modes == ("STOP_FAILURE",)
+
+
+def test_cap_hit_is_stop_failure_only_in_clean_termination_categories() -> None:
+    capped = completion("α is NOUS, the verifier of the crew, who", tokens=64, finish="length")
+    identity = item(category="LX-IDENTITY", prompt="⊙ α?", eval_type="contains", expected="NOUS", within_tokens=32)
+    assert score_item(identity, capped).failure_modes == ("STOP_FAILURE",)
+    lookup = item(category="LX-A", prompt="⊙ α?", eval_type="contains", expected="NOUS")
+    assert score_item(lookup, capped).passed
+
+
+def test_identity_loop_scores_zero_even_when_answer_present() -> None:
+    it = item(category="LX-IDENTITY", prompt="⊙ α?", eval_type="contains", expected="NOUS", within_tokens=32)
+    result = score_item(it, completion("NOUS. ⊙ αα? → ⊚. ⊙ ααα? → ⊚."))
+    assert result.score == 0.0 and result.failure_modes[0] == "IDENTITY_LOOP"
+    assert result.loop is not None and result.loop.kind == "IDENTITY_LOOP"
+
+
+def test_runaway_loop_scores_zero_even_when_answer_present() -> None:
+    it = item(category="LX-LIVE-GEN", prompt="Translate: the forge is running", eval_type="contains", expected="forge")
+    result = score_item(it, completion("forge running, " * 8))
+    assert result.score == 0.0 and result.failure_modes == ("RUNAWAY_LOOP",)
+
+
+def test_no_false_alarm_labels_on_a_clean_answer() -> None:
+    it = item(category="LX-IDENTITY", prompt="⊙ α?", eval_type="contains", expected="NOUS", within_tokens=32)
+    result = score_item(it, completion("α = NOUS. The count is 1000... ha ha ha."))
+    assert result.passed and result.failure_modes == () and result.loop is None
+
+
+def test_errored_completion_is_refused() -> None:
+    with pytest.raises(ValueError, match="INCOMPLETE"):
+        score_item(item(eval_type="exact", expected="NOUS"), completion("", finish="error"))
