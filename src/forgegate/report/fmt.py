@@ -1,0 +1,34 @@
+"""How numbers print in the report: fixed digits, NA for missing, CIs in brackets."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def num(value: Any, digits: int = 3) -> str:
+    """``0.250``; ``NA`` for None; integers and strings as they are."""
+    if value is None:
+        return "NA"
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float):
+        return f"{value:.{digits}f}"
+    return str(value)
+
+
+def with_ci(entry: Any, digits: int = 3) -> str:
+    """``0.167 [0.000, 0.255]`` from ``{"value", "ci"}``; ``NA`` when the value is missing."""
+    if not isinstance(entry, dict):
+        return num(entry, digits)
+    value, ci = entry.get("value"), entry.get("ci")
+    if value is None:
+        return "NA"
+    text = num(value, digits)
+    if ci:
+        text += f" [{num(ci[0], digits)}, {num(ci[1], digits)}]"
+    return text
+
+
+def percent(value: Any) -> str:
+    return "NA" if value is None else f"{100 * float(value):.1f}%"
+

@@ -1,0 +1,66 @@
+"""What a report renders: a result JSON file as written, or a stored GLOSS run re-scored from its store."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from forgegate.errors import InputError, UsageError
+from forgegate.jsonio import read_bytes_or_input_error
+from forgegate.report.kinds import detect_kind
+
+
+@dataclass(frozen=True)
+class ReportInput:
+    payload: dict[str, Any]
+    source: str
+    created: str | None  # when the run was created, where the store says
+
+
+def read_result_json(path: Path) -> ReportInput:
+    """A result JSON any forgegate command wrote; bad JSON or an unknown shape is an InputError."""
+    raw = read_bytes_or_input_error(path)
+    try:
+        payload = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise InputError(path, f"invalid UTF-8 at byte {exc.start}") from None
+    except json.JSONDecodeError as exc:
+        raise InputError(path, f"bad JSON: {exc.msg}", line=exc.lineno) from None
+    detect_kind(payload, str(path))
+    return ReportInput(payload, str(path), payload.get("created") if isinstance(payload.get("created"), str) else None)
+
+
+def rescore_run(run: str, *, store: Path | None, battery: Path | None, gate_config: Path | None) -> ReportInput:
+    """A GLOSS eval or live run re-scored from its store (``forgegate rescore``'s own path; nothing generated)."""
+    from forgegate.battery import load_battery
+    from forgegate.gate.gloss_config import load_gate_config
+    from forgegate.gloss.scoring import result_json, score_store
+    from forgegate.store import RunStore, find_run
+
+    path = find_run(run, store)
+    with RunStore.open(path, create=False) as opened:
+        meta = opened.meta()
+    kind = meta.get("kind")
+    if kind not in ("eval", "live"):
+        raise UsageError(f"run {path.stem} is a '{kind}' run, which this command cannot re-score: write its result "
+                         "with --json (e.g. `forgegate run PLAN --json result.json`) and pass that file")
+    config, sha = load_gate_config(gate_config)
+    loaded = load_battery(battery or Path(meta["battery_path"]),
+                          categories=None if kind == "live" else config.categories)
+    payload = result_json(score_store(path, loaded, config, sha))
+    created = meta.get("created")
+    return ReportInput(payload, path.stem, created if isinstance(created, str) else None)
+
+
+def load_report_input(source: str, *, store: Path | None = None, battery: Path | None = None,
+                      gate_config: Path | None = None) -> ReportInput:
+    """``source`` is a result ``.json`` file, or a run id / unique prefix / ``.sqlite`` path of a stored run."""
+    path = Path(source)
+    if path.suffix.lower() == ".json" or (path.is_file() and path.suffix.lower() != ".sqlite"):
+        if battery is not None or gate_config is not None:
+            raise UsageError("--battery and --gate-config apply to a stored run, not to a result JSON "
+                             "(a JSON is rendered as written)")
+        return read_result_json(path)
+    return rescore_run(source, store=store, battery=battery, gate_config=gate_config)

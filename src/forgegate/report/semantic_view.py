@@ -1,0 +1,115 @@
+"""T_GPT semantic metrics as report data: metrics with CIs, sensitivity, UNMAPPED rates, cluster mass charts.
+
+Read from the ``T_GPT_METRICS`` JSON of ``forgegate semantic metrics``. A cluster is marked
+lost when it is in the reference condition's support list and not in the contracted
+condition's (the lists the JSON carries for the primary, relevance-filtered analysis);
+probability mass is each cluster's count over the condition's N, UNMAPPED included.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from forgegate.report.fmt import num, percent, with_ci
+from forgegate.report.plots import cluster_mass_chart
+from forgegate.report.table import Table
+
+PAIR = ("ES_LOSS", "REC_GAIN", "IRREV_OBS")
+CONDITION = ("D_sem", "H_sem", "P")
+
+
+@dataclass(frozen=True)
+class TaskChart:
+    task: str
+    lost: tuple[str, ...]
+    svg: str
+
+
+@dataclass(frozen=True)
+class SemanticView:
+    mode: str
+    exploratory_reasons: tuple[str, ...]
+    experiment: str
+    roles: dict[str, str]
+    tau: str
+    bootstrap: str
+    endpoints: Table
+    across: Table
+    conditions: Table
+    tasks: Table
+    unmapped: Table
+    sensitivity: Table
+    unfiltered: Table
+    controls: Table
+    charts: tuple[TaskChart, ...]
+
+
+def _role_order(result: dict[str, Any]) -> tuple[str, str, str]:
+    roles = result["roles"]
+    return roles["reference"], roles["contracted"], roles["recovery"]
+
+
+def task_chart(task: str, block: dict[str, Any], order: tuple[str, str, str]) -> TaskChart:
+    conds = block["conditions"]
+    present = [c for c in order if c in conds] + [c for c in conds if c not in order]
+    clusters = sorted({cl for c in present for cl in conds[c]["counts"] if cl != "UNMAPPED"})
+    if any(conds[c]["counts"].get("UNMAPPED") for c in present):
+        clusters.append("UNMAPPED")
+    mass = {c: {cl: n / conds[c]["n"] for cl, n in conds[c]["counts"].items() if conds[c]["n"]} for c in present}
+    reference, contracted, _ = order
+    lost: tuple[str, ...] = ()
+    if reference in conds and contracted in conds:
+        kept = set(conds[contracted]["support"])
+        lost = tuple(c for c in conds[reference]["support"] if c not in kept)
+    svg = cluster_mass_chart(mass, clusters, lost=lost,
+                             title=f"task {task}: cluster probability mass (lost in {contracted}: "
+                                   f"{', '.join(lost) or 'none'})")
+    return TaskChart(task, lost, svg)
+
+
+def semantic_view(result: dict[str, Any]) -> SemanticView:
+    order = _role_order(result)
+    across = result["across_tasks"]
+    across_rows = tuple((m, result.get("endpoints", {}).get(m, {}).get("label", ""), with_ci(across[m]),
+                         str(across[m].get("n_tasks", "")), num(across[m].get("na_resamples")))
+                        for m in PAIR)
+    cond_rows = tuple((c, *(with_ci(across["conditions"].get(c, {}).get(m)) for m in CONDITION))
+                      for c in order if c in across["conditions"])
+    task_rows = []
+    unmapped_rows = []
+    for task, block in result["tasks"].items():
+        conds = block["conditions"]
+        task_rows.append((task, "/".join(str(conds[c]["n"]) if c in conds else "-" for c in order),
+                          "/".join(num(conds[c]["D_sem"], 0) if c in conds else "-" for c in order),
+                          *(with_ci(block[m]) for m in PAIR)))
+        unmapped_rows.append((task, *(f"{percent(conds[c]['unmapped_rate'])} ({conds[c]['counts'].get('UNMAPPED', 0)}"
+                                      f" of {conds[c]['n']})" if c in conds else "-" for c in order)))
+    sens_rows = [(f"{result['tau_support']:g} (primary)", *(with_ci(across[m]) for m in PAIR))]
+    for tau, block in result.get("sensitivity", {}).items():
+        sens_rows.append((tau, *(with_ci({"value": block["across_tasks"][m].get("value")}) for m in PAIR)))
+    unf = result.get("unfiltered", {}).get("across_tasks", {})
+    unf_rows = ((f"{result['tau_support']:g}, every cluster relevant", *(with_ci(unf.get(m)) for m in PAIR)),)
+    control_rows = tuple((c["name"], str(c["expected"]), str(c["observed"]), "PASS" if c["passed"] else "FAIL")
+                         for c in result.get("controls", []))
+    endpoint_rows = tuple((m, e.get("spec_role", ""), e.get("label", ""))
+                          for m, e in result.get("endpoints", {}).items())
+    boot = result.get("bootstrap", {})
+    a, b, r = order
+    return SemanticView(
+        mode=str(result.get("mode")), exploratory_reasons=tuple(map(str, result.get("exploratory_reasons") or ())),
+        experiment=str(result.get("experiment") or "not declared"), roles=dict(result["roles"]),
+        tau=f"{result['tau_support']:g}",
+        bootstrap=(f"{boot.get('n_resamples')} {boot.get('method')} resamples, {boot.get('confidence_level')} "
+                   f"level, seed {boot.get('seed')} ({boot.get('library')})"),
+        endpoints=Table(("endpoint", "spec role", "label in this analysis"), endpoint_rows),
+        across=Table(("metric", "role", "across tasks, value [95% CI]", "tasks defined", "NA resamples"),
+                     across_rows),
+        conditions=Table(("condition", *CONDITION), cond_rows),
+        tasks=Table(("task", f"N {a}/{b}/{r}", f"D_sem {a}/{b}/{r}", *PAIR), tuple(task_rows)),
+        unmapped=Table(("task", *order), tuple(unmapped_rows)),
+        sensitivity=Table(("support tau", *PAIR), tuple(sens_rows)),
+        unfiltered=Table(("analysis", *PAIR), unf_rows),
+        controls=Table(("control", "expected", "observed", "result"), control_rows),
+        charts=tuple(task_chart(t, block, order) for t, block in result["tasks"].items()),
+    )
