@@ -95,6 +95,15 @@ def read_jsonl_models(path: Path, model: type[M]) -> list[tuple[int, M]]:
     return rows
 
 
+def _umask() -> int:
+    current = os.umask(0)
+    os.umask(current)
+    return current
+
+
+_FILE_MODE = 0o666 & ~_umask()
+
+
 def write_bytes_atomic(path: Path, data: bytes) -> None:
     """Write bytes so a crash leaves either the old file or the new one, never half of one."""
     path = Path(path)
@@ -105,6 +114,7 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
+        os.chmod(tmp, _FILE_MODE)  # mkstemp makes 0600; a report is for sharing
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -113,16 +123,5 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
 
 def write_json_atomic(path: Path, payload: Any) -> None:
     """Write JSON so a crash leaves either the old file or the new one, never half of one."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(payload, handle, ensure_ascii=False, indent=2, default=str)
-            handle.write("\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    text = json.dumps(payload, ensure_ascii=False, indent=2, default=str) + "\n"
+    write_bytes_atomic(path, text.encode("utf-8"))

@@ -10,11 +10,20 @@ import typer
 from forgegate.battery import load_battery
 from forgegate.checks import signatures_present
 from forgegate.cli.common import console, err_console, exit_with
-from forgegate.cli.options import BATTERY_OPTION, JSON_OPTION, MODEL_OPTIONS, session_options, with_options
+from forgegate.cli.options import (
+    BATTERY_OPTION,
+    HTML_OPTION,
+    JSON_OPTION,
+    MARKDOWN_OPTION,
+    MODEL_OPTIONS,
+    session_options,
+    with_options,
+)
 from forgegate.gate.gloss_config import load_gate_config
 from forgegate.gate.verdict import Gate
 from forgegate.gloss.scoring import result_json, score_store
 from forgegate.gloss.session import run_session, write_result
+from forgegate.report import write_reports
 from forgegate.report.eval_terminal import print_eval
 from forgegate.run.engine import ExecutionSummary
 from forgegate.store import RunStore, find_run
@@ -25,9 +34,12 @@ def report_summary(summary: ExecutionSummary) -> None:
                       f"failed {summary.failed} ({summary.tokens} tokens, {summary.wall_s:.1f} s)")
 
 
-def finish(payload: dict[str, Any], json_path: Path | None, check_failure_modes: bool, title: str) -> Gate:
-    """Write the JSON, print the result, and return the gate the exit code follows."""
+def finish(payload: dict[str, Any], json_path: Path | None, check_failure_modes: bool, title: str, *,
+           html: Path | None = None, markdown: Path | None = None) -> Gate:
+    """Write the JSON (and reports), print the result, and return the gate the exit code follows."""
     write_result(payload, json_path)
+    if html is not None or markdown is not None:
+        write_reports(payload, html, markdown, created=payload.get("created"))
     print_eval(payload, console, title=title)
     gate = Gate(payload["gate"])
     if check_failure_modes:
@@ -50,11 +62,12 @@ def _session_command(kind: str, title: str) -> Any:
     extra = inspect.Parameter("check_failure_modes", inspect.Parameter.KEYWORD_ONLY, default=_CHECK,
                               annotation=bool)
 
-    @with_options([BATTERY_OPTION, *MODEL_OPTIONS, JSON_OPTION, extra])
+    @with_options([BATTERY_OPTION, *MODEL_OPTIONS, JSON_OPTION, HTML_OPTION, MARKDOWN_OPTION, extra])
     def command(**kw: Any) -> None:
         _result, payload, summary = run_session(session_options(kind, kw, kw["battery"]))
         report_summary(summary)
-        exit_with(finish(payload, kw["json_out"], kw["check_failure_modes"], title))
+        exit_with(finish(payload, kw["json_out"], kw["check_failure_modes"], title, html=kw["html"],
+                         markdown=kw["markdown"]))
 
     return command
 
@@ -73,6 +86,8 @@ def register(app: typer.Typer) -> None:
         json_out: Path | None = typer.Option(None, "--json", help="Write the full result here."),
         store: Path | None = typer.Option(None, help="Run store directory."),
         check_failure_modes: bool = _CHECK,
+        html: Path | None = typer.Option(None, "--html", help="Write a self-contained HTML report here."),
+        markdown: Path | None = typer.Option(None, "--markdown", help="Write a Markdown summary here."),
     ) -> None:
         path = find_run(run, store)
         with RunStore.open(path, create=False) as opened:
@@ -81,4 +96,4 @@ def register(app: typer.Typer) -> None:
         loaded = load_battery(battery or Path(meta["battery_path"]),
                               categories=None if meta.get("kind") == "live" else config.categories)
         payload = result_json(score_store(path, loaded, config, sha))
-        exit_with(finish(payload, json_out, check_failure_modes, "GLOSS RESCORE"))
+        exit_with(finish(payload, json_out, check_failure_modes, "GLOSS RESCORE", html=html, markdown=markdown))

@@ -43,6 +43,9 @@ MODEL_OPTIONS: list[inspect.Parameter] = [
 ]
 BATTERY_OPTION = _opt("battery", Path | None, None, "Battery JSONL (default: the bundled GLOSS v2 battery).")
 JSON_OPTION = _opt("json_out", Path | None, None, "Write the full result (JSON) here.", "--json")
+HTML_OPTION = _opt("html", Path | None, None, "Write a self-contained HTML report here.", "--html")
+MARKDOWN_OPTION = _opt("markdown", Path | None, None, "Write a Markdown summary (for a PR comment) here.",
+                       "--markdown")
 
 
 def with_options(params: list[inspect.Parameter]) -> Callable[[Callable[..., None]], Callable[..., None]]:

@@ -50,10 +50,12 @@ class EvalResult:
     store_path: Path
 
 
-def score_store(store_path: Path, battery: Battery, config: GateConfig, config_sha: str) -> EvalResult:
+def score_store(store_path: Path, battery: Battery, config: GateConfig, config_sha: str, *,
+                arm: str | None = None) -> EvalResult:
+    """Score the stored answers (only arm ``arm``'s when given: a plan's store holds several arms)."""
     with RunStore.open(store_path, create=False) as store:
         meta = store.meta()
-        latest = {r.item_id: r for r in store.latest()}
+        latest = {r.item_id: r for r in store.latest() if arm is None or r.arm == arm}
         reviews = store.reviews()
     if meta.get("battery_sha256") not in (None, battery.sha256):
         raise UsageError(f"run {meta.get('run_id')} was generated from a battery with sha256 "
@@ -81,7 +83,7 @@ def score_store(store_path: Path, battery: Battery, config: GateConfig, config_s
     else:
         gloss = gloss_verdict(config, outcomes, controls)
     with RunStore.open(store_path, create=False) as store:
-        store.set_meta("last_gate", gloss.verdict.gate.value)
+        store.set_meta("last_gate" if arm is None else f"last_gate:{arm}", gloss.verdict.gate.value)
     return EvalResult(meta, battery, config, config_sha, tuple(answers), gloss, store_path)
 
 
@@ -110,7 +112,10 @@ def result_json(result: EvalResult) -> dict[str, Any]:
         "store": str(result.store_path),
         "battery": {"path": str(result.battery.path), "sha256": result.battery.sha256,
                     "items": len(result.battery.items)},
-        "gate_config": {"name": result.gate_config.name, "sha256": result.gate_config_sha256},
+        "created": meta.get("created"),
+        "gate_config": {"name": result.gate_config.name, "sha256": result.gate_config_sha256,
+                        "category_floor": result.gate_config.category_floor,
+                        "sigma_total_min": result.gate_config.sigma_total_min},
         "gate": result.gloss.verdict.gate.value,
         "reasons": result.gloss.verdict.to_json()["reasons"],
         "sigma_total": result.gloss.sigma_total,
