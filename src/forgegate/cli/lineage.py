@@ -1,0 +1,64 @@
+"""`forgegate compare` (paired regression check of two runs) and `forgegate lineage show`: wiring only."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+
+from forgegate.cli.common import console, err_console, exit_with
+from forgegate.jsonio import write_json_atomic
+from forgegate.lineage import (
+    compare_runs,
+    lineage_markdown,
+    lineage_table,
+    load_result,
+    print_comparison,
+    read_lineage,
+)
+
+
+def register(app: typer.Typer) -> None:
+    @app.command(
+        "compare",
+        help="Paired regression check: OLD and NEW eval results (`forgegate eval --json`) on the same "
+        "battery and gate config. Items pair by (id, seed); per category: both scores, the difference with a "
+        "paired-bootstrap 95% CI resampling items, McNemar's exact test, Holm across categories. "
+        "Exit 0 PASS (no regression), 1 FAIL (regression), 2 not comparable / bad input, 3 INCOMPLETE.",
+    )
+    def compare(
+        old: Annotated[Path, typer.Argument(help="The earlier run's result JSON.")],
+        new: Annotated[Path, typer.Argument(help="The later run's result JSON.")],
+        json_path: Annotated[
+            Path | None, typer.Option("--json", help="Write the full comparison here.")
+        ] = None,
+        seed: Annotated[int, typer.Option(help="Seed of the bootstrap (recorded in the JSON).")] = 0,
+        resamples: Annotated[int, typer.Option(min=100, help="Bootstrap resamples.")] = 9999,
+    ) -> None:
+        comparison = compare_runs(load_result(old), load_result(new), seed=seed, n_resamples=resamples,
+                                  old_label=str(old), new_label=str(new))
+        print_comparison(console, comparison)
+        if json_path is not None:
+            write_json_atomic(json_path, comparison.to_json())
+        exit_with(comparison.gate)
+
+    lineage_app = typer.Typer(help="The graduation record across model versions.", no_args_is_help=True)
+    app.add_typer(lineage_app, name="lineage")
+
+    @lineage_app.command("show", help="The lineage table, newest last; ↓ marks a score lower than in the "
+                         "previous record on the same battery and gate config.")
+    def show(
+        path: Annotated[Path, typer.Argument(help="The lineage JSONL file.")],
+        markdown: Annotated[
+            bool, typer.Option("--markdown", help="Print a Markdown table (for a README).")
+        ] = False,
+    ) -> None:
+        lineage = read_lineage(path)
+        for problem in lineage.problems:
+            err_console.print(f"[yellow]warning:[/] {escape(str(problem))}")
+        if markdown:
+            typer.echo(lineage_markdown(lineage), nl=False)
+        else:
+            console.print(lineage_table(lineage, console))

@@ -1,0 +1,66 @@
+"""Lineage: the graduation record across model versions, and paired regression checks between runs."""
+
+from forgegate.lineage.compare import (
+    OVERALL,
+    CategoryComparison,
+    Comparison,
+    NotComparableError,
+    Regression,
+    comparability_problems,
+    compare_runs,
+)
+from forgegate.lineage.graduation import GraduationDecision, LiveResult, decide_graduation
+from forgegate.lineage.record import (
+    AcceptedRegression,
+    ItemScore,
+    Lineage,
+    LineageRecord,
+    LineProblem,
+    append_record,
+    read_lineage,
+)
+from forgegate.lineage.render_compare import comparison_table, print_comparison
+from forgegate.lineage.render_lineage import LineageRow, lineage_markdown, lineage_rows, lineage_table
+from forgegate.lineage.results import ResultItem, RunResult, load_result, parse_result
+from forgegate.lineage.stats import (
+    McNemarResult,
+    PairedDifference,
+    holm_adjust,
+    mcnemar_exact,
+    paired_bootstrap_difference,
+)
+
+__all__ = [
+    "OVERALL",
+    "AcceptedRegression",
+    "CategoryComparison",
+    "Comparison",
+    "GraduationDecision",
+    "ItemScore",
+    "LineProblem",
+    "Lineage",
+    "LineageRecord",
+    "LineageRow",
+    "LiveResult",
+    "McNemarResult",
+    "NotComparableError",
+    "PairedDifference",
+    "Regression",
+    "ResultItem",
+    "RunResult",
+    "append_record",
+    "comparability_problems",
+    "compare_runs",
+    "comparison_table",
+    "decide_graduation",
+    "holm_adjust",
+    "lineage_markdown",
+    "lineage_rows",
+    "lineage_table",
+    "load_result",
+    "mcnemar_exact",
+    "paired_bootstrap_difference",
+    "parse_result",
+    "print_comparison",
+    "read_lineage",
+]

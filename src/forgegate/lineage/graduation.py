@@ -1,0 +1,212 @@
+"""The graduation decision: battery PASS, live test PASS, no unaccepted regression; one record appended."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from forgegate import __version__
+from forgegate.errors import UsageError
+from forgegate.gate.verdict import Gate, Reason, Verdict
+from forgegate.jsonio import validation_to_input_error
+from forgegate.lineage.compare import Comparison, comparability_problems, compare_runs
+from forgegate.lineage.record import (
+    AcceptedRegression,
+    ItemScore,
+    Lineage,
+    LineageRecord,
+    RecordReason,
+    append_record,
+    now_utc,
+    read_lineage,
+)
+from forgegate.lineage.results import RunResult, parse_result
+
+
+class LiveResult(BaseModel):
+    """The live functional test's result: its gate word decides; the rest is provenance."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    gate: Gate
+    run_id: str | None = None
+    model: str | None = None
+    model_digest: str | None = None
+    failure_modes: list[str] = []
+    reasons: list[dict[str, Any]] = []
+
+
+@dataclass(frozen=True)
+class GraduationDecision:
+    gate: Gate
+    reasons: tuple[Reason, ...]
+    record: LineageRecord
+    line: int
+    """Line of the lineage file the record was appended at."""
+    comparison: Comparison | None
+    warnings: tuple[str, ...]
+
+    @property
+    def graduated(self) -> bool:
+        return self.record.graduated
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            **Verdict(self.gate, self.reasons).to_json(),
+            "version": self.record.version,
+            "graduated": self.graduated,
+            "lineage_line": self.line,
+            "compared_to": self.record.compared_to,
+            "regressions": self.record.regressions,
+            "accepted_regressions": [a.model_dump() for a in self.record.accepted_regressions],
+            "comparison": None if self.comparison is None else self.comparison.to_json(),
+            "warnings": list(self.warnings),
+        }
+
+
+def _outcome(gate: Gate) -> Gate:
+    """A component's gate as a reason outcome: anything short of PASS that is not INCOMPLETE/INVALID fails."""
+    return gate if gate in (Gate.PASS, Gate.INCOMPLETE, Gate.INVALID) else Gate.FAIL
+
+
+def _parse_live(payload: dict[str, Any]) -> LiveResult:
+    try:
+        return LiveResult.model_validate(payload)
+    except ValidationError as exc:
+        error = validation_to_input_error(Path("live result"), None, exc)
+        error.hint = "expected the JSON written by `forgegate live --json`"
+        raise error from None
+
+
+def _baseline(lineage: Lineage, new: RunResult, version: str) -> tuple[LineageRecord | None, str]:
+    """The last graduated record of another version on the same battery and gate config, and why."""
+    graduated = [r for _, r in lineage.records if r.graduated and r.version != version]
+    if not graduated:
+        return None, "no earlier graduated version in the lineage: nothing to compare with"
+    for record in reversed(graduated):
+        if not comparability_problems(record.battery_sha256, record.gate_config_sha256,
+                                      new.battery.sha256, new.gate_config.sha256):
+            skipped = graduated[-1] is not record
+            note = (f" (the later graduated {graduated[-1].version} is not comparable: different battery or "
+                    "gate config)") if skipped else ""
+            return record, f"compared with {record.version}, the last graduated comparable version{note}"
+    last = graduated[-1]
+    problems = comparability_problems(last.battery_sha256, last.gate_config_sha256,
+                                      new.battery.sha256, new.gate_config.sha256)
+    return None, (f"not comparable: every graduated version was evaluated differently (last, {last.version}: "
+                  + "; ".join(problems) + "); no paired regression check was possible")
+
+
+def decide_graduation(
+    version: str,
+    battery_result: dict[str, Any],
+    live_result: dict[str, Any],
+    lineage_path: Path,
+    accept_regressions: Sequence[str],
+    note: str | None,
+    *,
+    seed: int = 0,
+    n_resamples: int = 9999,
+    date: datetime | None = None,
+) -> GraduationDecision:
+    """Decide whether ``version`` graduates, append the decision to the lineage file, return it.
+
+    Graduates only when the battery gate is PASS, the live test is PASS, and nothing regressed
+    against the last graduated comparable version unless each regression is named in
+    ``accept_regressions`` (which requires ``note``). EVAL_FALSE_POSITIVE is reported when the
+    battery passes and the live test fails. One record is appended per decision.
+    """
+    if not version.strip():
+        raise UsageError("graduate needs a non-empty version name")
+    accepted_names = list(dict.fromkeys(accept_regressions))
+    if accepted_names and not (note and note.strip()):
+        raise UsageError("--accept-regression needs --note \"why this regression is acceptable\": "
+                         "the lineage keeps the note with the accepted regression")
+    battery = parse_result(battery_result, "battery result")
+    live = _parse_live(live_result)
+    if battery.model_digest and live.model_digest and battery.model_digest != live.model_digest:
+        raise UsageError(f"the battery ran on model digest {battery.model_digest} and the live test on "
+                         f"{live.model_digest}: both must test the same model")
+    lineage = read_lineage(lineage_path, missing_ok=True)
+    warnings = [str(p) for p in lineage.problems]
+
+    reasons: list[Reason] = []
+    failed = [c for c, s in battery.categories.items() if s.gate not in (None, Gate.PASS.value)]
+    reasons.append(Reason("battery-gate", _outcome(battery.gate),
+                          f"battery gate {battery.gate.value}, sigma_total="
+                          + ("n/a" if battery.sigma_total is None else f"{battery.sigma_total:.3f}")
+                          + (f", failed categories: {', '.join(failed)}" if failed else "")))
+    reasons.append(Reason("live-test", _outcome(live.gate), f"live functional test gate {live.gate.value}"))
+    if battery.gate == Gate.PASS and live.gate == Gate.FAIL:
+        reasons.append(Reason("EVAL_FALSE_POSITIVE", Gate.FAIL,
+                              "the battery passed but the live test failed: the battery does not predict "
+                              "live behaviour; fix the eval before the next forge"))
+
+    baseline, why = _baseline(lineage, battery, version)
+    comparison: Comparison | None = None
+    regressions: list[str] = []
+    accepted: list[AcceptedRegression] = []
+    if baseline is None:
+        reasons.append(Reason("regression-check", Gate.PASS, why))
+    else:
+        comparison = compare_runs(baseline.as_run_result(), battery, seed=seed, n_resamples=n_resamples,
+                                  old_label=baseline.version, new_label=version)
+        reasons.append(Reason("regression-baseline", Gate.PASS, why))
+        for reg in comparison.regressions:
+            regressions.append(reg.name)
+            if reg.name in accepted_names:
+                assert note is not None
+                accepted.append(AcceptedRegression(name=reg.name, note=note))
+                reasons.append(Reason("accepted-regression:" + reg.name, Gate.PASS,
+                                      f"{reg.detail}; accepted: {note}"))
+            else:
+                reasons.append(Reason("regression:" + reg.name, Gate.FAIL,
+                                      f"{reg.detail} (name it with --accept-regression {reg.name} --note ... "
+                                      "to graduate anyway)"))
+        reasons.extend(r for r in comparison.verdict.reasons
+                       if r.outcome in (Gate.INCOMPLETE, Gate.INVALID))
+    unused = [name for name in accepted_names if name not in regressions]
+    if unused:
+        warnings.append(f"--accept-regression {', '.join(unused)}: no such regression against "
+                        f"{baseline.version if baseline else 'any graduated version'}; nothing accepted")
+
+    verdict = Verdict.combine(reasons)
+    previous = lineage.last
+    record = LineageRecord(
+        lineage_format=1,
+        version=version,
+        date=date or now_utc(),
+        model=battery.model,
+        model_digest=battery.model_digest,
+        run_id=battery.run_id,
+        live_run_id=live.run_id,
+        battery_sha256=battery.battery.sha256,
+        gate_config_name=battery.gate_config.name,
+        gate_config_sha256=battery.gate_config.sha256,
+        category_scores={k: v.score for k, v in battery.categories.items()},
+        sigma_total=battery.sigma_total,
+        battery_gate=battery.gate,
+        live_gate=live.gate,
+        verdict=verdict.gate,
+        graduated=verdict.gate == Gate.PASS,
+        reasons=[RecordReason(rule=r.rule, outcome=r.outcome, detail=r.detail) for r in verdict.reasons],
+        failure_modes=sorted(battery.all_failure_modes | set(live.failure_modes)
+                             | ({"EVAL_FALSE_POSITIVE"} if any(r.rule == "EVAL_FALSE_POSITIVE"
+                                                              for r in reasons) else set())),
+        regressions=regressions,
+        accepted_regressions=accepted,
+        compared_to=baseline.version if baseline else None,
+        comparable_to_previous=None if previous is None else not comparability_problems(
+            previous.battery_sha256, previous.gate_config_sha256, battery.battery.sha256,
+            battery.gate_config.sha256),
+        note=note,
+        forgegate_version=__version__,
+        items=[ItemScore.from_item(i) for i in battery.items],
+    )
+    line = append_record(lineage_path, record)
+    return GraduationDecision(verdict.gate, verdict.reasons, record, line, comparison, tuple(warnings))

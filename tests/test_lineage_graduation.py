@@ -1,0 +1,135 @@
+"""The graduation decision: battery + live test + no unaccepted regression vs the last graduated version."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lineage_helpers import category, item, passes, result
+
+from forgegate.errors import UsageError
+from forgegate.gate import Gate
+from forgegate.lineage import decide_graduation, read_lineage
+
+LIVE_PASS: dict[str, Any] = {"gate": "PASS", "run_id": "live", "model_digest": "sha256:feed", "items": []}
+LIVE_FAIL: dict[str, Any] = {"gate": "FAIL", "run_id": "live", "failure_modes": ["RUNAWAY_LOOP"], "items": []}
+
+
+def _battery(lx_b_pass: int, *, battery_sha: str = "b" * 64, gate: str = "PASS",
+             extra: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """LX-A steady at 15/20; LX-B with ``lx_b_pass`` of 20 (the first ones pass)."""
+    items = category("LX-A", passes(15, 5)) + category("LX-B", passes(lx_b_pass, 20 - lx_b_pass)) + (extra or [])
+    return result(items, battery_sha=battery_sha, gate=gate, run_id=f"run-{lx_b_pass}")
+
+
+def _decide(path: Path, version: str, battery: dict[str, Any], live: dict[str, Any] = LIVE_PASS,
+            accept: tuple[str, ...] = (), note: str | None = None):  # type: ignore[no-untyped-def]
+    return decide_graduation(version, battery, live, path, accept, note, n_resamples=500)
+
+
+def test_first_version_graduates_on_battery_and_live_pass(tmp_path: Path) -> None:
+    path = tmp_path / "lineage.jsonl"
+    decision = _decide(path, "v1", _battery(18), note="first forge")
+    assert decision.gate == Gate.PASS and decision.graduated
+    record = read_lineage(path).records[0][1]
+    assert record.graduated and record.compared_to is None and record.comparable_to_previous is None
+    assert record.category_scores == {"LX-A": 0.75, "LX-B": 0.9}
+    assert record.note == "first forge" and record.run_id == "run-18" and record.live_run_id == "live"
+    assert any(r.rule == "regression-check" and "nothing to compare" in r.detail for r in decision.reasons)
+
+
+def test_regression_vs_last_graduated_version_refuses_and_is_recorded(tmp_path: Path) -> None:
+    path = tmp_path / "lineage.jsonl"
+    _decide(path, "v1", _battery(19))
+    decision = _decide(path, "v2", _battery(10))
+    assert decision.gate == Gate.FAIL and not decision.graduated
+    assert decision.record.regressions == ["LX-B"] and decision.record.compared_to == "v1"
+    assert any(r.rule == "regression:LX-B" and "--accept-regression LX-B" in r.detail for r in decision.reasons)
+    assert [(r.version, r.graduated) for _, r in read_lineage(path).records] == [("v1", True), ("v2", False)]
+
+
+def test_named_regression_with_note_graduates_and_keeps_the_note(tmp_path: Path) -> None:
+    path = tmp_path / "lineage.jsonl"
+    _decide(path, "v1", _battery(19))
+    decision = _decide(path, "v2", _battery(10), accept=("LX-B",), note="LX-B redefined by α.13")
+    assert decision.gate == Gate.PASS and decision.graduated
+    record = read_lineage(path).records[-1][1]
+    assert [(a.name, a.note) for a in record.accepted_regressions] == [("LX-B", "LX-B redefined by α.13")]
+    assert record.regressions == ["LX-B"]
+
+
+def test_accepting_a_regression_without_a_note_is_refused_before_anything_is_written(tmp_path: Path) -> None:
+    path = tmp_path / "lineage.jsonl"
+    with pytest.raises(UsageError, match="--note"):
+        _decide(path, "v1", _battery(19), accept=("LX-B",), note="  ")
+    assert not path.exists()
+
+
+def test_accepting_one_category_does_not_accept_another(tmp_path: Path) -> None:
+    path = tmp_path / "lineage.jsonl"
+    _decide(path, "v1", _battery(19))
+    decision = _decide(path, "v2", _battery(10), accept=("LX-A",), note="wrong one")
+    assert decision.gate == Gate.FAIL and decision.record.accepted_regressions == []
+    assert any("--accept-regression LX-A" in w for w in decision.warnings)
+
+
+def test_new_failure_mode_blocks_graduation_even_with_steady_scores(tmp_path: Path) -> None:
+    path = tmp_path / "lineage.jsonl"
+    _decide(path, "v1", _battery(15, extra=[item("LX-C-00", "LX-C", False)]))
+    looped = _battery(15, extra=[item("LX-C-00", "LX-C", False, failure_modes=["IDENTITY_LOOP"])])
+    decision = _decide(path, "v2", looped)
+    assert decision.gate == Gate.FAIL
+    assert decision.record.regressions == ["IDENTITY_LOOP"]
+    assert "IDENTITY_LOOP" in decision.record.failure_modes
+
+
+def test_battery_pass_and_live_fail_reports_eval_false_positive(tmp_path: Path) -> None:
+    decision = _decide(tmp_path / "lineage.jsonl", "v1", _battery(19), live=LIVE_FAIL)
+    assert decision.gate == Gate.FAIL and not decision.graduated
+    assert any(r.rule == "EVAL_FALSE_POSITIVE" for r in decision.reasons)
+    assert {"EVAL_FALSE_POSITIVE", "RUNAWAY_LOOP"} <= set(decision.record.failure_modes)
+
+
+def test_battery_fail_does_not_graduate_and_is_not_a_false_positive(tmp_path: Path) -> None:
+    decision = _decide(tmp_path / "lineage.jsonl", "v1", _battery(5, gate="FAIL"), live=LIVE_FAIL)
+    assert decision.gate == Gate.FAIL
+    assert not any(r.rule == "EVAL_FALSE_POSITIVE" for r in decision.reasons)
+
+
+def test_incomplete_live_test_is_incomplete_not_a_pass(tmp_path: Path) -> None:
+    decision = _decide(tmp_path / "lineage.jsonl", "v1", _battery(19), live={"gate": "INCOMPLETE"})
+    assert decision.gate == Gate.INCOMPLETE and not decision.graduated
+
+
+def test_baseline_is_the_last_graduated_version_not_the_last_record(tmp_path: Path) -> None:
+    path = tmp_path / "lineage.jsonl"
+    _decide(path, "v1", _battery(19))
+    _decide(path, "v2", _battery(4, gate="FAIL"))  # a failed attempt: not a baseline
+    decision = _decide(path, "v3", _battery(10))
+    assert decision.record.compared_to == "v1" and decision.record.regressions == ["LX-B"]
+
+
+def test_changed_battery_is_marked_not_comparable_and_not_compared(tmp_path: Path) -> None:
+    path = tmp_path / "lineage.jsonl"
+    _decide(path, "v1", _battery(19))
+    decision = _decide(path, "v2", _battery(10, battery_sha="9" * 64))
+    assert decision.comparison is None and decision.record.compared_to is None
+    assert decision.record.comparable_to_previous is False
+    check = next(r for r in decision.reasons if r.rule == "regression-check")
+    assert "not comparable" in check.detail and "battery sha256 differs" in check.detail
+    assert decision.gate == Gate.PASS
+
+
+def test_comparison_skips_a_later_graduate_on_another_battery(tmp_path: Path) -> None:
+    path = tmp_path / "lineage.jsonl"
+    _decide(path, "v1", _battery(19))
+    _decide(path, "v2", _battery(19, battery_sha="9" * 64))
+    decision = _decide(path, "v3", _battery(10))
+    assert decision.record.compared_to == "v1" and decision.record.comparable_to_previous is False
+    assert decision.gate == Gate.FAIL
+
+
+def test_battery_and_live_on_different_models_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="same model"):
+        _decide(tmp_path / "l.jsonl", "v1", _battery(19), live=LIVE_PASS | {"model_digest": "sha256:other"})
