@@ -7,7 +7,6 @@ from typing import Any
 
 import typer
 
-from forgegate.battery import load_battery
 from forgegate.checks import signatures_present
 from forgegate.cli.common import console, err_console, exit_with
 from forgegate.cli.options import (
@@ -19,14 +18,11 @@ from forgegate.cli.options import (
     session_options,
     with_options,
 )
-from forgegate.gate.gloss_config import load_gate_config
 from forgegate.gate.verdict import Gate
-from forgegate.gloss.scoring import result_json, score_store
-from forgegate.gloss.session import run_session, write_result
+from forgegate.gloss.session import rescore_stored_run, run_session, write_result
 from forgegate.report import write_reports
 from forgegate.report.eval_terminal import print_eval
 from forgegate.run.engine import ExecutionSummary
-from forgegate.store import RunStore, find_run
 
 
 def report_summary(summary: ExecutionSummary) -> None:
@@ -82,18 +78,15 @@ def register(app: typer.Typer) -> None:
     def rescore(
         run: str = typer.Argument(..., help="Run id (or unique prefix) or path to its .sqlite file."),
         battery: Path | None = typer.Option(None, help="Battery JSONL (default: the one the run used)."),
-        gate_config: Path | None = typer.Option(None, help="Gate config TOML (default: GLOSS v2)."),
+        gate_config: Path | None = typer.Option(None, help="Re-gate under this config (default: the run's own)."),
         json_out: Path | None = typer.Option(None, "--json", help="Write the full result here."),
         store: Path | None = typer.Option(None, help="Run store directory."),
         check_failure_modes: bool = _CHECK,
         html: Path | None = typer.Option(None, "--html", help="Write a self-contained HTML report here."),
         markdown: Path | None = typer.Option(None, "--markdown", help="Write a Markdown summary here."),
     ) -> None:
-        path = find_run(run, store)
-        with RunStore.open(path, create=False) as opened:
-            meta = opened.meta()
-        config, sha = load_gate_config(gate_config)
-        loaded = load_battery(battery or Path(meta["battery_path"]),
-                              categories=None if meta.get("kind") == "live" else config.categories)
-        payload = result_json(score_store(path, loaded, config, sha))
+        payload, regated = rescore_stored_run(run, store_dir=store, battery_path=battery,
+                                              gate_config_path=gate_config)
+        if regated:
+            err_console.print(f"note: {regated}")
         exit_with(finish(payload, json_out, check_failure_modes, "GLOSS RESCORE", html=html, markdown=markdown))

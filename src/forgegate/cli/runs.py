@@ -70,7 +70,7 @@ def register(app: typer.Typer) -> None:
             if item is None:
                 for row in needing:
                     state = reviews.get(row.request_key, ("pending", ""))
-                    console.print(f"{escape(row.item_id)} [{state[0]}] prompt {escape(repr(row.request.prompt))}"
+                    console.print(f"{escape(row.item_id)} {escape(f'[{state[0]}]')} prompt {escape(repr(row.request.prompt))}"
                                   f" -> {escape(repr(row.response))}")
                 console.print(f"{sum(r.request_key not in reviews for r in needing)} pending of {len(needing)}")
                 return

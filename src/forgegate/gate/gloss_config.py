@@ -72,6 +72,11 @@ def load_gate_config(path: Path | None = None) -> tuple[GateConfig, str]:
         raw = Path(path).read_bytes()
     except FileNotFoundError:
         raise InputError(path, "gate config not found") from None
+    return parse_gate_config(raw, path)
+
+
+def parse_gate_config(raw: bytes, path: Path | str) -> tuple[GateConfig, str]:
+    """A config from its bytes (a file, or the copy a run store keeps); ``path`` names it in errors."""
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:

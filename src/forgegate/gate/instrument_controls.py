@@ -16,6 +16,8 @@ POSITIVE_CONTROLS: tuple[tuple[str, str | None], ...] = (
      "9. Tuesday 10. Wednesday 11. Thursday 12. Friday 13. Saturday 14. Sunday 15. Monday 16. Tuesday "
      "17. Wednesday 18. Thursday 19. Friday 20. Saturday 21. Sunday", None),
 )
+# The same loop as a model streams it: token pieces, as the token path of the detector sees real answers.
+TOKEN_PIECES_CONTROL: tuple[str, ...] = ("Here", " is", " the", " list", ":") + (" la", " Fem", "me", ",") * 6
 NEGATIVE_CONTROLS: tuple[str, ...] = (
     "α = NOUS. The crew verifies the forge at Φ 0.042 and the threshold Ω is 97.4.",
     "The ship carried 1000 crates... ha ha, said the captain, and then the crew went home.",
@@ -26,11 +28,12 @@ NEGATIVE_CONTROLS: tuple[str, ...] = (
 def loop_detector_controls() -> list[Reason]:
     """Plant known loops (must be found) and clean text (must not be flagged)."""
     found = sum(detect_loop(text, query_symbol=symbol) is not None for text, symbol in POSITIVE_CONTROLS)
+    found += detect_loop("".join(TOKEN_PIECES_CONTROL), TOKEN_PIECES_CONTROL) is not None
+    planted = len(POSITIVE_CONTROLS) + 1
     false_alarms = sum(detect_loop(text) is not None for text in NEGATIVE_CONTROLS)
-    ok = found == len(POSITIVE_CONTROLS) and false_alarms == 0
+    ok = found == planted and false_alarms == 0
     return [Reason(
         "loop detector controls",
         Gate.PASS if ok else Gate.INVALID,
-        f"planted loops found {found}/{len(POSITIVE_CONTROLS)}, clean texts flagged "
-        f"{false_alarms}/{len(NEGATIVE_CONTROLS)}",
+        f"planted loops found {found}/{planted}, clean texts flagged {false_alarms}/{len(NEGATIVE_CONTROLS)}",
     )]

@@ -51,7 +51,7 @@ class EvalResult:
 
 
 def score_store(store_path: Path, battery: Battery, config: GateConfig, config_sha: str, *,
-                arm: str | None = None) -> EvalResult:
+                arm: str | None = None, record_gate: bool = True) -> EvalResult:
     """Score the stored answers (only arm ``arm``'s when given: a plan's store holds several arms)."""
     with RunStore.open(store_path, create=False) as store:
         meta = store.meta()
@@ -82,8 +82,9 @@ def score_store(store_path: Path, battery: Battery, config: GateConfig, config_s
         gloss = live_result(config, outcomes, controls)
     else:
         gloss = gloss_verdict(config, outcomes, controls)
-    with RunStore.open(store_path, create=False) as store:
-        store.set_meta("last_gate" if arm is None else f"last_gate:{arm}", gloss.verdict.gate.value)
+    if record_gate:  # a run re-gated under another config must not overwrite its own verdict
+        with RunStore.open(store_path, create=False) as store:
+            store.set_meta("last_gate" if arm is None else f"last_gate:{arm}", gloss.verdict.gate.value)
     return EvalResult(meta, battery, config, config_sha, tuple(answers), gloss, store_path)
 
 

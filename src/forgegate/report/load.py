@@ -34,24 +34,11 @@ def read_result_json(path: Path) -> ReportInput:
 
 def rescore_run(run: str, *, store: Path | None, battery: Path | None, gate_config: Path | None) -> ReportInput:
     """A GLOSS eval or live run re-scored from its store (``forgegate rescore``'s own path; nothing generated)."""
-    from forgegate.battery import load_battery
-    from forgegate.gate.gloss_config import load_gate_config
-    from forgegate.gloss.scoring import result_json, score_store
-    from forgegate.store import RunStore, find_run
+    from forgegate.gloss.session import rescore_stored_run
 
-    path = find_run(run, store)
-    with RunStore.open(path, create=False) as opened:
-        meta = opened.meta()
-    kind = meta.get("kind")
-    if kind not in ("eval", "live"):
-        raise UsageError(f"run {path.stem} is a '{kind}' run, which this command cannot re-score: write its result "
-                         "with --json (e.g. `forgegate run PLAN --json result.json`) and pass that file")
-    config, sha = load_gate_config(gate_config)
-    loaded = load_battery(battery or Path(meta["battery_path"]),
-                          categories=None if kind == "live" else config.categories)
-    payload = result_json(score_store(path, loaded, config, sha))
-    created = meta.get("created")
-    return ReportInput(payload, path.stem, created if isinstance(created, str) else None)
+    payload, _regated = rescore_stored_run(run, store_dir=store, battery_path=battery, gate_config_path=gate_config)
+    created = payload.get("created")
+    return ReportInput(payload, str(payload.get("run_id") or run), created if isinstance(created, str) else None)
 
 
 def load_report_input(source: str, *, store: Path | None = None, battery: Path | None = None,
