@@ -1,7 +1,9 @@
 """forgegate's generation path vs a bare async httpx loop, on a real llama.cpp server.
 
 Both send the bundled battery's prompts to the same `python -m llama_cpp.server` (the embedded
-SmolLM2 GGUF), streaming, with the same caps, seed and concurrency. forgegate's wall time is
+SmolLM2 GGUF), streaming, with the same caps, seed and concurrency. The server runs with
+``--interrupt_requests False``: by default llama-cpp-python's server cuts the running stream
+whenever another request arrives, which turns any concurrency into retries. forgegate's wall time is
 printed as a ratio of the bare loop's (target <= 1.05): the store, retries, cap and progress
 must cost next to nothing beside generation. Rounds alternate so drift hits both sides.
 
@@ -37,7 +39,8 @@ def free_port() -> int:
 
 def start_server(port: int) -> subprocess.Popen[bytes]:
     proc = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(bundled_gguf()),
-                             "--host", "127.0.0.1", "--port", str(port)],
+                             "--host", "127.0.0.1", "--port", str(port),
+                             "--interrupt_requests", "False"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.time() + 120
     while time.time() < deadline:
@@ -61,7 +64,7 @@ async def bare_loop(base: str, items: list[BatteryItem], concurrency: int, seed:
             nonlocal tokens, retries
             body = {"model": "m", "messages": [{"role": "user", "content": item.prompt}],
                     "max_tokens": item.max_tokens, "seed": seed, "temperature": 0.0, "stream": True}
-            for attempt in range(4):  # llama.cpp's server drops streams under concurrency: any client retries
+            for attempt in range(4):  # a real client retries a dropped stream (forgegate does too)
                 try:
                     async with semaphore, client.stream("POST", f"{base}/v1/chat/completions", json=body) as resp:
                         count = 0

