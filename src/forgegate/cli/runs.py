@@ -10,39 +10,46 @@ from rich.table import Table
 
 from forgegate.cli.common import console
 from forgegate.errors import UsageError
+from forgegate.gloss.inspect import item_checks, review_states, run_battery
 from forgegate.store import RunStore, find_run, list_runs
 
 
 def register(app: typer.Typer) -> None:
-    @app.command("runs", help="List the runs in the store: id, kind, model, requests, last verdict, date.")
+    @app.command("runs", help="List the runs in the store: id, kind, plan or model, arms, answers, verdict, date.")
     def runs(store: Path | None = typer.Option(None, help="Run store directory.")) -> None:
-        table = Table("run", "kind", "model / arms", "answers", "errors", "last verdict", "created")
+        table = Table("run", "kind", "plan / model", "arms", "answers", "errors", "last verdict", "created")
         for path in list_runs(store):
             with RunStore.open(path, create=False) as opened:
                 meta, latest = opened.meta(), opened.latest()
-            arms = sorted({r.arm for r in latest})
-            label = meta.get("model") or meta.get("model_label") or meta.get("plan_name") or "-"
-            table.add_row(path.stem, str(meta.get("kind", "-")), escape(f"{label} {arms if len(arms) > 1 else ''}"),
-                          str(sum(r.ok for r in latest)), str(sum(not r.ok for r in latest)),
-                          str(meta.get("last_gate", "-")), str(meta.get("created", "-")))
+            label = meta.get("plan_name") or meta.get("model") or meta.get("model_label") or "-"
+            table.add_row(path.stem, str(meta.get("kind", "-")), escape(str(label)),
+                          escape(", ".join(sorted({r.arm for r in latest}))), str(sum(r.ok for r in latest)),
+                          str(sum(not r.ok for r in latest)), str(meta.get("last_gate", "-")),
+                          str(meta.get("created", "-")))
         console.print(table)
 
-    @app.command("show", help="Print one item of a run: prompt, response, tokens, finish, history.")
+    @app.command("show", help="Print one item of a run: prompt, response, tokens, finish, checks, history.")
     def show(
         run: str = typer.Argument(..., help="Run id, unique prefix, or .sqlite path."),
         item: str = typer.Argument(..., help="Item id (or full request key arm/item/seed)."),
         store: Path | None = typer.Option(None, help="Run store directory."),
     ) -> None:
         with RunStore.open(find_run(run, store), create=False) as opened:
+            battery = run_battery(opened.meta())
             rows = [r for r in opened.latest() if item in (r.item_id, r.request_key)]
             if not rows:
                 raise UsageError(f"run {run} has no item '{item}'")
             for row in rows:
+                latency = "-" if row.latency_s is None else f"{row.latency_s:.2f} s"
                 console.print(f"[bold]{escape(row.request_key)}[/]  finish {row.finish}, {row.tokens} tokens "
-                              f"({row.token_source}), {row.attempts} attempt(s), latency {row.latency_s}")
+                              f"({row.token_source}), {row.attempts} attempt(s), latency {latency}")
                 console.print(f"prompt:   {escape(repr(row.request.prompt))}")
                 shown = escape(repr(row.response)) if row.ok else f"[red]{escape(str(row.error))}[/]"
                 console.print(f"response: {shown}")
+                checks = item_checks(battery, row)
+                if checks is not None:
+                    modes = ", ".join(checks.failure_modes) or "none"
+                    console.print(f"checks:   score {checks.score:.0f}, failure modes {modes}; {escape(checks.detail)}")
                 history = list(opened.history(row.request_key))
                 if len(history) > 1:
                     console.print(f"history: {len(history)} rows ({', '.join(h['finish'] for h in history)})")
@@ -56,29 +63,21 @@ def register(app: typer.Typer) -> None:
         note: str | None = typer.Option(None, help="Why."),
         store: Path | None = typer.Option(None, help="Run store directory."),
     ) -> None:
-        from forgegate.battery import load_battery
-        from forgegate.checks import score_item
-
-        with RunStore.open(find_run(run, store), create=False) as opened:
-            meta = opened.meta()
-            battery = load_battery(Path(meta["battery_path"]))
-            reviews = opened.reviews()
-            needing = []
-            for row in opened.latest():
-                if row.ok and score_item(battery.by_id(row.item_id), row.completion()).needs_review:
-                    needing.append(row)
-            if item is None:
-                for row in needing:
-                    state = reviews.get(row.request_key, ("pending", ""))
-                    console.print(f"{escape(row.item_id)} {escape(f'[{state[0]}]')} prompt {escape(repr(row.request.prompt))}"
-                                  f" -> {escape(repr(row.response))}")
-                console.print(f"{sum(r.request_key not in reviews for r in needing)} pending of {len(needing)}")
-                return
-            matches = [r for r in needing if item in (r.item_id, r.request_key)]
-            if not matches:
-                raise UsageError(f"item '{item}' of run {run} does not need a review")
-            if passed is None or not reviewer:
-                raise UsageError("a decision needs --pass or --fail and --reviewer NAME")
+        path = find_run(run, store)
+        states = review_states(path)
+        if item is None:
+            for state in states:
+                shown = escape(f"[{state.decision or 'pending'}]")
+                console.print(f"{escape(state.row.item_id)} {shown} prompt {escape(repr(state.row.request.prompt))}"
+                              f" -> {escape(repr(state.row.response))}")
+            console.print(f"{sum(s.decision is None for s in states)} pending of {len(states)}")
+            return
+        matches = [s.row for s in states if item in (s.row.item_id, s.row.request_key)]
+        if not matches:
+            raise UsageError(f"item '{item}' of run {run} does not need a review")
+        if passed is None or not reviewer:
+            raise UsageError("a decision needs --pass or --fail and --reviewer NAME")
+        with RunStore.open(path, create=False) as opened:
             opened.add_review(matches[0].request_key, "pass" if passed else "fail", reviewer, note)
-            console.print(f"recorded {'pass' if passed else 'fail'} for {item} by {escape(reviewer)}; "
-                          "run `forgegate rescore` for the new verdict")
+        console.print(f"recorded {'pass' if passed else 'fail'} for {escape(item)} by {escape(reviewer)}; "
+                      "run `forgegate rescore` for the new verdict")

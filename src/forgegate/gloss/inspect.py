@@ -1,0 +1,51 @@
+"""Reading one stored run for people: its items' checks, and which answers await a human review."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from forgegate.battery import Battery, load_battery
+from forgegate.checks import ItemScore, score_item
+from forgegate.errors import ForgegateError
+from forgegate.store import RunStore, StoredResponse
+
+
+@dataclass(frozen=True)
+class ReviewState:
+    row: StoredResponse
+    decision: str | None  # "pass" / "fail", or None while pending
+
+
+def run_battery(meta: dict[str, Any]) -> Battery | None:
+    """The battery a run was generated from, when it has one and the file is still there."""
+    path = meta.get("battery_path")
+    if not path or not Path(path).exists():
+        return None
+    battery = load_battery(Path(path))
+    return battery if battery.sha256 == meta.get("battery_sha256", battery.sha256) else None
+
+
+def item_checks(battery: Battery | None, row: StoredResponse) -> ItemScore | None:
+    """The checks of one stored answer (None: an error, or a run without a battery)."""
+    if battery is None or not row.ok:
+        return None
+    try:
+        return score_item(battery.by_id(row.item_id), row.completion())
+    except (KeyError, ForgegateError):
+        return None
+
+
+def review_states(store_path: Path) -> list[ReviewState]:
+    """Every answer whose check needs a human decision, with the latest decision if any."""
+    with RunStore.open(store_path, create=False) as store:
+        battery = run_battery(store.meta())
+        reviews = store.reviews()
+        rows = store.latest()
+    states = []
+    for row in rows:
+        checks = item_checks(battery, row)
+        if checks is not None and checks.needs_review:
+            states.append(ReviewState(row, reviews.get(row.request_key, (None, ""))[0]))
+    return states
