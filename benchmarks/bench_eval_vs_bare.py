@@ -62,8 +62,10 @@ async def bare_loop(base: str, items: list[BatteryItem], concurrency: int, seed:
 
         async def one(item: BatteryItem) -> None:
             nonlocal tokens, retries
-            body = {"model": "m", "messages": [{"role": "user", "content": item.prompt}],
-                    "max_tokens": item.max_tokens, "seed": seed, "temperature": 0.0, "stream": True}
+            # the same request body forgegate sends, so the server does the same work for both
+            body = {"model": "m", "messages": [{"role": "user", "content": item.prompt}], "stream": True,
+                    "stream_options": {"include_usage": True}, "max_tokens": item.max_tokens, "seed": seed,
+                    "temperature": 0.0, "top_p": 1.0}
             for attempt in range(4):  # a real client retries a dropped stream (forgegate does too)
                 try:
                     async with semaphore, client.stream("POST", f"{base}/v1/chat/completions", json=body) as resp:

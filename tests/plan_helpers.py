@@ -57,6 +57,8 @@ def write_plan_folder(folder: Path, text: str = PLAN) -> Path:
         "".join(json.dumps({"id": f"b{i}", "prompt": f"Write beat {i}."}) + "\n" for i in range(3)))
     (folder / "reference.txt").write_text("It is a truth universally acknowledged. " * 50)
     (folder / "corpus.txt").write_text("The renamed corpus sentence goes on and on here. " * 20)
+    (folder / "models" / "ckpt1").mkdir(parents=True, exist_ok=True)  # the arm's adapter folder (plan check)
+    (folder / "models" / "ckpt1" / "adapter_config.json").write_text("{}")
     plan = folder / "plan.toml"
     plan.write_text(text)
     return plan

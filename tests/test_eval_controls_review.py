@@ -10,11 +10,11 @@ import json
 from pathlib import Path
 
 import pytest
+from backend_servers import Behaviour, FakeOllamaServer
+from eval_helpers import read_json, run_cli, script_for
 from typer.testing import CliRunner
 
 import forgegate.gate.instrument_controls as instrument_controls
-from backend_servers import Behaviour, FakeOllamaServer
-from eval_helpers import read_json, run_cli, script_for
 from forgegate.battery import bundled_battery_path, load_battery
 from forgegate.checks.loops import LoopFinding
 from forgegate.cli.main import app
@@ -107,3 +107,39 @@ def test_rescore_under_another_gate_checks_the_battery_against_it(tmp_path: Path
     proc = run_cli("rescore", run_id, "--store", str(tmp_path / "store"), "--gate-config", str(gloss_v2))
     assert proc.returncode == 2
     assert "LX-IDENTITY" not in proc.stderr.split("no items in")[-1] and "no items in" in proc.stderr
+
+
+def test_compare_takes_stored_runs_as_well_as_result_files(tmp_path: Path, tiny: tuple[Path, Path]) -> None:
+    _, config = tiny
+    battery = tmp_path / "ruled.jsonl"  # every item scored by a rule: nothing waits for a reviewer
+    items = [dict(i, require=[["frg"]]) if i["eval_type"] == "semantic" else i for i in TINY_ITEMS]
+    battery.write_text("".join(json.dumps(i, ensure_ascii=False) + "\n" for i in items), encoding="utf-8")
+    runs = []
+    for n, script in enumerate([TINY_SCRIPT, {**TINY_SCRIPT, "⊙ ι?": "ι = ιιιι ιιιι ιιιι"}]):
+        store = tmp_path / f"store{n}"
+        with FakeOllamaServer(Behaviour(script=script, models=MODELS)) as server:
+            run_cli("eval", "--backend", "ollama", "--model", "gloss:v10", "--base-url", server.url, "--quiet",
+                    "--store", str(store), "--battery", str(battery), "--gate-config", str(config))
+        runs.append(str(next(store.glob("*.sqlite"))))
+    proc = run_cli("compare", runs[0], runs[1], "--json", str(tmp_path / "d.json"))
+    diff = read_json(tmp_path / "d.json")
+    # the new run loops on an item the old one answered: a new failure mode is a regression whatever the statistics
+    assert proc.returncode == 1 and diff["gate"] == "FAIL", proc.stdout + proc.stderr
+    assert "IDENTITY_LOOP" in proc.stdout
+
+
+def test_a_new_failure_mode_fails_the_comparison_even_with_answers_missing(tmp_path: Path,
+                                                                         tiny: tuple[Path, Path]) -> None:
+    battery, config = tiny  # its semantic item awaits review in both runs: an unanswered pair
+    runs = []
+    for n, script in enumerate([TINY_SCRIPT, {**TINY_SCRIPT, "⊙ ι?": "ι = ιιιι ιιιι ιιιι"}]):
+        store = tmp_path / f"store{n}"
+        with FakeOllamaServer(Behaviour(script=script, models=MODELS)) as server:
+            run_cli("eval", "--backend", "ollama", "--model", "gloss:v10", "--base-url", server.url, "--quiet",
+                    "--store", str(store), "--battery", str(battery), "--gate-config", str(config))
+        runs.append(str(next(store.glob("*.sqlite"))))
+    proc = run_cli("compare", runs[0], runs[1], "--json", str(tmp_path / "d.json"))
+    diff = read_json(tmp_path / "d.json")
+    assert proc.returncode == 1 and diff["gate"] == "FAIL", proc.stdout + proc.stderr
+    outcomes = {r["rule"]: r["outcome"] for r in diff["reasons"]}
+    assert outcomes["regression:IDENTITY_LOOP"] == "FAIL" and outcomes["errored-items"] == "INCOMPLETE"

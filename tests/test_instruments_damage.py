@@ -69,3 +69,17 @@ def test_damage_cli_exit_code_and_json(tmp_path: Path) -> None:
     bad_band = run_cli("damage", "--generations", gens, "--band", "150-90", "--control", "base",
                        "--candidate", "ckpt")
     assert bad_band.returncode == 2
+
+
+def test_damage_cli_json_with_rows_without_finish_writes_null_rates_and_is_incomplete(tmp_path: Path) -> None:
+    rows = [{"arm": arm, "seed": seed, "text": "word " * 120} for arm in ("base", "ckpt") for seed in SEEDS]
+    gens = write_gens(tmp_path / "gens.jsonl", rows)
+    result = run_cli("damage", "--generations", gens, "--band", "90-150", "--control", "base",
+                     "--candidate", "ckpt", "--json", tmp_path / "d.json")
+    assert result.returncode == 3, result.stderr
+    payload = json.loads((tmp_path / "d.json").read_text())
+    assert payload["gate"] == "INCOMPLETE"
+    ran_on = payload["metrics"]["ran_on"]
+    assert ran_on["arms"]["ckpt"]["rate"] is None and ran_on["arms"]["ckpt"]["spread"] is None
+    assert ran_on["arms"]["ckpt"]["unmeasured"] == len(SEEDS)
+    assert payload["metrics"]["out_of_band"]["arms"]["ckpt"]["rate"] == 0.0

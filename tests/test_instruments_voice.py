@@ -141,3 +141,19 @@ def test_gens_file_errors_name_the_file_and_line(tmp_path: Path) -> None:
                      "--generations", path, "--control", "a", "--candidate", "a")
     assert result.returncode == 2
     assert "gens.jsonl:2" in result.stderr and "seed" in result.stderr
+
+
+def test_voice_cli_json_with_an_arm_of_empty_generations_writes_null_and_is_incomplete(tmp_path: Path) -> None:
+    rng = np.random.default_rng(7)
+    gens = (arm_from_novel("base-unadapted", "dickens-great-expectations.txt", rng, per_seed=10)
+            + [Generation(arm="eos-at-once", seed=seed, text="") for seed in SEEDS for _ in range(10)])
+    path = write_gens(tmp_path / "gens.jsonl", gens)
+    result = run_cli("voice", "--author", "Jane Austen", "--reference", TEXTS / "austen-emma.txt",
+                     "--generations", path, "--control", "base-unadapted", "--candidate", "eos-at-once",
+                     "--json", tmp_path / "voice.json")
+    assert result.returncode == 3, result.stderr
+    payload = json.loads((tmp_path / "voice.json").read_text())
+    assert payload["gate"] == "INCOMPLETE"
+    empty = payload["arms"]["eos-at-once"]
+    assert empty["delta_by_seed"] == {} and empty["delta"] is None and empty["spread"] is None
+    assert any("no measured seed" in r["detail"] for r in payload["reasons"])

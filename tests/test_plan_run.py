@@ -9,6 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from forgegate.cli.main import app
+from forgegate.metrics.ngram_index import NgramIndex
 from forgegate.plan import RULE_DOES_NOT_MOVE, LockRefusedError, lock_path, lock_plan
 from forgegate.run.plan_store import plan_run_state
 from tests.plan_helpers import PLAN, write_plan_folder
@@ -103,4 +104,19 @@ def test_a_failed_voice_control_makes_the_run_invalid(tmp_path: Path, tiny: Tiny
     code, _, _ = invoke(["run", str(plan), "--store", str(tmp_path / "runs"), "--json", str(out), "--brief"])
     result = json.loads(out.read_text())
     assert result["comparisons"][0]["voice"]["controls"]["passed"] is False
+    assert result["gate"] == "INVALID" and code == 4
+
+
+def test_a_failed_memorization_control_makes_the_run_invalid(tmp_path: Path, tiny: TinyModels,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    # A broken index that finds nothing: the positive control (passages cut from the corpus) cannot saturate.
+    monkeypatch.setattr(NgramIndex, "longest_matches", lambda self, texts: [0] * len(texts))
+    plan = tiny_plan(tmp_path / "p", tiny)
+    lock_plan(plan)
+    out = tmp_path / "result.json"
+    code, _, _ = invoke(["run", str(plan), "--store", str(tmp_path / "runs"), "--json", str(out), "--brief"])
+    result = json.loads(out.read_text())
+    mem = result["comparisons"][0]["memorization"]
+    assert mem["positive_control"]["saturated"] is False and mem["gate"] == "INVALID"
+    assert result["comparisons"][0]["gate"] == "INVALID"
     assert result["gate"] == "INVALID" and code == 4

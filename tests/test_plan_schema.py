@@ -7,7 +7,15 @@ from pathlib import Path
 import pytest
 
 from forgegate.errors import InputError
-from forgegate.plan import INSTRUMENT_NAMES, PRESETS, check_inputs, load_plan, parse_plan_text, write_preset
+from forgegate.plan import (
+    INSTRUMENT_NAMES,
+    PRESETS,
+    check_adapters,
+    check_inputs,
+    load_plan,
+    parse_plan_text,
+    write_preset,
+)
 from forgegate.plan.instruments import ENDPOINTS, Instruments
 from forgegate.plan.locate import TomlLocator
 from tests.plan_helpers import PLAN, line_of, write_plan_folder
@@ -146,3 +154,51 @@ def test_locator_handles_multiline_arrays_and_strings() -> None:
     assert locator.line_of(("real", "k")) == 10
     assert locator.line_of(("fake",)) is None
     assert locator.line_of(("a", 1)) == 1
+
+
+@pytest.mark.parametrize("backend", ["openai", "ollama", "embedded"])
+def test_adapter_on_a_backend_that_cannot_load_one_is_refused_at_its_line(backend: str) -> None:
+    text = PLAN.replace('backend = "transformers"\nmodel = "models/base"\nadapter',
+                        f'backend = "{backend}"\nmodel = "models/base"\nadapter')
+    err = refused(text)
+    assert err.line == line_of(text, 'adapter = "models/ckpt1"') and err.field == "arms.1.adapter"
+    assert f"the {backend} backend cannot load an adapter" in str(err)
+
+
+def test_adapter_refusal_on_openai_says_to_serve_the_lora_by_name_in_model() -> None:
+    err = refused(PLAN.replace('backend = "transformers"\nmodel = "models/base"\nadapter',
+                               'backend = "openai"\nmodel = "models/base"\nadapter'))
+    assert "vLLM" in str(err) and "--lora-modules" in str(err) and "'model'" in str(err)
+
+
+def test_missing_transformers_adapter_folder_is_reported_at_its_line(tmp_path: Path) -> None:
+    path = write_plan_folder(tmp_path)
+    assert check_adapters(load_plan(path)) == [(tmp_path / "models" / "ckpt1").resolve()]
+    (tmp_path / "models" / "ckpt1" / "adapter_config.json").unlink()
+    with pytest.raises(InputError) as info:
+        check_adapters(load_plan(path))
+    assert info.value.line == line_of(PLAN, "adapter = ") and "no adapter_config.json" in str(info.value)
+    path.write_text(PLAN.replace('adapter = "models/ckpt1"', 'adapter = "models/nowhere"'))
+    with pytest.raises(InputError) as info:
+        check_adapters(load_plan(path))
+    assert "adapter folder not found" in str(info.value) and info.value.field == "arms.1.adapter"
+
+
+@pytest.mark.parametrize("instruments", ["voice+damage", "damage only"])
+def test_one_seed_is_refused_at_the_seeds_line_when_a_seed_spread_floor_is_needed(instruments: str) -> None:
+    text = PLAN.replace("seeds = [1, 2]", "seeds = [1234]")
+    if instruments == "damage only":
+        text = (text.replace('author = "Austen"\n', "")
+                .replace('[instruments.voice]\nreference = "reference.txt"\nsegment_words = 100\n', "")
+                .replace('primary = "voice.delta_gap"', 'primary = "damage.ran_on"'))
+    err = refused(text)
+    assert err.line == line_of(text, "seeds = [1234]") and err.field == "seeds"
+    assert "seed-spread floor" in str(err) and "at least 2 seeds" in str(err)
+
+
+def test_one_seed_is_accepted_when_no_instrument_needs_a_seed_spread() -> None:
+    text = (PLAN.replace("seeds = [1, 2]", "seeds = [1234]").replace('author = "Austen"\n', "")
+            .replace('[instruments.voice]\nreference = "reference.txt"\nsegment_words = 100\n', "")
+            .replace("[instruments.damage]\nband = [5, 60]\n", "")
+            .replace('primary = "voice.delta_gap"', 'primary = "memorization.hit_rate"'))
+    assert parse_plan_text(Path("plan.toml"), text).plan.seed_list() == (1234,)

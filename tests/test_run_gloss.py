@@ -57,7 +57,8 @@ gate_config = "gloss-v2"
 ''' + extra
 
 
-def run_two_arms(tmp_path: Path, walls_role: str, extra: str = "") -> tuple[int, dict[str, Any], str]:
+def run_two_arms(tmp_path: Path, walls_role: str, extra: str = "",
+                 cli_args: tuple[str, ...] = ()) -> tuple[int, dict[str, Any], str]:
     good = Behaviour(script=script_for(BATTERY), models={MODEL: "a" * 64})
     walls = Behaviour(script=script_for(BATTERY, {WALL_PROMPT: "Sure! Here is a lovely email for your boss."}),
                       models={MODEL: "b" * 64})
@@ -69,7 +70,7 @@ def run_two_arms(tmp_path: Path, walls_role: str, extra: str = "") -> tuple[int,
         lock_plan(plan)
         out = tmp_path / "result.json"
         result = CliRunner().invoke(app, ["run", str(plan), "--store", str(tmp_path / "runs"), "--json", str(out),
-                                          "--concurrency", "8"])
+                                          "--concurrency", "8", *cli_args])
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
     return result.exit_code, json.loads(out.read_text()), result.output
 
@@ -115,3 +116,34 @@ def test_gloss_with_several_seeds_is_refused_before_generating(tmp_path: Path) -
     assert isinstance(err, InputError) and err.field == "seeds" and err.line == 2
     assert "scores each battery item once" in str(err)
     assert not list((tmp_path / "runs").glob("*.sqlite"))
+
+
+def test_run_writes_html_and_markdown_reports_carrying_the_plan_verdict(tmp_path: Path) -> None:
+    html, markdown = tmp_path / "report.html", tmp_path / "summary.md"
+    code, result, _ = run_two_arms(tmp_path, walls_role="candidate",
+                                   cli_args=("--html", str(html), "--markdown", str(markdown)))
+    assert result["gate"] == "FAIL" and code == 1
+    page = html.read_text(encoding="utf-8")
+    assert '<div class="verdict g-FAIL"><span class="word" id="verdict-word">FAIL</span>' in page
+    assert "walls" in page
+    assert "**FAIL**" in markdown.read_text(encoding="utf-8")
+
+
+def test_run_quiet_turns_the_progress_bars_off_even_on_a_terminal(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    import forgegate.cli.run as run_cli
+
+    seen: list[bool] = []
+    real = run_cli.generate_plan
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        seen.append(kwargs["quiet"])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(run_cli, "generate_plan", spy)
+    monkeypatch.setattr(run_cli, "quiet_default", lambda: False)  # as if stderr were a terminal
+    for name, cli_args in (("loud", ()), ("quiet", ("--quiet",))):
+        (tmp_path / name).mkdir()
+        code, _, _ = run_two_arms(tmp_path / name, walls_role="control", cli_args=cli_args)
+        assert code == 0
+    assert seen == [False, True]

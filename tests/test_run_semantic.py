@@ -115,7 +115,13 @@ def test_draft_codebook_clusters_and_metrics_are_the_hand_computed_ones(tmp_path
     # The comparison's primary endpoint is the across-task REC_GAIN, and the words are the library's.
     comp = result["comparisons"][0]
     assert comp["primary_value"]["value"] == pytest.approx(0.25)
-    assert sem["gate"] == metrics["gate"] == "PASS" and result["gate"] == "PASS" and code == 0
+    assert sem["gate"] == metrics["gate"] == "HOLD"  # the library's word: complete, an estimate only
+    # A semantic primary has no pre-registered pass rule: an estimate is the operator's call, never PASS / exit 0.
+    assert comp["primary_value"]["pass_rule"] is None
+    assert comp["gate"] == result["gate"] == "HOLD" and code == 1
+    flat = " ".join(output.split())
+    assert "no pre-registered pass rule: estimate only" in flat
+    assert "no rule" in flat and "GATE: HOLD" in flat
     assert "T_GPT semantic support (exploratory" in output and "REC_GAIN" in output
     assert set(sem["cost"]) >= {"A", "B", "R"} and sem["cost"]["A"]["requests"] == 16
     draft = Path(sem["codebook"]["path"])
@@ -157,7 +163,7 @@ def test_frozen_codebook_assigns_to_frozen_ids_or_unmapped_and_relevance_filters
     assert t1["ES_LOSS"]["value"] == pytest.approx(2 / 6) and t1["REC_GAIN"]["value"] == pytest.approx(0.0)
     unfiltered = sem["metrics"]["unfiltered"]["tasks"]["t1"]
     assert unfiltered["ES_LOSS"]["value"] == pytest.approx(0.5)
-    assert code == 0 and "codebook: frozen" in output
+    assert code == 1 and "codebook: frozen" in output  # HOLD: an estimate with no pass rule
 
 
 def test_primary_endpoint_that_is_na_leaves_the_comparison_incomplete(tmp_path: Path) -> None:
@@ -170,7 +176,7 @@ def test_primary_endpoint_that_is_na_leaves_the_comparison_incomplete(tmp_path: 
     result = json.loads((tmp_path / "na.json").read_text())
     across = result["semantic"]["metrics"]["across_tasks"]
     assert across["ES_LOSS"]["value"] == 0.0 and across["REC_GAIN"]["value"] is None
-    assert result["semantic"]["gate"] == "PASS"  # the library's word: metrics computed, no threshold
+    assert result["semantic"]["gate"] == "INCOMPLETE"  # the library's word agrees: E2's primary is NA
     assert result["comparisons"][0]["gate"] == "INCOMPLETE" and result["gate"] == "INCOMPLETE" and code == 3
     assert "semantic.REC_GAIN: NA across tasks" in output.replace("\n", " ")
 
@@ -253,7 +259,8 @@ def test_embedded_model_smoke_run_prints_the_exploratory_table_with_cis(tmp_path
     code, output, exc = run(plan, tmp_path / "runs", tmp_path / "r.json")
     assert exc is None or isinstance(exc, SystemExit), exc
     result = json.loads((tmp_path / "r.json").read_text())
-    assert code == {"PASS": 0, "FAIL": 1, "INCOMPLETE": 3, "INVALID": 4}[result["gate"]]
+    assert code == {"PASS": 0, "FAIL": 1, "HOLD": 1, "INCOMPLETE": 3, "INVALID": 4}[result["gate"]]
+    assert result["gate"] != "PASS"  # a semantic primary has no pass rule
     assert result["generation"]["generated"] == 12
     metrics = result["semantic"]["metrics"]
     assert metrics["mode"] == "exploratory"

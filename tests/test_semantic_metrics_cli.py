@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from semantic_helpers import T1, metrics_args, rows_for, run_cli, standard_files, write_jsonl
+from semantic_helpers import T1, T2, metrics_args, rows_for, run_cli, standard_files, write_jsonl
 
 
 def run_metrics(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
@@ -19,8 +19,8 @@ def run_metrics(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch:
 
 def test_metrics_json_has_the_issue_shape_and_hand_computed_values(tmp_path, capsys, monkeypatch) -> None:
     code, result, text = run_metrics(tmp_path, capsys, monkeypatch)
-    assert code == 0, text
-    assert result["gate"] == "PASS"
+    assert code == 1, text  # HOLD: estimates with no pre-registered pass rule are never a pass
+    assert result["gate"] == "HOLD"
     assert {"tasks", "across_tasks", "sensitivity"} <= set(result)
     t1 = result["tasks"]["t1"]
     assert set(t1) == {"conditions", "ES_LOSS", "REC_GAIN", "IRREV_OBS", "AGG_COVERAGE", "MINORITY_RECALL"}
@@ -83,7 +83,7 @@ def test_condition_under_64_samples_is_refused_for_confirmatory_use(tmp_path, ca
     assert "--exploratory" in err and not out.exists()
     code, _, _ = run_cli(metrics_args(samples, relevance, out, "--exploratory"), capsys, monkeypatch)
     result = json.loads(out.read_text())
-    assert code == 0 and result["mode"] == "exploratory"
+    assert code == 1 and result["mode"] == "exploratory"
     assert all(e["label"].startswith("exploratory") for e in result["endpoints"].values())
 
 
@@ -144,6 +144,36 @@ def test_experiment_declares_the_primary_endpoint(tmp_path, capsys, monkeypatch)
     assert code == 2 and "structural-recurrence" in text
 
 
+def test_declared_primary_endpoint_that_is_na_across_tasks_is_incomplete(tmp_path, capsys, monkeypatch) -> None:
+    samples, relevance = standard_files(tmp_path, {"t2": T2})  # nothing is lost: REC_GAIN NA everywhere
+    out = tmp_path / "out.json"
+    code, stdout, _ = run_cli(metrics_args(samples, relevance, out, "--experiment", "E2_RECOVERY"), capsys,
+                              monkeypatch)
+    result = json.loads(out.read_text())
+    assert result["across_tasks"]["REC_GAIN"]["value"] is None
+    assert code == 3 and result["gate"] == "INCOMPLETE"
+    assert any(r["rule"] == "primary REC_GAIN" and r["outcome"] == "INCOMPLETE" for r in result["reasons"])
+    # without a declared experiment nothing is primary: the table is complete, still an estimate only
+    code, _, _ = run_cli(metrics_args(samples, relevance, out), capsys, monkeypatch)
+    assert code == 1 and json.loads(out.read_text())["gate"] == "HOLD"
+
+
 def test_controls_run_every_time_and_pass(tmp_path, capsys, monkeypatch) -> None:
     _, result, _ = run_metrics(tmp_path, capsys, monkeypatch)
     assert len(result["controls"]) == 4 and all(c["passed"] for c in result["controls"])
+
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "semantic"
+
+
+def test_metrics_writes_html_and_markdown_reports_carrying_the_verdict(tmp_path, capsys, monkeypatch) -> None:
+    html, markdown = tmp_path / "semantic.html", tmp_path / "semantic.md"
+    code, stdout, stderr = run_cli(metrics_args(EXAMPLE / "samples.jsonl", EXAMPLE / "relevance.jsonl",
+                                                tmp_path / "out.json", "--experiment", "E2_RECOVERY",
+                                                "--html", str(html), "--markdown", str(markdown)),
+                                   capsys, monkeypatch)
+    assert code == 1 and json.loads((tmp_path / "out.json").read_text())["gate"] == "HOLD", stdout + stderr
+    page = html.read_text(encoding="utf-8")
+    assert '<span class="word" id="verdict-word">HOLD</span>' in page
+    assert "ES_LOSS" in page
+    assert "semantic metrics: **HOLD**" in markdown.read_text(encoding="utf-8")

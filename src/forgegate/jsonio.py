@@ -1,4 +1,4 @@
-"""Reading user JSONL files with file:line:field errors, and writing JSON atomically."""
+"""Reading user text and JSONL files with file:line:field errors, and writing JSON atomically."""
 
 from __future__ import annotations
 
@@ -18,14 +18,35 @@ from forgegate.errors import InputError
 M = TypeVar("M", bound=BaseModel)
 
 
-def read_bytes_or_input_error(path: Path) -> bytes:
-    """The file's bytes; a missing file or a directory is an InputError, not a traceback."""
+def read_bytes_or_input_error(path: Path, *, what: str = "file", hint: str = "check the path") -> bytes:
+    """The file's bytes; a missing file or a directory is an InputError, not a traceback.
+
+    ``what`` names the file in the message (``"plan file not found"``); ``hint`` says what to pass.
+    """
     try:
         return Path(path).read_bytes()
     except FileNotFoundError:
-        raise InputError(path, "file not found", hint="check the path") from None
+        raise InputError(path, f"{what} not found", hint=hint) from None
     except IsADirectoryError:
-        raise InputError(path, "is a directory, not a file") from None
+        raise InputError(path, f"is a directory, not a {what}", hint=f"pass a {what}, not a folder") from None
+
+
+def decode_utf8_or_input_error(path: Path, raw: bytes, *, bom: bool = False) -> str:
+    """``raw`` decoded as UTF-8 (``bom``: a leading byte-order mark is dropped); bad bytes are an
+    InputError naming the line and the byte offset (in the file) of the first invalid byte."""
+    try:
+        return raw.decode("utf-8-sig" if bom else "utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise InputError(path, f"invalid UTF-8 at byte {exc.start}", line=line,
+                         hint="save the file as UTF-8") from None
+
+
+def read_text_or_input_error(path: Path, *, what: str = "file", hint: str = "check the path",
+                             bom: bool = False) -> str:
+    """The file's text, decoded as UTF-8; a missing file, a directory or invalid UTF-8 is an InputError
+    (file, line and byte offset of the first invalid byte). Arguments as for the two functions it joins."""
+    return decode_utf8_or_input_error(path, read_bytes_or_input_error(path, what=what, hint=hint), bom=bom)
 
 
 def iter_jsonl_lines(path: Path, raw: bytes | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -35,14 +56,10 @@ def iter_jsonl_lines(path: Path, raw: bytes | None = None) -> Iterator[tuple[int
     """
     if raw is None:
         raw = read_bytes_or_input_error(path)
-    for number, line_bytes in enumerate(raw.split(b"\n"), start=1):
-        if not line_bytes.strip():
+    text = decode_utf8_or_input_error(path, raw)
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip(" \t\r\n\v\f"):  # the bytes.strip() set: a line of NBSP is not blank
             continue
-        try:
-            line = line_bytes.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise InputError(path, f"invalid UTF-8 at byte {exc.start}", line=number,
-                             hint="save the file as UTF-8") from None
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as exc:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from forgegate.audit.wordmatch import nfc
 from forgegate.errors import InputError
+from forgegate.jsonio import read_text_or_input_error
 
 
 @dataclass(frozen=True)
@@ -26,14 +27,7 @@ def read_tree(directory: Path, pattern: str = "**/*.txt") -> list[TextFile]:
         raise InputError(directory, "not a directory", hint="pass the folder that holds the text files")
     files: list[TextFile] = []
     for path in sorted(p for p in directory.glob(pattern) if p.is_file()):
-        raw = path.read_bytes()
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            line = raw[: exc.start].count(b"\n") + 1
-            raise InputError(path, f"invalid UTF-8 at byte {exc.start}", line=line,
-                             hint="save the file as UTF-8") from None
-        files.append(TextFile(path, nfc(text)))
+        files.append(TextFile(path, nfc(read_text_or_input_error(path))))
     if not files:
         raise InputError(directory, f"no files matching '{pattern}'",
                          hint="point at the folder of .txt files, or pass --glob")

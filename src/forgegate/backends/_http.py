@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
 
-from forgegate.backends.base import BackendError, Completion, FinishReason, TokenSource
+from forgegate.backends.base import BackendError, Completion, FinishReason, GenerationRequest, TokenSource
 
 TRANSIENT_STATUS = frozenset({408, 409, 425, 429})
 """4xx statuses that mean "try again later" rather than "your request is wrong"."""
@@ -83,6 +83,22 @@ def join_url(base: str, path: str) -> str:
     return base.rstrip("/") + "/" + path.lstrip("/")
 
 
+def chat_messages(request: GenerationRequest) -> list[dict[str, str]] | None:
+    """The messages to send for a chat request; None for a raw one (the prompt goes as it is).
+
+    An empty prompt is sent as chat too: a raw request with nothing to continue gives a
+    server nothing to do (real Ollama answers it by loading the model and no text). A
+    system prompt needs a chat request: on a raw one it is a permanent BackendError.
+    """
+    if request.chat or request.prompt == "":
+        messages = [{"role": "system", "content": request.system}] if request.system is not None else []
+        messages.append({"role": "user", "content": request.prompt})
+        return messages
+    if request.system is not None:
+        raise BackendError("a system prompt needs a chat request (chat=True)", transient=False)
+    return None
+
+
 @dataclass(frozen=True)
 class StreamEvent:
     """One parsed stream line: a token's text, a finish reason, a usage count, or the end marker."""
@@ -134,6 +150,48 @@ async def collect_capped(events: AsyncIterator[StreamEvent], max_tokens: int, st
             got.ended = True
             break
     return got
+
+
+@dataclass(frozen=True)
+class Streamed:
+    """A finished capped read: what it gathered, the replica that answered, the URL, the start time."""
+
+    got: Collected
+    endpoint: str
+    url: str
+    started: float
+
+
+async def post_stream(
+    client: httpx.AsyncClient,
+    pool: EndpointPool,
+    path: str,
+    body: dict[str, Any],
+    redact: Redactor,
+    events: Callable[[httpx.Response], AsyncIterator[StreamEvent]],
+    max_tokens: int,
+) -> Streamed:
+    """POST ``body`` to ``path`` on the least-busy replica and read the streamed answer under the hard cap.
+
+    ``events`` turns the response into :class:`StreamEvent` s (the one part that differs
+    between server APIs); failures become transient / permanent :class:`BackendError` s.
+    """
+    with pool.acquire() as base:
+        url = join_url(base, path)
+        started = time.perf_counter()
+        posting = client.stream("POST", url, json=body)
+        async with http_errors(url, redact), posting as response:
+            await raise_for_status(response, redact)
+            got = await collect_capped(events(response), max_tokens, started)
+    return Streamed(got, base, url, started)
+
+
+async def get_checked(client: httpx.AsyncClient, url: str, redact: Redactor) -> httpx.Response:
+    """GET ``url``; transport failures and error statuses are BackendErrors as for a stream."""
+    async with http_errors(url, redact):
+        response = await client.get(url)
+        await raise_for_status(response, redact)
+    return response
 
 
 async def iter_ndjson(response: httpx.Response) -> AsyncIterator[dict[str, Any]]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import time
 from collections.abc import AsyncIterator
 from ipaddress import ip_address
 from typing import Any
@@ -24,12 +23,12 @@ from forgegate.backends._http import (
     Redactor,
     StreamEvent,
     build_completion,
-    collect_capped,
-    http_errors,
+    chat_messages,
+    get_checked,
     iter_ndjson,
     join_url,
     make_client,
-    raise_for_status,
+    post_stream,
 )
 from forgegate.backends.base import (
     BACKENDS,
@@ -121,9 +120,7 @@ class OllamaBackend:
 
     async def _tags_digest(self, base: str) -> str:
         url = join_url(base, "/api/tags")
-        async with http_errors(url, self._redact):
-            response = await self._client.get(url)
-            await raise_for_status(response, self._redact)
+        response = await get_checked(self._client, url, self._redact)
         try:
             models = response.json().get("models") or []
         except ValueError as exc:
@@ -150,28 +147,20 @@ class OllamaBackend:
         if request.stop:
             options["stop"] = list(request.stop)
         body: dict[str, Any] = {"model": self.model, "stream": True, "options": options}
-        if request.chat or request.prompt == "":
-            messages = [{"role": "system", "content": request.system}] if request.system is not None else []
-            messages.append({"role": "user", "content": request.prompt})
+        messages = chat_messages(request)
+        if messages is not None:
             body["messages"] = messages
             return "/api/chat", body
-        if request.system is not None:
-            raise BackendError("a system prompt needs a chat request (chat=True)", transient=False)
         body.update(prompt=request.prompt, raw=True)
         return "/api/generate", body
 
     async def generate(self, request: GenerationRequest) -> Completion:
         digest = await self.model_digest()
         path, body = self._body(request)
-        with self._pool.acquire() as base:
-            url = join_url(base, path)
-            started = time.perf_counter()
-            posting = self._client.stream("POST", url, json=body)
-            async with http_errors(url, self._redact), posting as response:
-                await raise_for_status(response, self._redact)
-                got = await collect_capped(_events(response), request.max_tokens, started)
+        streamed = await post_stream(self._client, self._pool, path, body, self._redact, _events, request.max_tokens)
+        got = streamed.got
         if not got.capped and not got.ended:
-            raise BackendError(f"stream from {url} ended without done: true", transient=True)
+            raise BackendError(f"stream from {streamed.url} ended without done: true", transient=True)
         finish = _finish(got.server_finish, got.capped, len(got.token_texts), request.max_tokens)
         extra = {"server_done_reason": got.server_finish} if got.server_finish else {}
         if got.usage_tokens is not None:
@@ -181,9 +170,9 @@ class OllamaBackend:
             finish=finish,
             tokens=len(got.token_texts),
             token_source="stream-chunks",
-            started=started,
+            started=streamed.started,
             model_digest=digest,
-            endpoint=base,
+            endpoint=streamed.endpoint,
             token_texts=tuple(got.token_texts),
             extra=extra,
         )

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -27,13 +26,13 @@ from forgegate.backends._http import (
     Redactor,
     StreamEvent,
     build_completion,
-    collect_capped,
-    http_errors,
+    chat_messages,
+    get_checked,
     iter_sse_data,
     join_url,
     load_object,
     make_client,
-    raise_for_status,
+    post_stream,
 )
 from forgegate.backends.base import (
     BACKENDS,
@@ -86,9 +85,7 @@ class OpenAIBackend:
         async with self._model_lock:
             if self._model is None:
                 url = join_url(self._pool.urls[0], "/models")
-                async with http_errors(url, self._redact):
-                    response = await self._client.get(url)
-                    await raise_for_status(response, self._redact)
+                response = await get_checked(self._client, url, self._redact)
                 try:
                     ids = [str(m.get("id")) for m in response.json().get("data") or []]
                 except (ValueError, AttributeError) as exc:
@@ -114,37 +111,29 @@ class OpenAIBackend:
             body["seed"] = request.seed
         if request.stop:
             body["stop"] = list(request.stop)
-        if request.chat or request.prompt == "":  # an empty raw prompt gives a server nothing to continue
-            messages = [{"role": "system", "content": request.system}] if request.system is not None else []
-            messages.append({"role": "user", "content": request.prompt})
+        messages = chat_messages(request)
+        if messages is not None:
             body["messages"] = messages
             return "/chat/completions", body
-        if request.system is not None:
-            raise BackendError("a system prompt needs a chat request (chat=True)", transient=False)
         body["prompt"] = request.prompt
         return "/completions", body
 
     async def generate(self, request: GenerationRequest) -> Completion:
         path, body = self._body(request, await self._model_name())
-        with self._pool.acquire() as base:
-            url = join_url(base, path)
-            started = time.perf_counter()
-            posting = self._client.stream("POST", url, json=body)
-            async with http_errors(url, self._redact), posting as response:
-                await raise_for_status(response, self._redact)
-                events = _events(response, self._redact)
-                got = await collect_capped(events, request.max_tokens, started)
+        streamed = await post_stream(self._client, self._pool, path, body, self._redact,
+                                     lambda response: _events(response, self._redact), request.max_tokens)
+        got = streamed.got
         if not got.capped and not got.ended and got.server_finish is None:
-            raise BackendError(f"stream from {url} ended before a finish_reason or [DONE]", transient=True)
+            raise BackendError(f"stream from {streamed.url} ended before a finish_reason or [DONE]", transient=True)
         tokens, source, texts, extra = _count(got, request.max_tokens)
         return build_completion(
             got,
             finish=_finish(got, tokens, request.max_tokens),
             tokens=tokens,
             token_source=source,
-            started=started,
+            started=streamed.started,
             model_digest=None,
-            endpoint=base,
+            endpoint=streamed.endpoint,
             token_texts=texts,
             extra=extra,
         )

@@ -11,7 +11,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from forgegate.errors import InputError
-from forgegate.jsonio import validation_to_input_error
+from forgegate.jsonio import read_text_or_input_error, validation_to_input_error
 
 Role = Literal[
     "query", "assert", "gap", "verified", "coherence", "threshold", "quality",
@@ -198,16 +198,7 @@ def _check_builder_needs(path: Path, text: str, table: LatticeTable) -> None:
 def load_lattice(path: Path) -> LatticeTable:
     """Read and validate a LATTICE symbol table; every problem is an InputError naming line and key."""
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError(path, "file not found", hint="check the path") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise InputError(path, f"invalid UTF-8 at byte {exc.start}", line=line,
-                         hint="save the file as UTF-8") from None
+    text = read_text_or_input_error(path)
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

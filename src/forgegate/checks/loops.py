@@ -35,11 +35,15 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal
+from typing import Literal, get_args
 
 import numpy as np
 
 from forgegate.checks.modes import LoopParams, loop_params
+
+LoopKind = Literal["RUNAWAY_LOOP", "IDENTITY_LOOP"]
+LOOP_MODES: frozenset[str] = frozenset(get_args(LoopKind))
+"""The failure-mode labels a loop finding carries: the one set the gates count loops by."""
 
 _TOKEN_RE = re.compile(r"\s*(?:[^\W\d_]+|\d|([^\w\s]|_)\1*)|\s+")
 _QUERY_RE = re.compile(r"⊙\s*([^\s?]+)\s*\?")
@@ -53,7 +57,7 @@ _ASCII_FILLER = frozenset(string.punctuation)
 class LoopFinding:
     """A loop found in a text: what repeats, how often, and where."""
 
-    kind: Literal["RUNAWAY_LOOP", "IDENTITY_LOOP"]
+    kind: LoopKind
     period: int
     """Length of the repeating unit in units (tokens after merging digit runs and character runs);
     1 for a run of one short character unit inside a word."""

@@ -9,15 +9,26 @@ import typer
 from rich.markup import escape
 
 from forgegate.cli.common import console, err_console, exit_with
+from forgegate.gloss.session import rescore_stored_run
 from forgegate.jsonio import write_json_atomic
 from forgegate.lineage import (
+    RunResult,
     compare_runs,
     lineage_markdown,
     lineage_table,
     load_result,
+    parse_result,
     print_comparison,
     read_lineage,
 )
+
+
+def _result(source: str, store: Path | None) -> RunResult:
+    """A result JSON file, or a stored eval run re-scored under its own gate config."""
+    if Path(source).suffix == ".json":
+        return load_result(Path(source))
+    payload, _ = rescore_stored_run(source, store_dir=store, battery_path=None, gate_config_path=None)
+    return parse_result(payload, source)
 
 
 def register(app: typer.Typer) -> None:
@@ -29,16 +40,17 @@ def register(app: typer.Typer) -> None:
         "Exit 0 PASS (no regression), 1 FAIL (regression), 2 not comparable / bad input, 3 INCOMPLETE.",
     )
     def compare(
-        old: Annotated[Path, typer.Argument(help="The earlier run's result JSON.")],
-        new: Annotated[Path, typer.Argument(help="The later run's result JSON.")],
+        old: Annotated[str, typer.Argument(help="The earlier run: a result JSON, or a stored run id.")],
+        new: Annotated[str, typer.Argument(help="The later run: a result JSON, or a stored run id.")],
         json_path: Annotated[
             Path | None, typer.Option("--json", help="Write the full comparison here.")
         ] = None,
         seed: Annotated[int, typer.Option(help="Seed of the bootstrap (recorded in the JSON).")] = 0,
         resamples: Annotated[int, typer.Option(min=100, help="Bootstrap resamples.")] = 9999,
+        store: Annotated[Path | None, typer.Option(help="Run store directory (for run ids).")] = None,
     ) -> None:
-        comparison = compare_runs(load_result(old), load_result(new), seed=seed, n_resamples=resamples,
-                                  old_label=str(old), new_label=str(new))
+        comparison = compare_runs(_result(old, store), _result(new, store), seed=seed, n_resamples=resamples,
+                                  old_label=old, new_label=new)
         print_comparison(console, comparison)
         if json_path is not None:
             write_json_atomic(json_path, comparison.to_json())

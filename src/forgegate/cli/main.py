@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 import typer
+from rich.markup import escape
 
 from forgegate import __version__
 from forgegate.cli import commands
@@ -38,7 +39,7 @@ def main() -> None:
     try:
         app()
     except ForgegateError as exc:
-        err_console.print(f"[bold red]error:[/] {exc}", markup=True, soft_wrap=True)
+        err_console.print(f"[bold red]error:[/] {escape(str(exc))}", markup=True, soft_wrap=True)
         sys.exit(EXIT_BAD_INPUT)
 
 

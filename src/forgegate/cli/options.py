@@ -14,7 +14,9 @@ from typing import Any
 import typer
 
 from forgegate.backends import BACKENDS, BackendConfig
+from forgegate.backends.adapters import adapter_refusal
 from forgegate.cli.common import quiet_default
+from forgegate.errors import UsageError
 from forgegate.gloss.session import SessionOptions
 
 _P = inspect.Parameter
@@ -60,6 +62,8 @@ def with_options(params: list[inspect.Parameter]) -> Callable[[Callable[..., Non
 
 def session_options(kind: str, kw: dict[str, Any], battery: Path | None) -> SessionOptions:
     BACKENDS.get(kw["backend"])  # an unknown name is a usage error with a did-you-mean
+    if kw["adapter"] is not None and (why := adapter_refusal(kw["backend"])) is not None:
+        raise UsageError(f"--adapter: {why}")
     config = BackendConfig(model=kw["model"], base_urls=tuple(kw["base_url"] or ()), adapter=kw["adapter"],
                            timeout_s=kw["timeout"], api_key_env=kw["api_key_env"])
     return SessionOptions(kind=kind, backend=kw["backend"], config=config, battery_path=battery,

@@ -10,6 +10,7 @@ from forgegate.cli.common import console
 from forgegate.plan import (
     PRESETS,
     RULE_DOES_NOT_MOVE,
+    check_adapters,
     check_inputs,
     load_plan,
     lock_path,
@@ -59,6 +60,7 @@ def check(
     """Validate the plan and its files; say whether it is locked and whether its run has started."""
     loaded = load_plan(plan)
     inputs = check_inputs(loaded)
+    check_adapters(loaded)
     now = current_lock(loaded)
     locked = read_lock(plan)
     state = plan_run_state(loaded, store)

@@ -7,7 +7,9 @@ from pathlib import Path
 import typer
 
 from forgegate.cli.common import console, exit_with, quiet_default
+from forgegate.cli.options import HTML_OPTION, MARKDOWN_OPTION
 from forgegate.jsonio import write_json_atomic
+from forgegate.report import write_reports
 from forgegate.run.plan_runner import generate_plan
 from forgegate.run.plan_score import score_plan
 from forgegate.run.plan_table import print_plan_result
@@ -19,13 +21,19 @@ def run(
     store: Path | None = typer.Option(None, "--store", help="Run store folder (default ./.forgegate/runs)."),
     concurrency: int = typer.Option(1, "--concurrency", help="Requests in flight at once."),
     brief: bool = typer.Option(False, "--brief", help="Only the verdict tables, not each instrument's detail."),
+    html: Path | None = HTML_OPTION.default,
+    markdown: Path | None = MARKDOWN_OPTION.default,
+    quiet: bool = typer.Option(False, "--quiet", help="No progress bars (also off when stderr is not a terminal)."),
 ) -> None:
     """Check the lock, generate arm x item x seed (resuming), score every instrument, print the verdict."""
-    generations = generate_plan(plan, store_dir=store, concurrency=concurrency, quiet=quiet_default())
+    generations = generate_plan(plan, store_dir=store, concurrency=concurrency, quiet=quiet or quiet_default())
     result = score_plan(generations)
     print_plan_result(result, console, details=not brief)
+    payload = result.to_json()
     if json_out is not None:
-        write_json_atomic(json_out, result.to_json())
+        write_json_atomic(json_out, payload)
+    if html is not None or markdown is not None:
+        write_reports(payload, html, markdown)
     exit_with(result.verdict.gate)
 
 

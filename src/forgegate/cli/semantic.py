@@ -8,9 +8,11 @@ from pathlib import Path
 import typer
 
 from forgegate.cli.common import console, exit_with
+from forgegate.cli.options import HTML_OPTION, MARKDOWN_OPTION
 from forgegate.errors import UsageError
 from forgegate.gate.verdict import Gate
 from forgegate.jsonio import write_json_atomic
+from forgegate.report import write_reports
 from forgegate.semantic import Roles, metrics_from_files, render_metrics
 from forgegate.semantic.codebook import freeze, load_codebook, read_questions, read_text_samples, write_codebook
 from forgegate.semantic.embedding import DEFAULT_THRESHOLD, load_embedder
@@ -36,12 +38,16 @@ def metrics(
                                           help="E2_RECOVERY or E3_TOPOLOGY: declares the primary endpoint."),
     exploratory: bool = typer.Option(False, "--exploratory",
                                      help="Allow N < 64 per condition; every output is labelled exploratory."),
+    html: Path | None = HTML_OPTION.default,
+    markdown: Path | None = MARKDOWN_OPTION.default,
 ) -> None:
     """Support, D_sem, H_sem, P, ES_LOSS, REC_GAIN, IRREV_OBS, AGG_COVERAGE, MINORITY_RECALL with CIs."""
     result = metrics_from_files(samples, relevance, Roles(reference, contracted, recovery), aggregates=aggregates,
                                 seed=seed, exploratory=exploratory, experiment=experiment)
     if json_out is not None:
         write_json_atomic(json_out, result)
+    if html is not None or markdown is not None:
+        write_reports(result, html, markdown)
     render_metrics(result, console)
     exit_with(Gate(result["gate"]))
 

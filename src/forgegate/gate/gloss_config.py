@@ -16,6 +16,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from forgegate.errors import InputError
+from forgegate.jsonio import read_bytes_or_input_error
 
 
 class LiveRule(BaseModel):
@@ -68,11 +69,7 @@ def bundled_gate_config_path() -> Path:
 def load_gate_config(path: Path | None = None) -> tuple[GateConfig, str]:
     """The config and the sha256 of its bytes (recorded in results and the lineage)."""
     path = path or bundled_gate_config_path()
-    try:
-        raw = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise InputError(path, "gate config not found") from None
-    return parse_gate_config(raw, path)
+    return parse_gate_config(read_bytes_or_input_error(path, what="gate config"), path)
 
 
 def parse_gate_config(raw: bytes, path: Path | str) -> tuple[GateConfig, str]:

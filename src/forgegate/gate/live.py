@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
+from forgegate.checks import LOOP_MODES
 from forgegate.gate.gloss import ItemOutcome
 from forgegate.gate.gloss_config import LiveRule
 from forgegate.gate.verdict import Gate, Reason, Verdict
-
-LOOP_MODES = frozenset({"RUNAWAY_LOOP", "IDENTITY_LOOP"})
 
 
 def live_verdict(rule: LiveRule, outcomes: list[ItemOutcome], controls: list[Reason]) -> Verdict:

@@ -18,6 +18,40 @@ class Gate(StrEnum):
         """design.md: 0 PASS, 1 FAIL (HOLD is not a pass), 3 INCOMPLETE, 4 INVALID."""
         return {"PASS": 0, "FAIL": 1, "HOLD": 1, "INCOMPLETE": 3, "INVALID": 4}[self.value]
 
+    @property
+    def colour(self) -> str:
+        """The rich style every terminal output prints this word in."""
+        return GATE_LOOK[self].style
+
+    @property
+    def hex_colour(self) -> str:
+        """The same colour as ``#rrggbb``, for charts (matplotlib) and HTML."""
+        return GATE_LOOK[self].hex
+
+    @property
+    def icon(self) -> str:
+        """The emoji Markdown reports put before this word."""
+        return GATE_LOOK[self].icon
+
+
+@dataclass(frozen=True)
+class GateLook:
+    """How one gate word is shown: rich style (terminal), hex colour (charts), icon (Markdown)."""
+
+    style: str
+    hex: str
+    icon: str
+
+
+GATE_LOOK: dict[Gate, GateLook] = {
+    Gate.PASS: GateLook("bold green", "#2e7d32", "✅"),
+    Gate.FAIL: GateLook("bold red", "#c62828", "❌"),
+    Gate.HOLD: GateLook("bold yellow", "#ef6c00", "⏸️"),
+    Gate.INCOMPLETE: GateLook("bold yellow", "#b28704", "⚠️"),
+    Gate.INVALID: GateLook("bold magenta", "#8e24aa", "⛔"),
+}
+"""The one table of gate colours and icons; every renderer reads it (through the properties above)."""
+
 
 EXIT_BAD_INPUT = 2
 

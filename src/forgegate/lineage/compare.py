@@ -290,6 +290,10 @@ def compare_runs(
         reasons.append(Reason("no-regression", Gate.PASS,
                               f"no category or overall difference is negative with a 95% CI excluding 0, "
                               f"and no new failure mode; improved: {', '.join(improved) or 'none'}"))
+    verdict = Verdict.combine(reasons)
+    if verdict.gate is Gate.INCOMPLETE and any(r.kind == "failure_mode" for r in regressions):
+        # a failure mode seen in the new answers is there whatever the missing answers would have said
+        verdict = Verdict(Gate.FAIL, verdict.reasons)
     return Comparison(
         old_label=old_label,
         new_label=new_label,
@@ -303,7 +307,7 @@ def compare_runs(
         unpaired_new=unpaired_new,
         errored=tuple(errored),
         regressions=tuple(regressions),
-        verdict=Verdict.combine(reasons),
+        verdict=verdict,
         seed=seed,
         n_resamples=n_resamples,
         mcnemar_clustered=any(c.difference.n_pairs > c.difference.n_clusters for c in compared),

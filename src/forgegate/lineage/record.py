@@ -14,21 +14,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from forgegate.errors import InputError
 from forgegate.gate.verdict import Gate
 from forgegate.jsonio import validation_to_input_error
-from forgegate.lineage.results import BatteryRef, CategoryScore, GateConfigRef, ResultItem, RunResult
+from forgegate.lineage.results import BatteryRef, CategoryScore, GateConfigRef, ItemFields, ResultItem, RunResult
 
 
-class ItemScore(BaseModel):
+class ItemScore(ItemFields):
     """An item's score as the record keeps it: enough to pair it with a later run."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
-
-    id: str
-    category: str
-    seed: int | None
-    score: float | None
-    passed: bool | None
-    finish: str
-    failure_modes: list[str] = Field(default_factory=list)
 
     @staticmethod
     def from_item(item: ResultItem) -> ItemScore:
@@ -106,8 +98,7 @@ class LineageRecord(BaseModel):
             categories={k: CategoryScore(score=v) for k, v in self.category_scores.items()},
             failure_modes=self.failure_modes,
             model_digest=self.model_digest,
-            items=[ResultItem(id=i.id, category=i.category, seed=i.seed, score=i.score, passed=i.passed,
-                              finish=i.finish, failure_modes=i.failure_modes) for i in self.items],
+            items=[ResultItem.model_validate(i.model_dump()) for i in self.items],
         )
 
 

@@ -6,7 +6,6 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from forgegate.gate.verdict import Gate
 from forgegate.lineage.compare import CategoryComparison, Comparison
 
 _CALL_STYLE = {"regressed": "bold red", "improved": "green", "unchanged": "", "insufficient": "yellow"}
@@ -70,8 +69,7 @@ def print_comparison(console: Console, comparison: Comparison) -> None:
             console.print(f"[yellow]unpaired, only in {escape(label)}:[/] " + _some(keys))
     if comparison.errored:
         console.print("[yellow]errored pairs (not compared):[/] " + _some(comparison.errored))
-    colour = {Gate.PASS: "green", Gate.FAIL: "red"}.get(comparison.gate, "yellow")
-    console.print(f"GATE: [bold {colour}]{comparison.gate.value}[/]")
+    console.print(f"GATE: [{comparison.gate.colour}]{comparison.gate.value}[/]")
     for reason in comparison.verdict.reasons:
         console.print(f"  - {escape(reason.rule)} {escape('[' + reason.outcome.value + ']')}: "
                       f"{escape(reason.detail)}")

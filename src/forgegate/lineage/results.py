@@ -15,13 +15,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from forgegate.errors import InputError
 from forgegate.gate.verdict import Gate
-from forgegate.jsonio import validation_to_input_error
+from forgegate.jsonio import read_text_or_input_error, validation_to_input_error
 
 
-class ResultItem(BaseModel):
-    """One scored request of a run: an item of the battery under one seed."""
+class ItemFields(BaseModel):
+    """What one scored request is to a paired comparison: read from a result, kept in a lineage record."""
 
-    model_config = ConfigDict(extra="ignore", frozen=True)
+    model_config = ConfigDict(frozen=True)
 
     id: str
     category: str
@@ -30,8 +30,15 @@ class ResultItem(BaseModel):
     """None when the request errored (finish "error"): never a zero, never a pass."""
     passed: bool | None
     finish: str
-    failure_mode: str | None = None
     failure_modes: list[str] = Field(default_factory=list)
+
+
+class ResultItem(ItemFields):
+    """One scored request of a run: an item of the battery under one seed."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    failure_mode: str | None = None
 
     @property
     def key(self) -> tuple[str, int | None]:
@@ -121,13 +128,7 @@ def parse_result(payload: dict[str, Any], source: Path | str) -> RunResult:
 def load_result(path: Path) -> RunResult:
     """Read and validate an eval result JSON file."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(path, "file not found",
-                         hint="pass the file written by `forgegate eval --json`") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(path, f"invalid UTF-8 at byte {exc.start}") from None
+    text = read_text_or_input_error(path, hint="pass the file written by `forgegate eval --json`")
     try:
         payload = json.loads(text)
     except json.JSONDecodeError as exc:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from forgegate.errors import InputError
+from forgegate.jsonio import read_text_or_input_error
 
 
 @dataclass(frozen=True)
@@ -56,10 +57,8 @@ def read_trainer_state(path: Path) -> list[EvalPoint]:
     """The eval points of a Trainer state, in step order; file errors name the file and entry."""
     path = Path(path)
     try:
-        state = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(path, "file not found", hint="pass a checkpoint's trainer_state.json") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        state = json.loads(read_text_or_input_error(path, hint="pass a checkpoint's trainer_state.json"))
+    except json.JSONDecodeError as exc:
         raise InputError(path, f"not a JSON file: {exc}") from None
     history = state.get("log_history") if isinstance(state, dict) else None
     if not isinstance(history, list):

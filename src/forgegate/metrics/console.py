@@ -15,19 +15,17 @@ from forgegate.metrics.memorization import MemorizationReport
 from forgegate.metrics.noise_floor import format_ratio
 from forgegate.metrics.voice import VoiceReport, floors_disagree
 
-_COLOUR = {Gate.PASS: "bold green", Gate.FAIL: "bold red", Gate.HOLD: "bold yellow",
-           Gate.INCOMPLETE: "bold yellow", Gate.INVALID: "bold magenta"}
 
-
-def _gate(gate: Gate) -> str:
-    return f"[{_COLOUR[gate]}]{escape(gate_label(gate))}[/]"
+def gate_markup(gate: Gate) -> str:
+    """The gate word (HOLD spelled out) in its colour, as rich markup."""
+    return f"[{gate.colour}]{escape(gate_label(gate))}[/]"
 
 
 def print_verdict(verdict: Verdict, console: Console, *, title: str = "GATE") -> None:
     """The gate word and every reason that decided it."""
     for reason in verdict.reasons:
-        console.print(f"  {_gate(reason.outcome)}  {escape(reason.rule)}: {escape(reason.detail)}")
-    console.print(f"{title}: {_gate(verdict.gate)}")
+        console.print(f"  {gate_markup(reason.outcome)}  {escape(reason.rule)}: {escape(reason.detail)}")
+    console.print(f"{title}: {gate_markup(verdict.gate)}")
 
 
 def print_voice(report: VoiceReport, console: Console) -> None:
@@ -140,9 +138,9 @@ def print_three_axis(voice: VoiceReport, memorization: MemorizationReport, damag
     table = Table(title=f"{escape(voice.candidate)} vs {escape(voice.control)} — author {escape(voice.author)}")
     for column in ("axis", "verdict", "numbers"):
         table.add_column(column)
-    table.add_row("A. voice", _gate(voice.verdict.gate), escape(voice_numbers))
-    table.add_row("B. not copied", _gate(memorization.verdict.gate), escape(mem_numbers))
-    table.add_row("C. no damage", _gate(damage.verdict.gate), escape(damage_numbers))
+    table.add_row("A. voice", gate_markup(voice.verdict.gate), escape(voice_numbers))
+    table.add_row("B. not copied", gate_markup(memorization.verdict.gate), escape(mem_numbers))
+    table.add_row("C. no damage", gate_markup(damage.verdict.gate), escape(damage_numbers))
     console.print(table)
     print_verdict(verdict, console, title=f"{escape(voice.candidate)}")
     return verdict

@@ -20,13 +20,26 @@ class ArmSeeds:
     by_seed: Mapping[int, float] = field(default_factory=dict)
 
     @property
-    def mean(self) -> float:
+    def mean(self) -> float | None:
+        """Mean over the measured seeds; None when no seed was measured (JSON null, never 0)."""
+        if not self.by_seed:
+            return None
         return sum(self.by_seed.values()) / len(self.by_seed)
 
     @property
-    def spread(self) -> float:
-        """max - min over seeds (0 for a single seed: no noise estimate, see ``seed_problem``)."""
+    def spread(self) -> float | None:
+        """max - min over seeds (0 for a single seed: no noise estimate, see ``seed_problem``);
+        None when no seed was measured."""
+        if not self.by_seed:
+            return None
         return max(self.by_seed.values()) - min(self.by_seed.values())
+
+    def measured(self) -> tuple[float, float]:
+        """(mean, spread); a ValueError when no seed was measured (callers check ``seed_problem`` first)."""
+        mean, spread = self.mean, self.spread
+        if mean is None or spread is None:
+            raise ValueError(f"arm '{self.arm}' has no measured seed")
+        return mean, spread
 
     def to_json(self, name: str = "value") -> dict[str, object]:
         return {f"{name}_by_seed": {str(seed): value for seed, value in self.by_seed.items()},
@@ -62,15 +75,21 @@ class FloorComparison:
 
 
 def compare_arms(arms: Mapping[str, ArmSeeds], control: str, candidate: str) -> FloorComparison:
-    """Both floors and the gap for one control/candidate pair (every arm present feeds the all-arms floor)."""
-    widest = max(arms.values(), key=lambda a: a.spread)
+    """Both floors and the gap for one control/candidate pair (every measured arm feeds the all-arms floor).
+
+    Both arms of the pair must have measured seeds (``seed_problem`` says why not), else ValueError.
+    """
+    control_mean, control_spread = arms[control].measured()
+    candidate_mean, candidate_spread = arms[candidate].measured()
+    spreads = {name: arm.measured()[1] for name, arm in arms.items() if arm.by_seed}
+    widest = max(spreads, key=lambda name: spreads[name])
     return FloorComparison(
         control=control,
         candidate=candidate,
-        gap=arms[control].mean - arms[candidate].mean,
-        floor_pairwise=max(arms[candidate].spread, arms[control].spread),
-        floor_all_arms=widest.spread,
-        floor_all_arms_from=widest.arm,
+        gap=control_mean - candidate_mean,
+        floor_pairwise=max(candidate_spread, control_spread),
+        floor_all_arms=spreads[widest],
+        floor_all_arms_from=widest,
     )
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from forgegate.errors import InputError
+from forgegate.jsonio import read_text_or_input_error
 
 _GUTENBERG_MARKER = re.compile(r"^\s*\*\*\* ?(START|END) OF (THE|THIS) PROJECT GUTENBERG.*$",
                                re.MULTILINE | re.IGNORECASE)
@@ -38,19 +39,7 @@ def strip_gutenberg(text: str) -> tuple[str, bool]:
 def read_text(path: Path, *, strip: bool = True) -> LoadedText:
     """Read ``path`` as UTF-8; with ``strip`` a Gutenberg header/footer is cut (and the cut is reported)."""
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError(path, "file not found", hint="check the path") from None
-    except IsADirectoryError:
-        raise InputError(path, "is a directory", hint="pass text files, not a folder") from None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise InputError(path, f"invalid UTF-8 at byte {exc.start}", line=line,
-                         hint="save the file as UTF-8") from None
-    text = text.replace("\r\n", "\n")
+    text = read_text_or_input_error(path, bom=True).replace("\r\n", "\n")
     body, stripped = strip_gutenberg(text) if strip else (text, False)
     if not body.strip():
         raise InputError(path, "the file has no text", hint="pass a non-empty text file")

@@ -3,6 +3,7 @@
 from forgegate.plan.inputs import (
     BUNDLED_GLOSS,
     PlanInput,
+    check_adapters,
     check_inputs,
     input_digests,
     is_bundled,
@@ -61,6 +62,7 @@ __all__ = [
     "SeedRange",
     "SemanticParams",
     "VoiceParams",
+    "check_adapters",
     "check_inputs",
     "check_lock",
     "endpoint_names",

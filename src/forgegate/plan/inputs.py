@@ -6,6 +6,7 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from forgegate.backends.adapters import adapter_problem
 from forgegate.plan.load import LoadedPlan
 
 BUNDLED_GLOSS = "gloss-v2"
@@ -60,6 +61,21 @@ def check_inputs(loaded: LoadedPlan) -> list[PlanInput]:
             raise loaded.error(item.loc, f"{what}: {item.written} (resolved to {item.path})",
                                hint="paths in a plan are relative to the plan's own folder")
     return inputs
+
+
+def check_adapters(loaded: LoadedPlan) -> list[Path]:
+    """Every arm's adapter (relative to the plan's folder) is a PEFT adapter folder; else an error at its line."""
+    found: list[Path] = []
+    for index, arm in enumerate(loaded.plan.arms):
+        if arm.adapter is None:
+            continue
+        folder = loaded.resolve(arm.adapter)
+        problem = adapter_problem(folder)
+        if problem is not None:
+            raise loaded.error(("arms", index, "adapter"), f"{problem} (written '{arm.adapter}')",
+                               hint="an adapter path is relative to the plan's own folder")
+        found.append(folder)
+    return found
 
 
 def sha256_file(path: Path) -> str:

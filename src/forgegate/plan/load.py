@@ -18,6 +18,7 @@ from typing import Any, get_args
 from pydantic import BaseModel, ValidationError
 
 from forgegate.errors import InputError
+from forgegate.jsonio import read_text_or_input_error
 from forgegate.plan.instruments import ENDPOINTS
 from forgegate.plan.locate import TomlLocator
 from forgegate.plan.schema import Plan
@@ -25,6 +26,8 @@ from forgegate.plan.schema import Plan
 _TOML_LINE = re.compile(r"\(at line (\d+), column \d+\)")
 CONFIRMATORY_MIN_SAMPLES = 64
 """T_GPT v0.8.1: support needs N >= 64 samples per task and condition for confirmatory use."""
+MIN_SEEDS_FOR_FLOOR = 2
+"""Voice and damage gate on the spread of an arm's values across seeds: one seed has no spread."""
 
 
 @dataclass(frozen=True)
@@ -112,19 +115,8 @@ def parse_plan_text(path: Path, text: str) -> LoadedPlan:
 def load_plan(path: Path | str) -> LoadedPlan:
     """Read and validate a plan file; any problem is an InputError naming file, line and field."""
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError(path, "plan file not found",
-                         hint="write one with: forgegate plan new --preset hemingway|gloss|tgpt") from None
-    except IsADirectoryError:
-        raise InputError(path, "is a folder, not a plan file") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise InputError(path, f"invalid UTF-8 at byte {exc.start}", line=line,
-                         hint="save the file as UTF-8") from None
+    text = read_text_or_input_error(path, what="plan file",
+                                    hint="write one with: forgegate plan new --preset hemingway|gloss|tgpt")
     return parse_plan_text(path, text)
 
 
@@ -145,6 +137,11 @@ def check_cross_references(loaded: LoadedPlan) -> None:
         raise err(("instruments", "voice"), "the voice instrument needs 'author' (top of the plan)",
                   hint="name the author whose voice is measured; there is no default, it is printed on "
                        "every output")
+    floors = [name for name in ("voice", "damage") if getattr(plan.instruments, name) is not None]
+    if floors and len(plan.seed_list()) < MIN_SEEDS_FOR_FLOOR:
+        raise err(("seeds",), f"{len(plan.seed_list())} seed: {' and '.join(floors)} compare arms against a "
+                  f"seed-spread floor, which needs at least {MIN_SEEDS_FOR_FLOOR} seeds",
+                  hint="e.g. seeds = [1234, 5678, 9012, 3456]")
     if plan.instruments.gloss is not None and plan.fixture.battery is None:
         raise err(("fixture",), "the gloss instrument scores a battery: set [fixture] battery")
     pairwise = {"voice", "memorization", "damage", "semantic"} & set(declared)

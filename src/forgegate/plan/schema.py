@@ -6,10 +6,13 @@ checked by ``forgegate.plan.inputs`` (a fresh preset validates before its files 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
+from forgegate.backends.adapters import adapter_refusal
 from forgegate.backends.base import BackendConfig
 from forgegate.plan.instruments import ENDPOINTS, Instruments, endpoint_names
 
@@ -52,6 +55,14 @@ class Arm(_Strict):
             raise ValueError(f"'{value}' is not one of {', '.join(known)}{hint}")
         return value
 
+    @field_validator("adapter")
+    @classmethod
+    def _backend_loads_adapters(cls, value: str | None, info: ValidationInfo) -> str | None:
+        backend = info.data.get("backend")  # absent when the backend itself was refused
+        if value is not None and backend is not None and (why := adapter_refusal(backend)) is not None:
+            raise ValueError(why)
+        return value
+
     @field_validator("prompt_template")
     @classmethod
     def _template_has_slot(cls, value: str | None) -> str | None:
@@ -59,8 +70,10 @@ class Arm(_Strict):
             raise ValueError("prompt_template must contain '{prompt}' where the fixture prompt goes")
         return value
 
-    def backend_config(self) -> BackendConfig:
-        return BackendConfig(model=self.model, adapter=self.adapter, base_urls=self.base_urls)
+    def backend_config(self, resolve: Callable[[str], Path] | None = None) -> BackendConfig:
+        """The backend's config; ``resolve`` makes the adapter path relative to the plan's folder."""
+        adapter = str(resolve(self.adapter)) if resolve is not None and self.adapter is not None else self.adapter
+        return BackendConfig(model=self.model, adapter=adapter, base_urls=self.base_urls)
 
     def render(self, prompt: str) -> str:
         return self.prompt_template.replace("{prompt}", prompt) if self.prompt_template else prompt

@@ -28,21 +28,21 @@ def print_eval(result: dict[str, Any], console: Console, *, title: str = "GLOSS 
     console.print("Category scores:")
     for name, cat in result["categories"].items():
         gate = cat["gate"]
-        colour = "green" if gate == "PASS" else ("yellow" if gate == "INCOMPLETE" else "red")
+        colour = Gate(gate).colour
         missing = f"  ({cat['missing']} unanswered)" if cat.get("missing") else ""
         console.print(f"  {name + ':':<{_WIDTH}} {_score(cat['score'])}  [{colour}][{gate}][/]"
                       f"  {cat['passed']}/{cat['n']}{missing}")
     sigma = result["sigma_total"]
     console.print(f"\nσ_total: {'n/a (answers missing)' if sigma is None else f'{sigma:.2f}'}")
     gate = result["gate"]
-    colour = {"PASS": "bold green", "FAIL": "bold red"}.get(gate, "bold yellow")
+    colour = Gate(gate).colour
     console.print(f"GATE: [{colour}]{gate}[/]")
     console.print(f"Failed categories: [{', '.join(result['failed_categories'])}]")
     console.print(f"Failure modes detected: [{', '.join(result['failure_modes'])}]")
     console.print(f"Token counts from: {', '.join(result.get('token_sources', [])) or 'n/a'}")
     console.print("Reasons:")
     for reason in result["reasons"]:
-        if reason["outcome"] != Gate.PASS.value or gate == Gate.PASS.value:
+        if reason["outcome"] != Gate.PASS.value or gate == Gate.PASS.value or "controls" in reason["rule"]:
             console.print(f"  [{reason['outcome']}] {reason['rule']}: {escape(reason['detail'])}")
     if failure_report and (result["failed_categories"] or gate != "PASS"):
         print_failure_report(result, console)

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from forgegate.errors import InputError, UsageError
-from forgegate.jsonio import read_bytes_or_input_error
+from forgegate.jsonio import read_text_or_input_error
 from forgegate.report.kinds import detect_kind
 
 
@@ -21,11 +21,9 @@ class ReportInput:
 
 def read_result_json(path: Path) -> ReportInput:
     """A result JSON any forgegate command wrote; bad JSON or an unknown shape is an InputError."""
-    raw = read_bytes_or_input_error(path)
+    text = read_text_or_input_error(path)
     try:
-        payload = json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise InputError(path, f"invalid UTF-8 at byte {exc.start}") from None
+        payload = json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(path, f"bad JSON: {exc.msg}", line=exc.lineno) from None
     detect_kind(payload, str(path))

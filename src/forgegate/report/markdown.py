@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from forgegate.gate.verdict import Gate
 from forgegate.report.arms_cells import comparison_dicts, three_axis_row
 from forgegate.report.fmt import num, percent, with_ci
 from forgegate.report.kinds import Kind, detect_kind
@@ -18,7 +19,7 @@ from forgegate.report.kinds import Kind, detect_kind
 TOP_FAILURES = 10
 SNIPPET = 160
 _MARKUP = re.compile(r"([\\`*_\[\]|~#@])")
-_ICON = {"PASS": "✅", "FAIL": "❌", "HOLD": "⏸️", "INCOMPLETE": "⚠️", "INVALID": "⛔"}
+_ICON = {gate.value: gate.icon for gate in Gate}
 
 
 def md(text: Any, limit: int | None = None) -> str:

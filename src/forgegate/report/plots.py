@@ -19,13 +19,9 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.typing import RcKeyType
 
-GATE_COLOURS: dict[str, str] = {
-    "PASS": "#2e7d32",
-    "FAIL": "#c62828",
-    "HOLD": "#ef6c00",
-    "INCOMPLETE": "#b28704",
-    "INVALID": "#8e24aa",
-}
+from forgegate.gate.verdict import Gate
+
+GATE_COLOURS: dict[str, str] = {gate.value: gate.hex_colour for gate in Gate}
 NEUTRAL = "#546e7a"
 _RC: dict[RcKeyType, Any] = {
     "svg.hashsalt": "forgegate-report",

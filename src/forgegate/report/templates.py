@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
-CSS = """
-:root { --pass:#2e7d32; --fail:#c62828; --hold:#ef6c00; --incomplete:#b28704; --invalid:#8e24aa; --ink:#1c2329;
+from forgegate.gate.verdict import Gate
+
+_GATE_VARS = " ".join(f"--{gate.value.lower()}:{gate.hex_colour};" for gate in Gate)
+CSS = "\n:root { " + _GATE_VARS + """ --ink:#1c2329;
         --muted:#5f6b73; --line:#d5dbe0; --bg:#fbfcfd; }
 * { box-sizing: border-box; }
 body { font-family: -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, "Liberation Sans", "DejaVu Sans",

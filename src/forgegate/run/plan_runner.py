@@ -15,7 +15,15 @@ from forgegate.battery import Battery, bundled_battery_path, load_battery
 from forgegate.errors import UsageError
 from forgegate.fixture.builder import load_fixture
 from forgegate.metrics.generations import Generation
-from forgegate.plan import RULE_DOES_NOT_MOVE, LockedPlan, LockRefusedError, check_lock, is_bundled, load_plan
+from forgegate.plan import (
+    RULE_DOES_NOT_MOVE,
+    LockedPlan,
+    LockRefusedError,
+    check_adapters,
+    check_lock,
+    is_bundled,
+    load_plan,
+)
 from forgegate.run.engine import ExecutionSummary, PlannedRequest, execute
 from forgegate.run.plan_checks import preflight
 from forgegate.run.plan_store import plan_run_id, plan_run_state
@@ -92,7 +100,7 @@ async def _generate(locked: LockedPlan, store: RunStore, planned: list[PlannedRe
     backends: dict[str, Backend] = {}
     try:
         for arm in plan.arms:
-            backends[arm.name] = make_backend(arm.backend, arm.backend_config())
+            backends[arm.name] = make_backend(arm.backend, arm.backend_config(locked.loaded.resolve))
         digests = {name: await backend.model_digest() for name, backend in backends.items()}
         summary = await execute(store, planned, backends, concurrency=concurrency, quiet=quiet)
     finally:
@@ -114,6 +122,7 @@ def generate_plan(plan_path: Path | str, *, store_dir: Path | None = None, concu
                                f"{RULE_DOES_NOT_MOVE}")
     items = fixture_items(locked)
     preflight(locked.loaded, [item.id for item in items])  # nothing generates on bad instrument inputs
+    check_adapters(locked.loaded)  # nor on an adapter folder that is not there
     planned = plan_requests(locked, items)
     battery = fixture_battery(locked)
     with RunStore.open(state.store_path) as store:

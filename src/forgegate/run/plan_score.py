@@ -23,6 +23,7 @@ from forgegate.plan import Comparison
 from forgegate.run.plan_gloss import GlossOutcome, score_gloss
 from forgegate.run.plan_runner import PlanGenerations
 from forgegate.run.plan_semantic import SemanticOutcome, endpoint_value, score_semantic
+from forgegate.semantic.roles import primary_na
 
 RUN_INSTRUMENTS = ("voice", "memorization", "damage", "gloss", "semantic")
 """Instruments ``forgegate run`` scores; any other declared one leaves the verdict INCOMPLETE."""
@@ -112,8 +113,10 @@ def _primary_part(comp: Comparison, semantic: SemanticOutcome | None, gloss: Glo
     """A semantic or gloss primary endpoint: its instrument's verdict decides the comparison, with its number."""
     instrument, endpoint = comp.primary.split(".", 1)
     if instrument == "semantic" and semantic is not None:
-        value = endpoint_value(semantic, endpoint, comp.control, comp.candidate)
-        return [*semantic.verdict.reasons, _estimated(comp.primary, value)], value
+        value = {**endpoint_value(semantic, endpoint, comp.control, comp.candidate), "pass_rule": None}
+        # the library's own reason on the declared experiment's primary is replaced by this comparison's
+        library = [r for r in semantic.verdict.reasons if not r.rule.startswith("semantic: primary ")]
+        return [*library, _estimated(comp.primary, value)], value
     if instrument == "gloss" and gloss is not None:
         cand, ctrl = gloss.arm(comp.candidate), gloss.arm(comp.control)
         value = {"endpoint": endpoint, "candidate": {"gate": cand.verdict.gate.value,
@@ -123,14 +126,16 @@ def _primary_part(comp: Comparison, semantic: SemanticOutcome | None, gloss: Glo
     return [], None
 
 
+NO_RULE = "no pre-registered pass rule: estimate only"
+
+
 def _estimated(primary: str, value: dict[str, Any]) -> Reason:
-    """A primary endpoint that is NA (or was not computed) leaves its comparison undecided: INCOMPLETE."""
-    numbers = [value.get("value")] if "value" in value else [value.get("control"), value.get("candidate")]
-    if value.get("note") or any(n is None or (isinstance(n, dict) and n.get("value") is None) for n in numbers):
-        why = value.get("note") or ("NA across tasks (REC_GAIN and IRREV_OBS are NA where ES_LOSS is 0 or NA; "
-                                    "every metric is NA where S_A^+ is empty)")
-        return Reason(f"primary {primary} estimated", Gate.INCOMPLETE, f"{primary}: {why}")
-    return Reason(f"primary {primary} estimated", Gate.PASS, f"{primary} estimated (no threshold is applied)")
+    """A semantic primary endpoint: NA decides nothing (INCOMPLETE, ``primary_na``); a number with no pass rule
+    is an estimate, not a pass: HOLD, the operator's call (a plan cannot pre-register a semantic threshold)."""
+    undecided = primary_na(primary, value)
+    if undecided is not None:
+        return undecided
+    return Reason(f"primary {primary}", Gate.HOLD, f"{primary}: {NO_RULE}")
 
 
 def score_plan(gens: PlanGenerations) -> PlanResult:

@@ -2,59 +2,66 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Protocol, TypeVar
+
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from forgegate.gate.arms import gate_label
-from forgegate.gate.verdict import Gate, Verdict
-from forgegate.metrics.console import print_damage, print_memorization, print_verdict, print_voice
+from forgegate.gate.verdict import Verdict
+from forgegate.metrics.console import gate_markup, print_damage, print_memorization, print_verdict, print_voice
+from forgegate.metrics.damage import DamageReport
+from forgegate.metrics.memorization import MemorizationReport
 from forgegate.metrics.noise_floor import format_ratio
-from forgegate.run.plan_score import AXIS_INSTRUMENTS, ComparisonResult, PlanResult
+from forgegate.metrics.voice import VoiceReport
+from forgegate.run.plan_score import AXIS_INSTRUMENTS, PlanResult
 from forgegate.run.plan_views import primary_text, print_gloss, print_semantic
-
-_COLOUR = {Gate.PASS: "bold green", Gate.FAIL: "bold red", Gate.HOLD: "bold yellow",
-           Gate.INCOMPLETE: "bold yellow", Gate.INVALID: "bold magenta"}
 
 
 def _word(verdict: Verdict | None) -> str:
-    if verdict is None:
-        return "—"
-    return f"[{_COLOUR[verdict.gate]}]{escape(gate_label(verdict.gate))}[/]"
+    return "—" if verdict is None else gate_markup(verdict.gate)
 
 
-def _voice_cell(result: ComparisonResult) -> str:
-    report = result.voice
+class _Report(Protocol):
+    @property
+    def verdict(self) -> Verdict: ...
+
+
+R = TypeVar("R", bound=_Report)
+
+
+def _cell(report: R | None, detail: Callable[[R], str]) -> str:
+    """One axis of the table: "not declared", or the verdict word and the numbers behind it."""
     if report is None:
         return "not declared"
+    text = detail(report)
+    return f"{_word(report.verdict)} {text}" if text else _word(report.verdict)
+
+
+def _voice_detail(report: VoiceReport) -> str:
     comp = report.comparison
     if comp is None:
-        return _word(report.verdict)
-    return (f"{_word(report.verdict)} gap {comp.gap:+.3f} / floor {comp.floor_pairwise:.3f} "
+        return ""
+    return (f"gap {comp.gap:+.3f} / floor {comp.floor_pairwise:.3f} "
             f"({format_ratio(comp.ratio)}); all-arms {comp.floor_all_arms:.3f}")
 
 
-def _memorization_cell(result: ComparisonResult) -> str:
-    report = result.memorization
-    if report is None:
-        return "not declared"
+def _memorization_detail(report: MemorizationReport) -> str:
     c, k = report.arms.get(report.control), report.arms.get(report.candidate)
     if c is None or k is None:
-        return _word(report.verdict)
-    return (f"{_word(report.verdict)} hit {k.hit_rate:.3f} vs {c.hit_rate:.3f}; max {k.max} vs {c.max}; "
+        return ""
+    return (f"hit {k.hit_rate:.3f} vs {c.hit_rate:.3f}; max {k.max} vs {c.max}; "
             f"positive control {'saturated' if report.controls.saturated else 'NOT saturated'}")
 
 
-def _damage_cell(result: ComparisonResult) -> str:
-    report = result.damage
-    if report is None:
-        return "not declared"
+def _damage_detail(report: DamageReport) -> str:
     parts = []
     for metric, res in report.metrics.items():
         k, c = res.arms.get(report.candidate), res.arms.get(report.control)
         if k is not None and c is not None and k.by_seed and c.by_seed:
             parts.append(f"{metric.replace('_', '-')} {k.mean:.3f} vs {c.mean:.3f}")
-    return f"{_word(report.verdict)} " + "; ".join(parts)
+    return "; ".join(parts)
 
 
 def print_plan_result(result: PlanResult, console: Console, *, details: bool = True) -> None:
@@ -87,8 +94,9 @@ def print_plan_result(result: PlanResult, console: Console, *, details: bool = T
             table.add_column(column)
         for comp in result.comparisons:
             c = comp.comparison
-            table.add_row(escape(f"{c.candidate} vs {c.control}"), escape(c.primary), _voice_cell(comp),
-                          _memorization_cell(comp), _damage_cell(comp), _word(comp.verdict))
+            table.add_row(escape(f"{c.candidate} vs {c.control}"), escape(c.primary),
+                          _cell(comp.voice, _voice_detail), _cell(comp.memorization, _memorization_detail),
+                          _cell(comp.damage, _damage_detail), _word(comp.verdict))
         console.print(table)
     elif result.comparisons:
         table = Table(title="comparisons")

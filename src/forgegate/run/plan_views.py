@@ -21,12 +21,13 @@ def primary_text(value: dict[str, Any] | None) -> str:
         return ""
     if "note" in value:
         return f"{value['endpoint']}: {value['note']}"
+    no_rule = "; no rule" if "pass_rule" in value and value["pass_rule"] is None else ""
     if "value" in value:
-        return f"{value['endpoint']} {fmt(value)}"
+        return f"{value['endpoint']} {fmt(value)}{no_rule}"
     cand, ctrl = value.get("candidate"), value.get("control")
     if isinstance(cand, dict) and isinstance(ctrl, dict) and "gate" in cand:
         return f"GLOSS {_gloss_cell(cand)} vs control {_gloss_cell(ctrl)}"
-    return f"{value['endpoint']} candidate {fmt(cand)} vs control {fmt(ctrl)}"
+    return f"{value['endpoint']} candidate {fmt(cand)} vs control {fmt(ctrl)}{no_rule}"
 
 
 def _gloss_cell(arm: dict[str, Any]) -> str:

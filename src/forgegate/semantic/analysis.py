@@ -25,7 +25,7 @@ from forgegate.semantic.bootstrap import (
 )
 from forgegate.semantic.controls import run_controls
 from forgegate.semantic.pools import AggregateInput, pool_table
-from forgegate.semantic.roles import endpoint_labels
+from forgegate.semantic.roles import endpoint_labels, primary_endpoint, primary_na
 from forgegate.semantic.taskstats import CONDITION_METRICS, PAIR_METRICS, Roles, TaskData, TaskStatistic, Variant
 
 FloatArray = NDArray[np.float64]
@@ -249,6 +249,17 @@ class _Analysis:
         return out, family
 
 
+def primary_values(endpoint: str, across: Json) -> list[tuple[str, Json]]:
+    """The across-task value(s) of a declared primary endpoint: one per aggregate for AGG_COVERAGE."""
+    if endpoint in PAIR_METRICS:
+        return [(endpoint, {"endpoint": endpoint, **across[endpoint]})]
+    per_aggregate: Json = across.get(endpoint) or {}
+    if not per_aggregate:
+        return [(endpoint, {"endpoint": endpoint, "value": None, "ci": None,
+                            "note": "no branch-pool aggregates were given (--aggregates)"})]
+    return [(f"{endpoint}[{name}]", {"endpoint": endpoint, **entry}) for name, entry in sorted(per_aggregate.items())]
+
+
 def compute_metrics(req: MetricsRequest) -> Json:
     """The full metrics JSON (see the issue's shape); ``gate`` says whether it may be used as-is."""
     analysis = _Analysis(req)
@@ -271,9 +282,14 @@ def compute_metrics(req: MetricsRequest) -> Json:
                                 for c in controls))]
     for text in analysis.incomplete:
         reasons.append(Reason("conditions-present", Gate.INCOMPLETE, text))
-    reasons.append(Reason("metrics-computed", Gate.PASS,
-                          "metrics computed from frozen assignments; this command applies no threshold "
-                          "(the plan's gate rules decide shipping)"))
+    endpoint = primary_endpoint(req.experiment)
+    if endpoint is not None:  # a declared primary endpoint that is NA decides nothing
+        reasons.extend(r for label, value in primary_values(endpoint, main["across_tasks"])
+                       if (r := primary_na(label, value)) is not None)
+    # T_GPT declares no pass threshold: an estimate is never a pass (exit 0 means "ships"); the operator decides
+    reasons.append(Reason("metrics-computed", Gate.HOLD,
+                          "metrics computed from frozen assignments; no pre-registered pass rule: estimate only, "
+                          "the operator decides"))
     verdict = Verdict.combine(reasons)
     mode = "exploratory" if req.exploratory else "confirmatory"
     return {
