@@ -7,6 +7,7 @@ exists on these machines), answering from a script so every verdict is known in 
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -109,11 +110,8 @@ def test_rescore_under_another_gate_checks_the_battery_against_it(tmp_path: Path
     assert "LX-IDENTITY" not in proc.stderr.split("no items in")[-1] and "no items in" in proc.stderr
 
 
-def test_compare_takes_stored_runs_as_well_as_result_files(tmp_path: Path, tiny: tuple[Path, Path]) -> None:
-    _, config = tiny
-    battery = tmp_path / "ruled.jsonl"  # every item scored by a rule: nothing waits for a reviewer
-    items = [dict(i, require=[["frg"]]) if i["eval_type"] == "semantic" else i for i in TINY_ITEMS]
-    battery.write_text("".join(json.dumps(i, ensure_ascii=False) + "\n" for i in items), encoding="utf-8")
+def compare_good_then_looping(tmp_path: Path, battery: Path, config: Path) -> subprocess.CompletedProcess[str]:
+    """Two stored runs of one battery, the second looping on an item; `forgegate compare` their store files."""
     runs = []
     for n, script in enumerate([TINY_SCRIPT, {**TINY_SCRIPT, "⊙ ι?": "ι = ιιιι ιιιι ιιιι"}]):
         store = tmp_path / f"store{n}"
@@ -121,7 +119,15 @@ def test_compare_takes_stored_runs_as_well_as_result_files(tmp_path: Path, tiny:
             run_cli("eval", "--backend", "ollama", "--model", "gloss:v10", "--base-url", server.url, "--quiet",
                     "--store", str(store), "--battery", str(battery), "--gate-config", str(config))
         runs.append(str(next(store.glob("*.sqlite"))))
-    proc = run_cli("compare", runs[0], runs[1], "--json", str(tmp_path / "d.json"))
+    return run_cli("compare", runs[0], runs[1], "--json", str(tmp_path / "d.json"))
+
+
+def test_compare_takes_stored_runs_as_well_as_result_files(tmp_path: Path, tiny: tuple[Path, Path]) -> None:
+    _, config = tiny
+    battery = tmp_path / "ruled.jsonl"  # every item scored by a rule: nothing waits for a reviewer
+    items = [dict(i, require=[["frg"]]) if i["eval_type"] == "semantic" else i for i in TINY_ITEMS]
+    battery.write_text("".join(json.dumps(i, ensure_ascii=False) + "\n" for i in items), encoding="utf-8")
+    proc = compare_good_then_looping(tmp_path, battery, config)
     diff = read_json(tmp_path / "d.json")
     # the new run loops on an item the old one answered: a new failure mode is a regression whatever the statistics
     assert proc.returncode == 1 and diff["gate"] == "FAIL", proc.stdout + proc.stderr
@@ -131,14 +137,7 @@ def test_compare_takes_stored_runs_as_well_as_result_files(tmp_path: Path, tiny:
 def test_a_new_failure_mode_fails_the_comparison_even_with_answers_missing(tmp_path: Path,
                                                                          tiny: tuple[Path, Path]) -> None:
     battery, config = tiny  # its semantic item awaits review in both runs: an unanswered pair
-    runs = []
-    for n, script in enumerate([TINY_SCRIPT, {**TINY_SCRIPT, "⊙ ι?": "ι = ιιιι ιιιι ιιιι"}]):
-        store = tmp_path / f"store{n}"
-        with FakeOllamaServer(Behaviour(script=script, models=MODELS)) as server:
-            run_cli("eval", "--backend", "ollama", "--model", "gloss:v10", "--base-url", server.url, "--quiet",
-                    "--store", str(store), "--battery", str(battery), "--gate-config", str(config))
-        runs.append(str(next(store.glob("*.sqlite"))))
-    proc = run_cli("compare", runs[0], runs[1], "--json", str(tmp_path / "d.json"))
+    proc = compare_good_then_looping(tmp_path, battery, config)
     diff = read_json(tmp_path / "d.json")
     assert proc.returncode == 1 and diff["gate"] == "FAIL", proc.stdout + proc.stderr
     outcomes = {r["rule"]: r["outcome"] for r in diff["reasons"]}
