@@ -106,6 +106,7 @@ class StreamEvent:
     token: str | None = None
     finish: str | None = None
     usage_tokens: int | None = None
+    prompt_tokens: int | None = None
     done: bool = False
 
 
@@ -116,6 +117,7 @@ class Collected:
     token_texts: list[str] = field(default_factory=list)
     server_finish: str | None = None
     usage_tokens: int | None = None
+    prompt_tokens: int | None = None
     capped: bool = False
     ended: bool = False
     ttft_s: float | None = None
@@ -146,6 +148,8 @@ async def collect_capped(events: AsyncIterator[StreamEvent], max_tokens: int, st
             got.server_finish = event.finish
         if event.usage_tokens is not None:
             got.usage_tokens = event.usage_tokens
+        if event.prompt_tokens is not None:
+            got.prompt_tokens = event.prompt_tokens
         if event.done:
             got.ended = True
             break
@@ -275,4 +279,5 @@ def build_completion(
         model_digest=model_digest,
         endpoint=endpoint,
         extra=extra or {},
+        prompt_tokens=got.prompt_tokens,
     )

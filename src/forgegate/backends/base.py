@@ -47,6 +47,8 @@ class Completion:
     model_digest: str | None = None
     endpoint: str | None = None
     extra: dict[str, str] = field(default_factory=dict)
+    prompt_tokens: int | None = None
+    """Input tokens as the backend counted them (None: the backend did not report them)."""
 
 
 class BackendError(Exception):

@@ -92,6 +92,7 @@ class _Run:
     token_ids: list[int]
     llama_finish: str | None
     ttft_s: float | None
+    prompt_tokens: int | None = None
 
 
 def token_texts_for(pieces: list[bytes]) -> list[str]:
@@ -130,6 +131,7 @@ class EmbeddedBackend:
         self.model_path = resolve_model_path(config.model)
         self._llm: Any = None
         self._sampled: list[int] = []
+        self._prompt_tokens: int | None = None
         self._lock = asyncio.Lock()
 
     def _load(self) -> Any:
@@ -152,6 +154,13 @@ class EmbeddedBackend:
                 return token
 
             llm.sample = recording_sample  # type: ignore[method-assign] # every sampled id, including the end-of-generation one
+            original_generate: Callable[..., Any] = llm.generate
+
+            def recording_generate(tokens: Any, *args: Any, **kwargs: Any) -> Any:
+                self._prompt_tokens = len(tokens)  # the prompt (chat-formatted when chat) as llama tokenised it
+                return original_generate(tokens, *args, **kwargs)
+
+            llm.generate = recording_generate  # type: ignore[method-assign]
             self._llm = llm
         return self._llm
 
@@ -192,6 +201,7 @@ class EmbeddedBackend:
         llm = self._load()
         llm.reset()
         self._sampled = []
+        self._prompt_tokens = None
         pieces: list[str] = []
         finish: str | None = None
         ttft: float | None = None
@@ -215,7 +225,7 @@ class EmbeddedBackend:
             raise
         except (ValueError, RuntimeError, AssertionError) as exc:
             raise BackendError(f"llama.cpp failed: {exc}", transient=False) from exc
-        return _Run("".join(pieces), list(self._sampled), finish, ttft)
+        return _Run("".join(pieces), list(self._sampled), finish, ttft, self._prompt_tokens)
 
     def _completion(self, run: _Run, request: GenerationRequest, started: float, digest: str) -> Completion:
         llm = self._load()
@@ -247,6 +257,7 @@ class EmbeddedBackend:
             model_digest=digest,
             endpoint=None,
             extra=extra,
+            prompt_tokens=run.prompt_tokens,
         )
 
     async def aclose(self) -> None:

@@ -204,8 +204,10 @@ async def _events(response: httpx.Response) -> AsyncIterator[StreamEvent]:
             yield StreamEvent(token=text or "")
         if done:
             count = obj.get("eval_count")
+            prompt = obj.get("prompt_eval_count")  # absent when Ollama reused a cached prompt
             yield StreamEvent(
                 finish=obj.get("done_reason"),
                 usage_tokens=count if isinstance(count, int) else None,
+                prompt_tokens=prompt if isinstance(prompt, int) else None,
                 done=True,
             )

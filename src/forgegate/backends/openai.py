@@ -174,7 +174,9 @@ async def _events(response: httpx.Response, redact: Redactor) -> AsyncIterator[S
             raise BackendError(redact(f"server error mid-stream: {obj['error']}"), transient=True)
         usage = obj.get("usage")
         if isinstance(usage, dict) and isinstance(usage.get("completion_tokens"), int):
-            yield StreamEvent(usage_tokens=usage["completion_tokens"])
+            prompt = usage.get("prompt_tokens")
+            yield StreamEvent(usage_tokens=usage["completion_tokens"],
+                              prompt_tokens=prompt if isinstance(prompt, int) else None)
         for choice in obj.get("choices") or []:
             text = choice.get("text")
             if text is None:

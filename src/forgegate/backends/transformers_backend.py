@@ -247,7 +247,7 @@ class TransformersBackend:
             latency_s=time.perf_counter() - started, ttft_s=ttft, token_texts=tuple(token_texts),
             model_digest=self._digest, endpoint=str(self._folder),
             extra={"adapter": str(self._adapter) if self._adapter else "", "device": "cpu",
-                   "prompt_tokens": str(len(prompt_ids))})
+                   "prompt_tokens": str(len(prompt_ids))}, prompt_tokens=len(prompt_ids))
 
     async def generate(self, request: GenerationRequest) -> Completion:
         if self._digest is None:

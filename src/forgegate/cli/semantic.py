@@ -35,7 +35,11 @@ def metrics(
     json_out: Path | None = typer.Option(None, "--json", help="Write the full result here."),
     seed: int = typer.Option(0, "--seed", help="Bootstrap seed (recorded in the JSON)."),
     experiment: str | None = typer.Option(None, "--experiment",
-                                          help="E2_RECOVERY or E3_TOPOLOGY: declares the primary endpoint."),
+                                          help="E1_STAGE, E2_RECOVERY, E3_TOPOLOGY or E4_R_META: declares the "
+                                               "primary endpoint."),
+    primary: str | None = typer.Option(None, "--primary-endpoint",
+                                       help="E1_STAGE / E4_R_META: the metric the spec's endpoint is measured by "
+                                            "(required for them; E2/E3 take the spec's)."),
     exploratory: bool = typer.Option(False, "--exploratory",
                                      help="Allow N < 64 per condition; every output is labelled exploratory."),
     html: Path | None = HTML_OPTION.default,
@@ -43,7 +47,8 @@ def metrics(
 ) -> None:
     """Support, D_sem, H_sem, P, ES_LOSS, REC_GAIN, IRREV_OBS, AGG_COVERAGE, MINORITY_RECALL with CIs."""
     result = metrics_from_files(samples, relevance, Roles(reference, contracted, recovery), aggregates=aggregates,
-                                seed=seed, exploratory=exploratory, experiment=experiment)
+                                seed=seed, exploratory=exploratory, experiment=experiment,
+                                primary=primary)
     if json_out is not None:
         write_json_atomic(json_out, result)
     if html is not None or markdown is not None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from forgegate.metrics.damage import DAMAGE_METRICS, DamageMetric
 from forgegate.metrics.voice import FloorRule
@@ -83,6 +83,33 @@ class GlossParams(_Strict):
     """'gloss-v2' for the bundled GLOSS v2 gate config, or a path to a gate-config TOML."""
 
 
+class Price(_Strict):
+    """Price of one arm's (or model's) tokens: per 1M input tokens and per 1M output tokens."""
+
+    input_per_million: float = Field(ge=0)
+    output_per_million: float = Field(ge=0)
+
+
+class Prices(_Strict):
+    """``[instruments.semantic.prices]``: the currency and a price per arm name or per model name.
+
+    An arm's own entry wins over its model's; every arm must be priced (checked against the plan's arms).
+    """
+
+    currency: str = Field(min_length=1)
+    arms: dict[str, Price] = Field(default_factory=dict)
+    models: dict[str, Price] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _some_price(self) -> Prices:
+        if not self.arms and not self.models:
+            raise ValueError("a price table needs [..prices.arms.<arm>] or [..prices.models.\"<model>\"] entries")
+        return self
+
+    def for_arm(self, arm: str, model: str | None) -> Price | None:
+        return self.arms.get(arm) or (self.models.get(model) if model is not None else None)
+
+
 class SemanticParams(_Strict):
     """T_GPT semantic support and recoverability: fixture items are the tasks, seeds the N samples."""
 
@@ -95,6 +122,12 @@ class SemanticParams(_Strict):
     confirmatory: bool
     """True: a confirmatory collection (needs N >= 64 samples per task and condition)."""
     experiment: Experiment
+    primary_endpoint: str | None = Field(default=None, validate_default=True)
+    """The metric that measures the experiment's primary endpoint where the spec names no single one
+    (required for E1_STAGE: ES_LOSS or REC_GAIN; for E4_R_META: one of the spec's metric names).
+    E2_RECOVERY and E3_TOPOLOGY take the spec's (REC_GAIN, AGG_COVERAGE); a different declaration is refused."""
+    prices: Prices | None = None
+    """Optional price table: the estimated monetary cost per condition (absent: reported as null)."""
     codebook: str | None = None
     """The frozen codebook (from ``forgegate semantic freeze``); required when confirmatory."""
     relevance: str | None = None
@@ -105,6 +138,21 @@ class SemanticParams(_Strict):
     bootstrap_resamples: int = Field(default=10_000, ge=100)
     bootstrap_seed: int
     """Seed of the bootstrap's numpy Generator (explicit: CIs must be reproducible)."""
+
+    @field_validator("primary_endpoint")
+    @classmethod
+    def _primary_declared(cls, value: str | None, info: ValidationInfo) -> str | None:
+        from forgegate.errors import UsageError
+        from forgegate.semantic.roles import primary_endpoint
+
+        experiment = info.data.get("experiment")
+        if experiment is None:  # the experiment itself was refused
+            return value
+        try:
+            primary_endpoint(experiment, value)
+        except UsageError as exc:
+            raise ValueError(str(exc)) from None
+        return value
 
     @model_validator(mode="after")
     def _codebook_when_confirmatory(self) -> SemanticParams:

@@ -10,7 +10,7 @@ import difflib
 import inspect
 import re
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, get_args
@@ -19,7 +19,7 @@ from pydantic import BaseModel, ValidationError
 
 from forgegate.errors import InputError
 from forgegate.jsonio import read_text_or_input_error
-from forgegate.plan.instruments import ENDPOINTS
+from forgegate.plan.instruments import ENDPOINTS, Prices
 from forgegate.plan.locate import TomlLocator
 from forgegate.plan.schema import Plan
 
@@ -176,8 +176,24 @@ def check_cross_references(loaded: LoadedPlan) -> None:
             if arm_name is not None and arm_name not in names:
                 raise err(("instruments", "semantic", field), f"no arm named '{arm_name}'",
                           hint=f"arms: {', '.join(names)}")
+        if semantic.prices is not None:
+            _check_prices(plan, semantic.prices, err)
         n_samples = len(plan.seed_list())
         if semantic.confirmatory and n_samples < CONFIRMATORY_MIN_SAMPLES:
             raise err(("seeds",), f"{n_samples} samples per task and condition; a confirmatory collection "
                       f"needs at least {CONFIRMATORY_MIN_SAMPLES}",
                       hint="seeds = { first = 1, count = 64 }, or set confirmatory = false (exploratory)")
+
+
+def _check_prices(plan: Plan, prices: Prices, err: Callable[..., InputError]) -> None:
+    """Every arm is priced (its own entry or its model's); a priced arm name must exist."""
+    where = ("instruments", "semantic", "prices")
+    names = [arm.name for arm in plan.arms]
+    for name in prices.arms:
+        if name not in names:
+            raise err((*where, "arms", name), f"no arm named '{name}'", hint=f"arms: {', '.join(names)}")
+    unpriced = [arm.name for arm in plan.arms if prices.for_arm(arm.name, arm.model) is None]
+    if unpriced:
+        raise err(where, f"no price for arm(s) {', '.join(unpriced)}: a partial price table would print a "
+                  "partial cost as if it were the total",
+                  hint="add [instruments.semantic.prices.arms.<arm>] or a price for the arm's model")

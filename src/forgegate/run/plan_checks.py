@@ -69,6 +69,10 @@ def semantic_inputs(loaded: LoadedPlan, task_ids: list[str]) -> SemanticInputs:
         raise loaded.error((*where, "experiment"), "E3_TOPOLOGY's primary endpoint AGG_COVERAGE needs branch-pool "
                            "aggregates, which a plan cannot declare yet",
                            hint="score E3 from files: forgegate semantic metrics --aggregates Y.jsonl")
+    if params.primary_endpoint in ("AGG_COVERAGE", "MINORITY_RECALL"):
+        raise loaded.error((*where, "primary_endpoint"), f"{params.primary_endpoint} needs branch-pool aggregates, "
+                           "which a plan cannot declare yet",
+                           hint="score it from files: forgegate semantic metrics --aggregates Y.jsonl")
     if params.codebook is None:
         if params.relevance is not None:
             raise loaded.error((*where, "relevance"), "relevance R(c) is annotated on the clusters of a frozen "

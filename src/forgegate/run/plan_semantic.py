@@ -18,6 +18,7 @@ from forgegate.errors import UsageError
 from forgegate.gate.verdict import Gate, Reason, Verdict
 from forgegate.plan import SemanticParams
 from forgegate.run.plan_checks import SemanticInputs, semantic_inputs
+from forgegate.run.plan_cost import condition_cost
 from forgegate.run.plan_runner import PlanGenerations, fixture_items
 from forgegate.run.semantic_judge import draft_judge, frozen_judge
 from forgegate.semantic import MetricsRequest, Roles, SampleRow, compute_metrics
@@ -103,23 +104,11 @@ def _frozen_assignments(samples: list[TextSample], inputs: SemanticInputs, out_d
     return path, info
 
 
-def _cost(gens: PlanGenerations) -> Json:
-    """Per condition: requests, output tokens (the backend's own count) and wall-clock latency from the store."""
+def _cost(gens: PlanGenerations, n_items: int) -> Json:
+    """Per condition: the spec's cost guardrails from the store's answered requests and the plan's structure."""
     with RunStore.open(gens.store_path, create=False) as store:
-        rows = [r for r in store.latest() if r.ok]
-    out: Json = {}
-    for row in rows:
-        slot = out.setdefault(row.arm, {"requests": 0, "output_tokens": 0, "latency_s": 0.0})
-        slot["requests"] += 1
-        slot["output_tokens"] += row.tokens or 0
-        slot["latency_s"] += row.latency_s or 0.0
-    for slot in out.values():
-        slot["latency_s"] = round(slot["latency_s"], 3)
-        slot["serial_depth"] = 1
-        slot["input_tokens"] = None
-    out["note"] = ("input tokens are not recorded by the run store and the plan has no price table: "
-                   "no monetary estimate; each sample is one call (serial depth 1, all calls parallelisable)")
-    return out
+        rows = store.latest()
+    return condition_cost(gens.locked.loaded.plan, rows, n_items)
 
 
 def score_semantic(gens: PlanGenerations) -> SemanticOutcome:
@@ -131,7 +120,7 @@ def score_semantic(gens: PlanGenerations) -> SemanticOutcome:
     inputs = semantic_inputs(loaded, [i.id for i in items])
     out_dir = semantic_out_dir(gens.store_path)
     samples = text_samples(gens)
-    cost = _cost(gens)
+    cost = _cost(gens, len(items))
     reasons: list[Reason] = []
     if not samples:
         verdict = Verdict.combine([Reason("semantic", Gate.INCOMPLETE, "no stored generation to score")])
@@ -157,14 +146,16 @@ def score_semantic(gens: PlanGenerations) -> SemanticOutcome:
         return SemanticOutcome(None, book_info, cost, out_dir, None, verdict)
     experiment: str | None = params.experiment
     note: str | None = None
-    try:
-        primary_endpoint(experiment)
+    try:  # the plan's schema already refused a missing or conflicting declaration; this guards older locks
+        primary_endpoint(experiment, params.primary_endpoint)
     except UsageError as exc:
         note = f"{exc}; every endpoint of this table is labelled exploratory"
         experiment = None
+    declared = params.primary_endpoint if experiment is not None else None
     request = MetricsRequest(grouped, relevance, Roles(params.reference, params.contracted, params.recovery),
                              BootstrapSettings(seed=params.bootstrap_seed, n_resamples=params.bootstrap_resamples),
                              exploratory=exploratory, small_conditions=tuple(small), experiment=experiment,
+                             primary_endpoint=declared,
                              tau=params.tau_support, minimum_count=params.minimum_count,
                              sensitivity=params.sensitivity)
     metrics = compute_metrics(request)

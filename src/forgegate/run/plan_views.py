@@ -56,10 +56,24 @@ def print_semantic(outcome: SemanticOutcome, console: Console) -> None:
             console.print(f"  {reason.outcome.value}: {escape(reason.detail)}")
     cost = {k: v for k, v in outcome.cost.items() if k != "note"}
     if cost:
-        console.print("cost per condition: " + "; ".join(
-            f"{escape(c)} {v['requests']} calls, {v['output_tokens']} output tokens, {v['latency_s']:.1f} s"
-            for c, v in cost.items()))
+        console.print("cost per condition: " + "; ".join(escape(f"{c} {cost_text(v)}") for c, v in cost.items()))
     console.print(f"files: {escape(str(outcome.out_dir))}")
+
+
+def _count(entry: dict[str, Any]) -> str:
+    return str(entry["value"]) if entry["value"] is not None else f"{entry['status']} (null)"
+
+
+def cost_text(v: dict[str, Any]) -> str:
+    """One condition's cost guardrails as one line: nulls say why instead of printing 0."""
+    wall = v["wall_clock_latency"]["value_s"]
+    money = v["estimated_monetary_cost"]
+    price = (f"{money['value']:.6g} {money['currency']}" if money["value"] is not None
+             else f"cost null: {money['note']}")
+    return (f"{v['requests']} calls (serial depth {v['serial_depth']}, {v['parallelizable_calls']} parallelisable), "
+            f"input {_count(v['input_tokens'])}, output {_count(v['output_tokens'])}, "
+            f"total {_count(v['total_tokens'])} tokens, wall clock "
+            f"{'unknown' if wall is None else f'{wall:.1f} s'}, {price}")
 
 
 def print_gloss(outcome: GlossOutcome, console: Console, *, details: bool) -> None:

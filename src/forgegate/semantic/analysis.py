@@ -25,7 +25,7 @@ from forgegate.semantic.bootstrap import (
 )
 from forgegate.semantic.controls import run_controls
 from forgegate.semantic.pools import AggregateInput, pool_table
-from forgegate.semantic.roles import endpoint_labels, primary_endpoint, primary_na
+from forgegate.semantic.roles import endpoint_labels, primary_declaration, primary_endpoint, primary_na
 from forgegate.semantic.taskstats import CONDITION_METRICS, PAIR_METRICS, Roles, TaskData, TaskStatistic, Variant
 
 FloatArray = NDArray[np.float64]
@@ -44,6 +44,8 @@ class MetricsRequest:
     exploratory: bool = False
     small_conditions: tuple[str, ...] = ()
     experiment: str | None = None
+    primary_endpoint: str | None = None
+    """The plan's declaration, for experiments whose spec endpoint names no single metric (E1, E4)."""
     tau: float = f.TAU_SUPPORT
     minimum_count: int = f.MINIMUM_COUNT
     sensitivity: tuple[float, ...] = f.SENSITIVITY_TAUS
@@ -282,7 +284,7 @@ def compute_metrics(req: MetricsRequest) -> Json:
                                 for c in controls))]
     for text in analysis.incomplete:
         reasons.append(Reason("conditions-present", Gate.INCOMPLETE, text))
-    endpoint = primary_endpoint(req.experiment)
+    endpoint = primary_endpoint(req.experiment, req.primary_endpoint)
     if endpoint is not None:  # a declared primary endpoint that is NA decides nothing
         reasons.extend(r for label, value in primary_values(endpoint, main["across_tasks"])
                        if (r := primary_na(label, value)) is not None)
@@ -298,7 +300,8 @@ def compute_metrics(req: MetricsRequest) -> Json:
         "mode": mode,
         "exploratory_reasons": list(req.small_conditions) if req.exploratory else [],
         "experiment": req.experiment,
-        "endpoints": endpoint_labels(req.experiment, req.exploratory),
+        "primary_endpoint": primary_declaration(req.experiment, req.primary_endpoint),
+        "endpoints": endpoint_labels(req.experiment, req.exploratory, req.primary_endpoint),
         "roles": {"reference": req.roles.reference, "contracted": req.roles.contracted,
                   "recovery": req.roles.recovery},
         "tau_support": req.tau,

@@ -29,11 +29,12 @@ def metrics_from_files(
     seed: int,
     exploratory: bool = False,
     experiment: str | None = None,
+    primary: str | None = None,
     n_resamples: int = N_RESAMPLES,
 ) -> dict[str, Any]:
     """The metrics JSON for the files; bad rows raise InputError, a refused use raises UsageError."""
     check_roles(roles.reference, roles.contracted, roles.recovery)
-    primary = primary_endpoint(experiment)
+    endpoint = primary_endpoint(experiment, primary)
     rows = read_samples(samples)
     rel = read_relevance(relevance)
     check_relevance(rows, rel, relevance)
@@ -43,11 +44,11 @@ def metrics_from_files(
                          field="condition", hint="check the condition names in the samples file")
     small = check_sample_sizes(grouped, exploratory)
     pools = check_aggregates(read_aggregates(aggregates), grouped, rel, aggregates) if aggregates else {}
-    if primary == "AGG_COVERAGE" and not pools:
-        raise UsageError("E3_TOPOLOGY's primary endpoint is AGG_COVERAGE: pass --aggregates")
+    if endpoint == "AGG_COVERAGE" and not pools:
+        raise UsageError(f"{experiment}'s primary endpoint is AGG_COVERAGE: pass --aggregates")
     request = MetricsRequest(grouped, rel, roles, BootstrapSettings(seed=seed, n_resamples=n_resamples),
                              aggregates=pools, exploratory=exploratory, small_conditions=tuple(small),
-                             experiment=experiment)
+                             experiment=experiment, primary_endpoint=primary)
     out = compute_metrics(request)
     out["inputs"] = {"samples": str(samples), "relevance": str(relevance),
                      "aggregates": str(aggregates) if aggregates else None}

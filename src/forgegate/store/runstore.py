@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -40,7 +41,9 @@ CREATE TABLE IF NOT EXISTS responses (
     endpoint TEXT,
     error TEXT,
     attempts INTEGER NOT NULL,
-    created TEXT NOT NULL
+    created TEXT NOT NULL,
+    prompt_tokens INTEGER,
+    finished_at REAL
 );
 CREATE INDEX IF NOT EXISTS responses_key ON responses (request_key, seq);
 CREATE TABLE IF NOT EXISTS reviews (
@@ -52,6 +55,9 @@ CREATE TABLE IF NOT EXISTS reviews (
     created TEXT NOT NULL
 );
 """
+
+ADDED_COLUMNS: tuple[tuple[str, str], ...] = (("prompt_tokens", "INTEGER"), ("finished_at", "REAL"))
+"""Columns added after the first release of the store, in order: old stores gain them on open."""
 
 
 @dataclass(frozen=True)
@@ -74,6 +80,10 @@ class StoredResponse:
     endpoint: str | None
     error: str | None
     attempts: int
+    prompt_tokens: int | None = None
+    """Input tokens as the backend reported them (None: not reported, or a store from before the column)."""
+    finished_at: float | None = None
+    """Unix time (sub-second) the outcome was recorded; None in a store from before the column."""
 
     @property
     def ok(self) -> bool:
@@ -93,7 +103,16 @@ class StoredResponse:
             token_texts=self.token_texts,
             model_digest=self.model_digest,
             endpoint=self.endpoint,
+            prompt_tokens=self.prompt_tokens,
         )
+
+
+def _add_missing_columns(db: sqlite3.Connection) -> None:
+    """A store written before a column existed gains it (NULL in old rows) instead of failing to open."""
+    have = {row[1] for row in db.execute("PRAGMA table_info(responses)")}
+    for name, kind in ADDED_COLUMNS:
+        if name not in have:
+            db.execute(f"ALTER TABLE responses ADD COLUMN {name} {kind}")
 
 
 def _now() -> str:
@@ -117,6 +136,7 @@ class RunStore:
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")
         db.executescript(SCHEMA)
+        _add_missing_columns(db)
         return cls(path, db)
 
     def close(self) -> None:
@@ -177,13 +197,15 @@ class RunStore:
         self._db.execute(
             "INSERT INTO responses (request_key, arm, item_id, seed, request_json, prompt, response, tokens,"
             " token_source, token_texts, finish, latency_s, ttft_s, model_digest, endpoint, error, attempts,"
-            " created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " created, prompt_tokens, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+            " ?, ?)",
             (
                 request_key, arm, item_id, seed, request.model_dump_json(), request.prompt,
                 c.text if c else None, c.tokens if c else None, c.token_source if c else None,
                 json.dumps(list(c.token_texts)) if c and c.token_texts is not None else None,
                 c.finish if c else "error", c.latency_s if c else None, c.ttft_s if c else None,
                 c.model_digest if c else None, c.endpoint if c else None, error, attempts, _now(),
+                c.prompt_tokens if c else None, time.time(),
             ),
         )
 
@@ -217,7 +239,7 @@ class RunStore:
             token_texts=tuple(json.loads(texts)) if texts is not None else None,
             finish=row["finish"], latency_s=row["latency_s"], ttft_s=row["ttft_s"],
             model_digest=row["model_digest"], endpoint=row["endpoint"], error=row["error"],
-            attempts=row["attempts"],
+            attempts=row["attempts"], prompt_tokens=row.get("prompt_tokens"), finished_at=row.get("finished_at"),
         )
 
     # -- human review ---------------------------------------------------------------------------
