@@ -5,6 +5,8 @@ The CLI prints these without a traceback and exits 2 (bad input).
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,3 +34,20 @@ class InputError(ForgegateError):
 
 class UsageError(ForgegateError):
     """The command line asks for something that cannot be done (exit 2)."""
+
+
+def closest(word: str, known: Collection[str]) -> str | None:
+    """The known name nearest to a mistyped ``word``, if any is near enough."""
+    close = difflib.get_close_matches(word, list(known), n=1)
+    return close[0] if close else None
+
+
+def did_you_mean(word: str, known: Collection[str]) -> str:
+    """`` (did you mean 'x'?)`` for the nearest known name, or nothing."""
+    near = closest(word, known)
+    return f" (did you mean '{near}'?)" if near else ""
+
+
+def not_one_of(value: str, known: Collection[str]) -> str:
+    """The one wording of "not an allowed value": the choices, then the nearest."""
+    return f"'{value}' is not one of {', '.join(known)}{did_you_mean(value, known)}"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import json
 import os
 import re
@@ -13,7 +12,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from forgegate.errors import InputError
+from forgegate.errors import InputError, did_you_mean
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -70,11 +69,6 @@ def iter_jsonl_lines(path: Path, raw: bytes | None = None) -> Iterator[tuple[int
         yield number, obj
 
 
-def _did_you_mean(word: str, known: Collection[str]) -> str:
-    close = difflib.get_close_matches(word, list(known), n=1)
-    return f" (did you mean '{close[0]}'?)" if close else ""
-
-
 def validation_to_input_error(
     path: Path, line: int | None, exc: ValidationError, *, fields: Collection[str] | None = None
 ) -> InputError:
@@ -88,14 +82,14 @@ def validation_to_input_error(
     message = first["msg"]
     if first["type"] == "extra_forbidden":
         name = str(first["loc"][-1]) if first["loc"] else ""
-        message = "unknown field (typo?)" + (_did_you_mean(name, fields) if fields else "")
+        message = "unknown field (typo?)" + (did_you_mean(name, fields) if fields else "")
     elif first["type"] == "missing":
         message = "required field is missing"
     elif first["type"] == "literal_error":
         allowed = re.findall(r"'([^']*)'", str(first.get("ctx", {}).get("expected", "")))
         given = first.get("input")
         if allowed:
-            message = f"{given!r} is not one of {', '.join(allowed)}" + _did_you_mean(str(given), allowed)
+            message = f"{given!r} is not one of {', '.join(allowed)}" + did_you_mean(str(given), allowed)
     elif message.startswith("Value error, "):
         message = message.removeprefix("Value error, ")
     return InputError(path, message, line=line, field=loc)

@@ -6,11 +6,10 @@ The CLI's choices, the plan schema's allowed values and the docs all read
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
-from forgegate.errors import ForgegateError
+from forgegate.errors import ForgegateError, did_you_mean
 
 T = TypeVar("T")
 
@@ -19,9 +18,7 @@ class UnknownNameError(ForgegateError, KeyError):
     """Raised for a name no implementation registered; the message suggests the closest one."""
 
     def __init__(self, kind: str, name: str, known: tuple[str, ...]) -> None:
-        close = difflib.get_close_matches(name, known, n=1)
-        hint = f" (did you mean '{close[0]}'?)" if close else ""
-        self.message = f"unknown {kind} '{name}': choose one of {', '.join(known)}{hint}"
+        self.message = f"unknown {kind} '{name}': choose one of {', '.join(known)}{did_you_mean(name, known)}"
         super().__init__(self.message)
 
     def __str__(self) -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 from collections import Counter
 from collections.abc import Collection
@@ -12,7 +11,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from forgegate.battery.schema import BatteryItem
-from forgegate.errors import InputError
+from forgegate.errors import InputError, not_one_of
 from forgegate.jsonio import iter_jsonl_lines, read_bytes_or_input_error, validation_to_input_error
 
 _FIELDS = tuple(BatteryItem.model_fields)
@@ -84,10 +83,7 @@ def load_battery(path: Path, *, categories: Collection[str] | None = None) -> Ba
     for line, obj in iter_jsonl_lines(path, raw):
         item = _validate(path, line, obj)
         if known is not None and item.category not in known:
-            close = difflib.get_close_matches(item.category, known, n=1)
-            hint = f" (did you mean '{close[0]}'?)" if close else ""
-            raise InputError(path, f"'{item.category}' is not one of {', '.join(known)}{hint}",
-                             line=line, field="category")
+            raise InputError(path, not_one_of(item.category, known), line=line, field="category")
         per_category[item.category] += 1
         item_id = item.id if item.id is not None else default_id(item.category, per_category[item.category])
         if item_id in seen:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 from typing import Any
 
@@ -53,8 +54,6 @@ _CHECK = typer.Option(False, "--check-failure-modes",
 
 
 def _session_command(kind: str, title: str) -> Any:
-    import inspect
-
     extra = inspect.Parameter("check_failure_modes", inspect.Parameter.KEYWORD_ONLY, default=_CHECK,
                               annotation=bool)
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from forgegate.backends import BackendConfig, GenerationRequest, make_backend
 from forgegate.battery import Battery
-from forgegate.run.engine import ExecutionSummary, PlannedRequest, RetryPolicy, execute
+from forgegate.run.engine import ExecutionSummary, PlannedRequest, RetryPolicy, execute, record_model_digest
 from forgegate.store import RunStore, run_path
 
 ARM = "model"
@@ -77,12 +77,7 @@ async def _generate(spec: EvalSpec, store: RunStore, concurrency: int, quiet: bo
         store.set_meta("model_label", spec.config.model or (Path(model_path).name if model_path else spec.backend))
         summary = await execute(store, plan_requests(spec), {ARM: backend}, concurrency=concurrency,
                                 retry=retry, quiet=quiet)
-        try:
-            digest = await backend.model_digest()
-        except Exception as exc:  # the digest is provenance, not an answer: record why it is absent
-            digest = None
-            store.set_meta("model_digest_error", f"{type(exc).__name__}: {exc}")
-        store.set_meta("model_digest", digest)
+        await record_model_digest(backend, store)
         return summary
     finally:
         await backend.aclose()

@@ -6,7 +6,6 @@ table and a line locator, with paths made relative to the plan's folder).
 
 from __future__ import annotations
 
-import difflib
 import inspect
 import re
 import tomllib
@@ -17,7 +16,7 @@ from typing import Any, get_args
 
 from pydantic import BaseModel, ValidationError
 
-from forgegate.errors import InputError
+from forgegate.errors import InputError, closest
 from forgegate.jsonio import read_text_or_input_error
 from forgegate.plan.instruments import ENDPOINTS, Prices
 from forgegate.plan.locate import TomlLocator
@@ -85,8 +84,8 @@ def _validation_error(path: Path, locator: TomlLocator, exc: ValidationError) ->
         parent = _model_at(Plan, loc[:-1])
         if parent is not None:
             allowed = tuple(parent.model_fields)
-            close = difflib.get_close_matches(str(loc[-1]), allowed, n=1)
-            hint = f"did you mean '{close[0]}'?" if close else f"allowed here: {', '.join(allowed)}"
+            near = closest(str(loc[-1]), allowed)
+            hint = f"did you mean '{near}'?" if near else f"allowed here: {', '.join(allowed)}"
     elif first["type"] == "missing":
         message = "required field is missing"
         hint = "forgegate has no default for it: write it in the plan"

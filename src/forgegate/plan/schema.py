@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 
 from forgegate.backends.adapters import adapter_refusal
 from forgegate.backends.base import BackendConfig
+from forgegate.errors import not_one_of
 from forgegate.plan.instruments import ENDPOINTS, Instruments, endpoint_names
 
 Role = Literal["control", "candidate"]
@@ -46,13 +47,9 @@ class Arm(_Strict):
     @field_validator("backend")
     @classmethod
     def _backend_registered(cls, value: str) -> str:
-        import difflib
-
         known = _known_backends()
         if value not in known:
-            close = difflib.get_close_matches(value, known, n=1)
-            hint = f" (did you mean '{close[0]}'?)" if close else ""
-            raise ValueError(f"'{value}' is not one of {', '.join(known)}{hint}")
+            raise ValueError(not_one_of(value, known))
         return value
 
     @field_validator("adapter")
@@ -122,13 +119,9 @@ class Comparison(_Strict):
     @field_validator("primary")
     @classmethod
     def _known_endpoint(cls, value: str) -> str:
-        import difflib
-
         names = endpoint_names()
         if value not in names:
-            close = difflib.get_close_matches(value, names, n=1)
-            hint = f" (did you mean '{close[0]}'?)" if close else ""
-            raise ValueError(f"'{value}' is not one of {', '.join(names)}{hint}")
+            raise ValueError(not_one_of(value, names))
         return value
 
 

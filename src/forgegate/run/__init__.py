@@ -1,5 +1,12 @@
 """Turning a plan into stored answers: request expansion, async execution, retries, caps, resume."""
 
-from forgegate.run.engine import ExecutionSummary, PlannedRequest, RetryPolicy, enforce_cap, execute
+from forgegate.run.engine import (
+    ExecutionSummary,
+    PlannedRequest,
+    RetryPolicy,
+    enforce_cap,
+    execute,
+    record_model_digest,
+)
 
-__all__ = ["ExecutionSummary", "PlannedRequest", "RetryPolicy", "enforce_cap", "execute"]
+__all__ = ["ExecutionSummary", "PlannedRequest", "RetryPolicy", "enforce_cap", "execute", "record_model_digest"]

@@ -54,6 +54,18 @@ class ExecutionSummary:
     wall_s: float
 
 
+async def record_model_digest(backend: Backend, store: RunStore, key: str = "model_digest") -> str | None:
+    """Store the model's digest under ``key``; a digest is provenance, not an answer, so a failure to get
+    one is recorded (``<key>_error``) rather than ending the run."""
+    try:
+        digest = await backend.model_digest()
+    except (BackendError, OSError) as exc:
+        digest = None
+        store.set_meta(f"{key}_error", f"{type(exc).__name__}: {exc}")
+    store.set_meta(key, digest)
+    return digest
+
+
 def enforce_cap(completion: Completion, cap: int) -> Completion:
     """The client-side hard cap, whatever the backend did: keep at most ``cap`` tokens, finish 'length'."""
     if completion.tokens <= cap:

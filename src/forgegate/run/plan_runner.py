@@ -24,7 +24,7 @@ from forgegate.plan import (
     is_bundled,
     load_plan,
 )
-from forgegate.run.engine import ExecutionSummary, PlannedRequest, execute
+from forgegate.run.engine import ExecutionSummary, PlannedRequest, execute, record_model_digest
 from forgegate.run.plan_checks import preflight
 from forgegate.run.plan_store import plan_run_id, plan_run_state
 from forgegate.store import RunStore, StoredResponse
@@ -101,8 +101,9 @@ async def _generate(locked: LockedPlan, store: RunStore, planned: list[PlannedRe
     try:
         for arm in plan.arms:
             backends[arm.name] = make_backend(arm.backend, arm.backend_config(locked.loaded.resolve))
-        digests = {name: await backend.model_digest() for name, backend in backends.items()}
         summary = await execute(store, planned, backends, concurrency=concurrency, quiet=quiet)
+        digests = {name: await record_model_digest(backend, store, f"model_digest:{name}")
+                   for name, backend in backends.items()}
     finally:
         for backend in backends.values():
             await backend.aclose()
@@ -133,8 +134,6 @@ def generate_plan(plan_path: Path | str, *, store_dir: Path | None = None, concu
         if battery is not None:
             store.set_meta("battery_sha256", battery.sha256)
         summary, digests = asyncio.run(_generate(locked, store, planned, concurrency, quiet))
-        for arm, digest in digests.items():
-            store.set_meta(f"model_digest:{arm}", digest)
         latest = {row.request_key: row for row in store.latest()}
     wanted = [p.key for p in planned]
     rows = [latest[key] for key in wanted if key in latest]
