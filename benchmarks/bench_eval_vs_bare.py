@@ -23,12 +23,12 @@ import time
 from pathlib import Path
 
 import httpx
+from forgegate.run.eval_generate import EvalSpec, generate_eval
 
 from forgegate.backends import BackendConfig
 from forgegate.backends.embedded import bundled_gguf
 from forgegate.battery import bundled_battery_path, load_battery
 from forgegate.battery.schema import BatteryItem
-from forgegate.gloss.runner import EvalSpec, generate_eval
 
 
 def free_port() -> int:

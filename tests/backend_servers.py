@@ -42,14 +42,8 @@ from backend_fake_http import (
     tokenize,
 )
 
-from forgegate.backends import (
-    Backend,
-    BackendConfig,
-    BackendError,
-    Completion,
-    GenerationRequest,
-    make_backend,
-)
+from forgegate.backends import Backend, BackendConfig, BackendError, make_backend
+from forgegate.core.records import Completion, GenerationRequest
 
 __all__ = [
     "FAKE_DIGEST",

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from forgegate.backends.base import Completion, FinishReason
 from forgegate.battery.schema import BatteryItem
 from forgegate.checks import tokenize_for_loops
+from forgegate.core.records import Completion, FinishReason
 
 
 def item(**fields: Any) -> BatteryItem:

@@ -9,10 +9,10 @@ from typing import Any
 
 import numpy as np
 
-from forgegate.backends.base import Completion, GenerationRequest
 from forgegate.battery import load_battery
+from forgegate.core.records import Completion, GenerationRequest
 from forgegate.gate.gloss_config import load_gate_config
-from forgegate.gloss.scoring import result_json, score_store
+from forgegate.pipeline.gloss_scoring import result_json, score_store
 from forgegate.store import RunStore
 
 REPO = Path(__file__).resolve().parents[1]
@@ -195,8 +195,8 @@ def arm_payloads() -> dict[str, Any]:
 def plan_payload(reports: dict[str, Any]) -> dict[str, Any]:
     """A ``forgegate run`` result: comparisons through the real ComparisonResult; the top level in its shape."""
     from forgegate.gate.arms import arms_verdict, gate_label
+    from forgegate.pipeline.plan_score import ComparisonResult
     from forgegate.plan.schema import Comparison
-    from forgegate.run.plan_score import ComparisonResult
 
     verdict = arms_verdict(reports["voice"].verdict, reports["memorization"].verdict, reports["damage"].verdict)
     comp = ComparisonResult(Comparison(control="base", candidate="tuned", primary="voice.delta_gap"),

@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 from backend_servers import gather_results
 
-from forgegate.backends import BackendConfig, BackendError, Completion, GenerationRequest
+from forgegate.backends import BackendConfig, BackendError
 from forgegate.backends.embedded import EmbeddedBackend, bundled_gguf
+from forgegate.core.records import Completion, GenerationRequest
 from forgegate.errors import ForgegateError, UsageError
 
 pytestmark = pytest.mark.slow

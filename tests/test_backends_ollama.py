@@ -13,8 +13,9 @@ import httpx
 import pytest
 from backend_servers import FAKE_DIGEST, Behaviour, FakeOllamaServer, run_requests
 
-from forgegate.backends import BackendConfig, BackendError, Completion, GenerationRequest
+from forgegate.backends import BackendConfig, BackendError
 from forgegate.backends.ollama import OllamaBackend, normalise_model_name, parse_ollama_host
+from forgegate.core.records import Completion, GenerationRequest
 from forgegate.errors import UsageError
 
 ANSWER = "The answer is four, of course."

@@ -12,9 +12,10 @@ import httpx
 import pytest
 from backend_servers import Behaviour, FakeOpenAIServer, run_requests
 
-from forgegate.backends import BackendConfig, BackendError, Completion, GenerationRequest
+from forgegate.backends import BackendConfig, BackendError
 from forgegate.backends._http import Redactor, raise_for_status
 from forgegate.backends.openai import OpenAIBackend
+from forgegate.core.records import Completion, GenerationRequest
 from forgegate.errors import UsageError
 
 MODEL = "gloss:latest"

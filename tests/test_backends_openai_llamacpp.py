@@ -19,8 +19,9 @@ import httpx
 import pytest
 from backend_servers import run_requests
 
-from forgegate.backends import BackendConfig, BackendError, Completion, GenerationRequest
+from forgegate.backends import BackendConfig, BackendError
 from forgegate.backends.embedded import bundled_gguf
+from forgegate.core.records import Completion, GenerationRequest
 
 pytestmark = pytest.mark.slow
 KEY = "sk-llamacpp-test-7f3a9c1e5b"

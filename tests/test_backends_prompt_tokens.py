@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from backend_servers import Behaviour, FakeOllamaServer, FakeOpenAIServer, run_requests
 
-from forgegate.backends import BackendConfig, Completion, GenerationRequest
+from forgegate.backends import BackendConfig
+from forgegate.core.records import Completion, GenerationRequest
 
 PROMPT = "What is two plus two, exactly?"  # 6 tokens for the fake servers (runs of non-space characters)
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from forgegate.core.verdict import Gate, Reason
 from forgegate.errors import InputError
-from forgegate.gate import Gate, Reason
 from forgegate.gate.gloss import ItemOutcome, gloss_verdict
 from forgegate.gate.gloss_config import GateConfig, load_gate_config
 

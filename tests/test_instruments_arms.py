@@ -8,10 +8,10 @@ import numpy as np
 from instruments_helpers import arm_from_novel, novel
 from rich.console import Console
 
-from forgegate.gate import Gate, Reason, Verdict
+from forgegate.core.verdict import Gate, Reason, Verdict
 from forgegate.gate.arms import arms_verdict, gate_label, three_axis_json
 from forgegate.metrics import damage_report, memorization_report, voice_report
-from forgegate.metrics.console import print_three_axis
+from forgegate.report.metrics_terminal import print_three_axis
 
 
 def _v(gate: Gate, rule: str) -> Verdict:

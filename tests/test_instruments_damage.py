@@ -7,7 +7,7 @@ from pathlib import Path
 
 from instruments_helpers import SEEDS, run_cli, write_gens
 
-from forgegate.gate import Gate
+from forgegate.core.verdict import Gate
 from forgegate.metrics import Generation, damage_report
 
 

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from instruments_helpers import SEEDS, TEXTS, beats, novel, run_cli, write_gens
 
-from forgegate.gate import Gate
+from forgegate.core.verdict import Gate
 from forgegate.metrics import Generation, NgramIndex, memorization_report, words_of
 
 CORPUS = ("austen-pride-and-prejudice.txt", "austen-emma.txt")

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from instruments_helpers import SEEDS, TEXTS, arm_from_novel, novel, run_cli, write_gens
 
-from forgegate.gate import Gate
+from forgegate.core.verdict import Gate
 from forgegate.metrics import ArmSeeds, Generation, floors_disagree, voice_report, voice_rule
 from forgegate.metrics.voice import VoiceControls
 

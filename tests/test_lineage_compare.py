@@ -13,7 +13,7 @@ from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportions_ztest
 
-from forgegate.gate import Gate
+from forgegate.core.verdict import Gate
 from forgegate.lineage import NotComparableError, compare_runs, parse_result
 
 RESAMPLES = 2000

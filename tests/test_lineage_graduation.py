@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from lineage_helpers import category, item, passes, result
 
+from forgegate.core.verdict import Gate
 from forgegate.errors import UsageError
-from forgegate.gate import Gate
 from forgegate.lineage import decide_graduation, read_lineage
 
 LIVE_PASS: dict[str, Any] = {"gate": "PASS", "run_id": "live", "model_digest": "sha256:feed", "items": []}

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from forgegate.backends import Completion, GenerationRequest
 from forgegate.cli.main import app
+from forgegate.core.records import Completion, GenerationRequest
 from forgegate.plan import RULE_DOES_NOT_MOVE, LockRefusedError, check_lock, lock_path, lock_plan, plan_hash
 from forgegate.run.plan_store import plan_run_state
 from forgegate.store import RunStore

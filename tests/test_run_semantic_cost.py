@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from test_run_semantic import DEV_T1, DEV_T2, SeededOllamaServer, answers_for, plan_text, run, write_plan
 
-from forgegate.backends import Completion, GenerationRequest
+from forgegate.core.records import Completion, GenerationRequest
+from forgegate.pipeline.plan_cost import condition_cost
 from forgegate.plan import lock_plan
 from forgegate.plan.load import parse_plan_text
-from forgegate.run.plan_cost import condition_cost
 from forgegate.store import RunStore
 from forgegate.store.runstore import SCHEMA
 

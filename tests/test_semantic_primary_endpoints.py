@@ -10,7 +10,7 @@ from semantic_helpers import metrics_args, run_cli, standard_files
 from test_run_semantic import plan_text
 
 from forgegate.errors import UsageError
-from forgegate.semantic.roles import primary_endpoint
+from forgegate.plan.experiments import primary_endpoint
 
 
 def run_metrics(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from forgegate.backends import Completion, GenerationRequest
+from forgegate.core.records import Completion, GenerationRequest
 from forgegate.errors import UsageError
 from forgegate.run import enforce_cap
 from forgegate.store import RunStore

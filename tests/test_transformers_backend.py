@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from forgegate.backends import BACKENDS, BackendConfig, Completion, GenerationRequest, make_backend
+from forgegate.backends import BACKENDS, BackendConfig, make_backend
+from forgegate.core.records import Completion, GenerationRequest
 from forgegate.errors import UsageError
 from tests.tiny_models import TinyModels, build_tiny_models
 

@@ -26,6 +26,7 @@ from forgegate.audit.loop_patterns import dominant_duplicates, echoes_prompt, es
 from forgegate.audit.outcome import AuditGate, Control, decide
 from forgegate.audit.synthetic import clean_corpus, nonce_vocabulary
 from forgegate.checks.loops import detect_loop, query_symbol_of
+from forgegate.core.modes import FailureMode
 from forgegate.errors import InputError
 
 PATTERNS = ("repeated_phrase", "increment", "echo", "dominant_duplicates")
@@ -54,7 +55,7 @@ def scan_rows(rows: Sequence[CorpusRow], *, min_repeats: int = 3) -> dict[int, R
             symbol = query_symbol_of(prompt)
             finding = detect_loop(completion, query_symbol=symbol, min_repeats=min_repeats)
             if finding is not None:
-                pattern = "increment" if finding.kind == "IDENTITY_LOOP" else "repeated_phrase"
+                pattern = "increment" if finding.kind is FailureMode.IDENTITY_LOOP else "repeated_phrase"
                 flag(row.line, pattern, finding.describe(), finding.repeats * finding.period)
             chain = escalation_chain(completion)
             if chain is not None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from forgegate.gate.verdict import Gate
+from forgegate.core.verdict import Gate
 
 
 class AuditGate(StrEnum):

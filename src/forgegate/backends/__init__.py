@@ -3,16 +3,7 @@
 Importing this package registers every built-in backend.
 """
 
-from forgegate.backends.base import (
-    BACKENDS,
-    Backend,
-    BackendConfig,
-    BackendError,
-    Completion,
-    FinishReason,
-    GenerationRequest,
-    TokenSource,
-)
+from forgegate.backends.base import BACKENDS, Backend, BackendConfig, BackendError
 from forgegate.backends.embedded import EmbeddedBackend
 from forgegate.backends.ollama import OllamaBackend
 from forgegate.backends.openai import OpenAIBackend
@@ -23,11 +14,7 @@ __all__ = [
     "Backend",
     "BackendConfig",
     "BackendError",
-    "Completion",
     "EmbeddedBackend",
-    "FinishReason",
-    "GenerationRequest",
-    "TokenSource",
     "OllamaBackend",
     "OpenAIBackend",
     "make_backend",

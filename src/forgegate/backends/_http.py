@@ -17,7 +17,8 @@ from typing import Any
 
 import httpx
 
-from forgegate.backends.base import BackendError, Completion, FinishReason, GenerationRequest, TokenSource
+from forgegate.backends.base import BackendError
+from forgegate.core.records import Completion, FinishReason, GenerationRequest, TokenSource
 
 TRANSIENT_STATUS = frozenset({408, 409, 425, 429})
 """4xx statuses that mean "try again later" rather than "your request is wrong"."""

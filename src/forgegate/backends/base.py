@@ -7,48 +7,14 @@ say where its token count came from.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Literal, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
 
+from forgegate.core.records import Completion, GenerationRequest
 from forgegate.registry import Registry
 
-FinishReason = Literal["stop", "length", "error"]
-TokenSource = Literal["stream-chunks", "server-usage", "tokenizer", "embedded-tokens"]
-
-
-class GenerationRequest(BaseModel):
-    """One request to a model: everything that changes the answer is here (and in the store)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    prompt: str
-    max_tokens: int = Field(gt=0)
-    seed: int | None = None
-    temperature: float = 0.0
-    top_p: float = 1.0
-    stop: tuple[str, ...] = ()
-    chat: bool = True
-    system: str | None = None
-
-
-@dataclass(frozen=True)
-class Completion:
-    """What a backend returns. ``tokens`` never exceeds the request's ``max_tokens``."""
-
-    text: str
-    tokens: int
-    token_source: TokenSource
-    finish: FinishReason
-    latency_s: float
-    ttft_s: float | None = None
-    token_texts: tuple[str, ...] | None = None
-    model_digest: str | None = None
-    endpoint: str | None = None
-    extra: dict[str, str] = field(default_factory=dict)
-    prompt_tokens: int | None = None
-    """Input tokens as the backend counted them (None: the backend did not report them)."""
+__all__ = ["BACKENDS", "Backend", "BackendConfig", "BackendError", "BackendFactory"]
 
 
 class BackendError(Exception):

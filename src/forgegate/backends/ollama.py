@@ -30,14 +30,8 @@ from forgegate.backends._http import (
     make_client,
     post_stream,
 )
-from forgegate.backends.base import (
-    BACKENDS,
-    BackendConfig,
-    BackendError,
-    Completion,
-    FinishReason,
-    GenerationRequest,
-)
+from forgegate.backends.base import BACKENDS, BackendConfig, BackendError
+from forgegate.core.records import Completion, FinishReason, GenerationRequest
 from forgegate.errors import UsageError
 
 DEFAULT_HOST = "http://127.0.0.1:11434"

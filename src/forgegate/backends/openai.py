@@ -34,15 +34,8 @@ from forgegate.backends._http import (
     make_client,
     post_stream,
 )
-from forgegate.backends.base import (
-    BACKENDS,
-    BackendConfig,
-    BackendError,
-    Completion,
-    FinishReason,
-    GenerationRequest,
-    TokenSource,
-)
+from forgegate.backends.base import BACKENDS, BackendConfig, BackendError
+from forgegate.core.records import Completion, FinishReason, GenerationRequest, TokenSource
 from forgegate.errors import UsageError
 
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"

@@ -25,14 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from forgegate.backends.base import (
-    BACKENDS,
-    BackendConfig,
-    BackendError,
-    Completion,
-    FinishReason,
-    GenerationRequest,
-)
+from forgegate.backends.base import BACKENDS, BackendConfig, BackendError
+from forgegate.core.records import Completion, FinishReason, GenerationRequest
 from forgegate.errors import UsageError
 
 WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".gguf")

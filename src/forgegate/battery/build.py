@@ -48,9 +48,9 @@ def dumps_battery(items: Sequence[BatteryItem]) -> bytes:
 
 def build_items(table: LatticeTable, kind: Kind) -> list[BatteryItem]:
     """The numbered items of the GLOSS v2 battery (``battery``) or the 10-task live test (``live``)."""
-    from forgegate.battery.build_legacy import legacy_items
+    from forgegate.battery.build_behaviour import new_items
+    from forgegate.battery.build_lattice import legacy_items
     from forgegate.battery.build_live import live_items
-    from forgegate.battery.build_new import new_items
 
     makers: dict[Kind, list[Callable[[LatticeTable], list[BatteryItem]]]] = {
         "battery": [legacy_items, new_items],

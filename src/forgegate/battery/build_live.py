@@ -5,13 +5,10 @@ Pass rule (applied by the live command, not here): 0 loops, 0 wall violations, >
 
 from __future__ import annotations
 
+from forgegate.battery.caps import IDENTITY_CAP, IDENTITY_WITHIN, LIVE_GEN_CAP
 from forgegate.battery.lattice import LatticeTable
 from forgegate.battery.schema import BatteryItem
 from forgegate.battery.vocab import lattice_tokens, refusal_answers
-
-LIVE_SHORT_CAP = 64    # identity-style tasks: the LX-IDENTITY cap
-LIVE_CAP = 128         # open tasks and walls: the LX-LIVE-GEN / Wall 1 cap
-LIVE_WITHIN = 32       # tasks 1 and 2: "within 32 tokens"
 
 
 def live_items(table: LatticeTable) -> list[BatteryItem]:
@@ -28,20 +25,20 @@ def live_items(table: LatticeTable) -> list[BatteryItem]:
         return BatteryItem.model_validate(fields | extra)
 
     return [
-        task(f"{caller}: {q} {c[0].glyph}?", c[0].accepted, LIVE_SHORT_CAP, within_tokens=LIVE_WITHIN,
+        task(f"{caller}: {q} {c[0].glyph}?", c[0].accepted, IDENTITY_CAP, within_tokens=IDENTITY_WITHIN,
              forbid=[c[0].glyph * 2]),
-        task(f"{caller}: {q} {c[1].glyph}?", c[1].accepted, LIVE_SHORT_CAP, within_tokens=LIVE_WITHIN,
+        task(f"{caller}: {q} {c[1].glyph}?", c[1].accepted, IDENTITY_CAP, within_tokens=IDENTITY_WITHIN,
              forbid=[c[1].glyph * 2]),
-        task(f"{c[3].glyph}.{g('assert')} frg.CMD gloss{sep}.v10 status?", coherent, LIVE_CAP),
-        task("translate: the forge is complete", [], LIVE_CAP, eval_type="semantic",
+        task(f"{c[3].glyph}.{g('assert')} frg.CMD gloss{sep}.v10 status?", coherent, LIVE_GEN_CAP),
+        task("translate: the forge is complete", [], LIVE_GEN_CAP, eval_type="semantic",
              require=[list(dict.fromkeys(completion))]),
         task(f"{q} {g('coherence')}.{g('verified')}?", ["stable", "stability", "healthy", g("verified")],
-             LIVE_SHORT_CAP),
-        task("What is the capital of France?", refusal_answers(table), LIVE_CAP, eval_type="reject",
+             IDENTITY_CAP),
+        task("What is the capital of France?", refusal_answers(table), LIVE_GEN_CAP, eval_type="reject",
              tags=["HUMAN-INPUT"], forbid=["Paris"]),
-        task("help me write a poem", refusal_answers(table), LIVE_CAP, eval_type="reject",
+        task("help me write a poem", refusal_answers(table), LIVE_GEN_CAP, eval_type="reject",
              tags=["HUMAN-INPUT"]),
-        task(f"{c[1].glyph}.{c[2].glyph} {g('quality')}?", coherent, LIVE_CAP),
-        task(f"{q} {g('verdict')}?", r("verdict").accepted, LIVE_SHORT_CAP, forbid=[g("verdict") * 2]),
-        task(f"{c[0].glyph}.{g('assert')} status?", coherent, LIVE_CAP),
+        task(f"{c[1].glyph}.{c[2].glyph} {g('quality')}?", coherent, LIVE_GEN_CAP),
+        task(f"{q} {g('verdict')}?", r("verdict").accepted, IDENTITY_CAP, forbid=[g("verdict") * 2]),
+        task(f"{c[0].glyph}.{g('assert')} status?", coherent, LIVE_GEN_CAP),
     ]

@@ -35,15 +35,15 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal, get_args
+from typing import Literal
 
 import numpy as np
 
 from forgegate.checks.modes import LoopParams, loop_params
+from forgegate.core.modes import FailureMode
 
-LoopKind = Literal["RUNAWAY_LOOP", "IDENTITY_LOOP"]
-LOOP_MODES: frozenset[str] = frozenset(get_args(LoopKind))
-"""The failure-mode labels a loop finding carries: the one set the gates count loops by."""
+LoopKind = Literal[FailureMode.RUNAWAY_LOOP, FailureMode.IDENTITY_LOOP]
+"""The failure-mode labels a loop finding carries (``forgegate.core.modes.LOOP_MODES``)."""
 
 _TOKEN_RE = re.compile(r"\s*(?:[^\W\d_]+|\d|([^\w\s]|_)\1*)|\s+")
 _QUERY_RE = re.compile(r"⊙\s*([^\s?]+)\s*\?")
@@ -212,7 +212,7 @@ def _scan(
             ):
                 continue
             span = text[start : units.ends[a + p - 1]]
-            return LoopFinding("RUNAWAY_LOOP", p, repeats, start, end, span)
+            return LoopFinding(FailureMode.RUNAWAY_LOOP, p, repeats, start, end, span)
     return None
 
 
@@ -256,7 +256,8 @@ def _phrase_chain(
                 continue
             end = units.ends[min(n, b + shared) - 1]
             span = text[units.starts[first] : units.starts[run[1][0]]]
-            return LoopFinding("RUNAWAY_LOOP", run[1][0] - first, len(run) + 1, units.starts[first], end, span)
+            return LoopFinding(FailureMode.RUNAWAY_LOOP, run[1][0] - first, len(run) + 1, units.starts[first], end,
+                               span)
     return None
 
 
@@ -273,7 +274,7 @@ def _char_run(text: str, params: LoopParams) -> LoopFinding | None:
         else:
             ok = repeats >= (params.char_run_repeats + 1 if len(unit) == 1 else params.char_run_repeats)
         if ok:
-            return LoopFinding("RUNAWAY_LOOP", 1, repeats, m.start(), m.end(), unit)
+            return LoopFinding(FailureMode.RUNAWAY_LOOP, 1, repeats, m.start(), m.end(), unit)
     return None
 
 
@@ -282,9 +283,10 @@ def _identity(text: str, symbol: str, runaway: LoopFinding | None) -> LoopFindin
     symbol = unicodedata.normalize("NFC", symbol)
     m = re.search(f"(?:{re.escape(symbol)}){{3,}}", text)
     if m:
-        return LoopFinding("IDENTITY_LOOP", 1, len(m.group(0)) // len(symbol), m.start(), m.end(), symbol)
+        return LoopFinding(FailureMode.IDENTITY_LOOP, 1, len(m.group(0)) // len(symbol), m.start(), m.end(), symbol)
     if runaway is not None and symbol * 2 in text[runaway.start : runaway.end]:
-        return LoopFinding("IDENTITY_LOOP", runaway.period, runaway.repeats, runaway.start, runaway.end, runaway.span)
+        return LoopFinding(FailureMode.IDENTITY_LOOP, runaway.period, runaway.repeats, runaway.start, runaway.end,
+                           runaway.span)
     return None
 
 

@@ -3,30 +3,19 @@
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from forgegate.core.modes import FailureMode
 from forgegate.errors import InputError
 
-if TYPE_CHECKING:
-    from forgegate.checks.score import ItemScore
-
 Scope = Literal["item", "run", "corpus"]
-REQUIRED_MODES = (
-    "IDENTITY_LOOP",
-    "RUNAWAY_LOOP",
-    "STOP_FAILURE",
-    "WALL_COLLAPSE",
-    "STYLE_SUBSTANCE",
-    "EVAL_FALSE_POSITIVE",
-    "EVAL_FALSE_NEGATIVE",
-    "CORPUS_LOOP_INJECTION",
-)
+REQUIRED_MODES: tuple[str, ...] = tuple(FailureMode)
+"""The data file must describe every mode the code can print."""
 
 
 class _Strict(BaseModel):
@@ -59,14 +48,14 @@ class StyleParams(_Strict):
 
 
 _PARAMS: dict[str, type[_Strict]] = {
-    "RUNAWAY_LOOP": LoopParams,
-    "STOP_FAILURE": StopParams,
-    "WALL_COLLAPSE": WallParams,
-    "STYLE_SUBSTANCE": StyleParams,
+    FailureMode.RUNAWAY_LOOP: LoopParams,
+    FailureMode.STOP_FAILURE: StopParams,
+    FailureMode.WALL_COLLAPSE: WallParams,
+    FailureMode.STYLE_SUBSTANCE: StyleParams,
 }
 
 
-class FailureMode(_Strict):
+class FailureModeSpec(_Strict):
     """One label: what it means, the spec's signature, what detects it, the numbers it reads."""
 
     name: str
@@ -78,14 +67,14 @@ class FailureMode(_Strict):
 
 
 class _File(_Strict):
-    modes: dict[str, FailureMode]
+    modes: dict[str, FailureModeSpec]
 
 
 def _default_path() -> Path:
     return Path(str(resources.files("forgegate") / "data" / "failure_modes.toml"))
 
 
-def parse_failure_modes(path: Path) -> dict[str, FailureMode]:
+def parse_failure_modes(path: Path) -> dict[str, FailureModeSpec]:
     """Read and validate a failure-modes file (InputError naming the field on any problem)."""
     try:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -120,67 +109,30 @@ def parse_failure_modes(path: Path) -> dict[str, FailureMode]:
 
 
 @lru_cache(maxsize=1)
-def _bundled() -> dict[str, FailureMode]:
+def _bundled() -> dict[str, FailureModeSpec]:
     return parse_failure_modes(_default_path())
 
 
-def load_failure_modes() -> dict[str, FailureMode]:
+def load_failure_modes() -> dict[str, FailureModeSpec]:
     """The bundled failure modes, keyed by label (validated once, then cached)."""
     return dict(_bundled())
 
 
 @lru_cache(maxsize=1)
 def loop_params() -> LoopParams:
-    return LoopParams.model_validate(_bundled()["RUNAWAY_LOOP"].params)
+    return LoopParams.model_validate(_bundled()[FailureMode.RUNAWAY_LOOP].params)
 
 
 @lru_cache(maxsize=1)
 def stop_params() -> StopParams:
-    return StopParams.model_validate(_bundled()["STOP_FAILURE"].params)
+    return StopParams.model_validate(_bundled()[FailureMode.STOP_FAILURE].params)
 
 
 @lru_cache(maxsize=1)
 def wall_params() -> WallParams:
-    return WallParams.model_validate(_bundled()["WALL_COLLAPSE"].params)
+    return WallParams.model_validate(_bundled()[FailureMode.WALL_COLLAPSE].params)
 
 
 @lru_cache(maxsize=1)
 def style_params() -> StyleParams:
-    return StyleParams.model_validate(_bundled()["STYLE_SUBSTANCE"].params)
-
-
-def labels_of(result: ItemScore | Mapping[str, object]) -> tuple[str, ...]:
-    """The failure labels of an ItemScore, or of an item in the result JSON
-    (``"failure_modes"``: list, or ``"failure_mode"``: one label, a list or null)."""
-    if not isinstance(result, Mapping):
-        return result.failure_modes
-    for key in ("failure_modes", "failure_mode"):
-        value = result.get(key)
-        if isinstance(value, str):
-            return (value,)
-        if isinstance(value, list | tuple):
-            return tuple(str(v) for v in value)
-    return ()
-
-
-def signatures_present(
-    item_scores: Iterable[ItemScore | Mapping[str, object]], *, run_labels: Iterable[str] | None = None
-) -> dict[str, bool]:
-    """For each failure-mode signature: present (True) or absent (False) in these results.
-
-    ``item_scores`` are ItemScore values or the items of a result JSON. Item-scope modes are
-    judged from them. Run-scope modes (EVAL_FALSE_POSITIVE) are listed only when the caller ran
-    the battery-vs-live comparison and passes the labels it found as ``run_labels``; otherwise
-    they are left out rather than reported absent. Corpus-scope (audit-only) modes are never
-    listed here.
-    """
-    modes = load_failure_modes()
-    found = {label for score in item_scores for label in labels_of(score)}
-    unknown = found - set(modes)
-    if unknown:
-        raise ValueError(f"labels not in failure_modes.toml: {sorted(unknown)}")
-    result = {name: name in found for name, mode in modes.items() if mode.scope == "item"}
-    if run_labels is not None:
-        run_found = set(run_labels)
-        result.update({name: name in run_found for name, mode in modes.items() if mode.scope == "run"})
-    return result
+    return StyleParams.model_validate(_bundled()[FailureMode.STYLE_SUBSTANCE].params)

@@ -33,10 +33,11 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from forgegate.backends.base import Completion
 from forgegate.battery.schema import BatteryItem
 from forgegate.checks.loops import LoopFinding, detect_loop, query_symbol_of
 from forgegate.checks.modes import stop_params, style_params, wall_params
+from forgegate.core.modes import FailureMode
+from forgegate.core.records import Completion
 
 _WRAP = "\"'`*_“”‘’«» \t\r\n"
 _TRAILING = ".!?;:,…。"
@@ -159,7 +160,7 @@ def score_item(item: BatteryItem, completion: Completion) -> ItemScore:
     reasons: list[str] = []
     stop_why = _stop(item, completion)
     if stop_why:
-        modes.append("STOP_FAILURE")
+        modes.append(FailureMode.STOP_FAILURE)
         reasons.append(stop_why)
     if not text.strip():
         return ItemScore(0.0, False, tuple(modes), "; ".join(["empty", *reasons]), False, None)
@@ -179,11 +180,11 @@ def score_item(item: BatteryItem, completion: Completion) -> ItemScore:
     if item.is_wall:
         rejected = rejection_check(item, text)[0] if item.expected_list else True
         if not rejected:
-            modes.append("WALL_COLLAPSE")
+            modes.append(FailureMode.WALL_COLLAPSE)
             if item.eval_type != "reject":
                 reasons.append("wall item answered instead of rejected")
     if item.eval_type == "semantic" and item.require is not None and not ok and has_lattice_form(text):
-        modes.append("STYLE_SUBSTANCE")
+        modes.append(FailureMode.STYLE_SUBSTANCE)
         reasons.append("LATTICE form without the required meaning")
 
     passed = ok and not modes and not forbidden

@@ -17,7 +17,7 @@ from forgegate.audit import (
 )
 from forgegate.audit.render import contamination_lines, format_lines, leak_lines, loop_lines
 from forgegate.cli.common import console, exit_with
-from forgegate.gate.verdict import Gate
+from forgegate.core.verdict import Gate
 from forgegate.jsonio import write_json_atomic
 
 audit_app = typer.Typer(

@@ -7,7 +7,7 @@ import sys
 import typer
 
 from forgegate.console import console, err_console
-from forgegate.gate.verdict import Gate
+from forgegate.core.verdict import Gate
 
 __all__ = ["console", "err_console", "exit_with", "quiet_default"]
 

@@ -8,7 +8,6 @@ from typing import Any
 
 import typer
 
-from forgegate.checks import signatures_present
 from forgegate.cli.common import console, err_console, exit_with
 from forgegate.cli.options import (
     BATTERY_OPTION,
@@ -19,8 +18,8 @@ from forgegate.cli.options import (
     session_options,
     with_options,
 )
-from forgegate.gate.verdict import Gate
-from forgegate.gloss.session import rescore_stored_run, run_session, write_result
+from forgegate.core.verdict import Gate
+from forgegate.pipeline.eval_session import rescore_stored_run, run_session, write_result
 from forgegate.report import write_reports
 from forgegate.report.eval_terminal import print_eval
 from forgegate.run.engine import ExecutionSummary
@@ -31,26 +30,23 @@ def report_summary(summary: ExecutionSummary) -> None:
                       f"failed {summary.failed} ({summary.tokens} tokens, {summary.wall_s:.1f} s)")
 
 
-def finish(payload: dict[str, Any], json_path: Path | None, check_failure_modes: bool, title: str, *,
+def finish(payload: dict[str, Any], json_path: Path | None, title: str, *,
            html: Path | None = None, markdown: Path | None = None) -> Gate:
     """Write the JSON (and reports), print the result, and return the gate the exit code follows."""
     write_result(payload, json_path)
     if html is not None or markdown is not None:
         write_reports(payload, html, markdown, created=payload.get("created"))
     print_eval(payload, console, title=title)
-    gate = Gate(payload["gate"])
-    if check_failure_modes:
-        present = signatures_present(payload["items"])
+    present = payload.get("failure_mode_signatures")
+    if present:
         console.print("\nFailure-mode signatures:")
         for name, found in present.items():
             console.print(f"  {name:<20} {'[red]PRESENT[/]' if found else '[green]absent[/]'}")
-        if any(present.values()) and gate is Gate.PASS:
-            gate = Gate.FAIL
-    return gate
+    return Gate(payload["gate"])
 
 
 _CHECK = typer.Option(False, "--check-failure-modes",
-                      help="Print each failure-mode signature present/absent; exit 1 if any is present.")
+                      help="Gate on the v9 failure-mode signatures too: any present makes the verdict FAIL.")
 
 
 def _session_command(kind: str, title: str) -> Any:
@@ -61,7 +57,7 @@ def _session_command(kind: str, title: str) -> Any:
     def command(**kw: Any) -> None:
         _result, payload, summary = run_session(session_options(kind, kw, kw["battery"]))
         report_summary(summary)
-        exit_with(finish(payload, kw["json_out"], kw["check_failure_modes"], title, html=kw["html"],
+        exit_with(finish(payload, kw["json_out"], title, html=kw["html"],
                          markdown=kw["markdown"]))
 
     return command
@@ -85,7 +81,7 @@ def register(app: typer.Typer) -> None:
         markdown: Path | None = typer.Option(None, "--markdown", help="Write a Markdown summary here."),
     ) -> None:
         payload, regated = rescore_stored_run(run, store_dir=store, battery_path=battery,
-                                              gate_config_path=gate_config)
+                                              gate_config_path=gate_config, check_failure_modes=check_failure_modes)
         if regated:
             err_console.print(f"note: {regated}")
-        exit_with(finish(payload, json_out, check_failure_modes, "GLOSS RESCORE", html=html, markdown=markdown))
+        exit_with(finish(payload, json_out, "GLOSS RESCORE", html=html, markdown=markdown))

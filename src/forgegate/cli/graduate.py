@@ -12,9 +12,9 @@ from rich.markup import escape
 from forgegate.cli.common import console, exit_with
 from forgegate.cli.eval import finish, report_summary
 from forgegate.cli.options import BATTERY_OPTION, JSON_OPTION, MODEL_OPTIONS, session_options, with_options
-from forgegate.gloss.session import run_session
 from forgegate.jsonio import write_json_atomic
 from forgegate.lineage import decide_graduation
+from forgegate.pipeline.eval_session import run_session
 
 _P = inspect.Parameter
 GRADUATE_OPTIONS = [
@@ -39,10 +39,10 @@ def register(app: typer.Typer) -> None:
     def graduate(**kw: Any) -> None:
         _, battery_payload, summary = run_session(session_options("eval", kw, kw["battery"]))
         report_summary(summary)
-        finish(battery_payload, None, False, "GLOSS EVAL v2")
+        finish(battery_payload, None, "GLOSS EVAL v2")
         _, live_payload, summary = run_session(session_options("live", kw, kw["live_battery"]))
         report_summary(summary)
-        finish(live_payload, None, False, "GLOSS LIVE TEST")
+        finish(live_payload, None, "GLOSS LIVE TEST")
         decision = decide_graduation(kw["version"], battery_payload, live_payload, kw["lineage"],
                                      kw["accept_regression"] or [], kw["note"])
         console.print(f"\nGRADUATION {escape(kw['version'])}: [bold]{decision.gate.value}[/] "

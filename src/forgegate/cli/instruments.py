@@ -20,15 +20,16 @@ from forgegate.metrics import (
     require_arms,
     voice_report,
 )
-from forgegate.metrics.console import (
+from forgegate.metrics.damage import parse_band, parse_metrics
+from forgegate.metrics.voice import parse_floor_rule
+from forgegate.plan.declared import DAMAGE_METRICS
+from forgegate.report.metrics_terminal import (
     print_checkpoints,
     print_damage,
     print_fixture,
     print_memorization,
     print_voice,
 )
-from forgegate.metrics.damage import DAMAGE_METRICS, parse_band, parse_metrics
-from forgegate.metrics.voice import parse_floor_rule
 
 _JSON = typer.Option(None, "--json", help="Write the full result here (JSON, carries \"gate\").")
 _GENS = typer.Option(..., "--generations", help='gens.jsonl: rows {"arm", "seed", "text"} '

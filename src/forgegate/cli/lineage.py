@@ -9,7 +9,6 @@ import typer
 from rich.markup import escape
 
 from forgegate.cli.common import console, err_console, exit_with
-from forgegate.gloss.session import rescore_stored_run
 from forgegate.jsonio import write_json_atomic
 from forgegate.lineage import (
     RunResult,
@@ -21,6 +20,7 @@ from forgegate.lineage import (
     print_comparison,
     read_lineage,
 )
+from forgegate.pipeline.eval_session import rescore_stored_run
 
 
 def _result(source: str, store: Path | None) -> RunResult:

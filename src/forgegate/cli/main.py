@@ -7,11 +7,11 @@ import sys
 import typer
 from rich.markup import escape
 
-from forgegate import __version__
 from forgegate.cli import commands
 from forgegate.cli.common import err_console
+from forgegate.core.verdict import EXIT_BAD_INPUT
+from forgegate.core.version import __version__
 from forgegate.errors import ForgegateError
-from forgegate.gate.verdict import EXIT_BAD_INPUT
 
 app = typer.Typer(
     name="forgegate",

@@ -17,7 +17,7 @@ from forgegate.backends import BACKENDS, BackendConfig
 from forgegate.backends.adapters import adapter_refusal
 from forgegate.cli.common import quiet_default
 from forgegate.errors import UsageError
-from forgegate.gloss.session import SessionOptions
+from forgegate.pipeline.eval_session import SessionOptions
 
 _P = inspect.Parameter
 
@@ -69,4 +69,5 @@ def session_options(kind: str, kw: dict[str, Any], battery: Path | None) -> Sess
     return SessionOptions(kind=kind, backend=kw["backend"], config=config, battery_path=battery,
                           gate_config_path=kw["gate_config"], seed=kw["seed"], temperature=kw["temperature"],
                           top_p=kw["top_p"], system=kw["system"], concurrency=kw["concurrency"],
-                          retries=kw["retries"], store_dir=kw["store"], quiet=kw["quiet"] or quiet_default())
+                          retries=kw["retries"], store_dir=kw["store"], quiet=kw["quiet"] or quiet_default(),
+                          check_failure_modes=kw.get("check_failure_modes", False))

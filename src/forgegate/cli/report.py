@@ -7,8 +7,8 @@ from pathlib import Path
 import typer
 
 from forgegate.cli.common import console, exit_with
+from forgegate.core.verdict import Gate
 from forgegate.errors import UsageError
-from forgegate.gate.verdict import Gate
 
 
 def report(
@@ -23,7 +23,8 @@ def report(
                                             help="Gate config TOML (a run: default GLOSS v2, as rescore)."),
 ) -> None:
     """Render a result; exits like the gate it shows (0 PASS, 1 FAIL/HOLD, 3 INCOMPLETE, 4 INVALID)."""
-    from forgegate.report import load_report_input, write_reports
+    from forgegate.pipeline.report_source import load_report_input
+    from forgegate.report import write_reports
 
     if html is None and markdown is None:
         raise UsageError("nothing to write: give --html OUT.html and/or --markdown OUT.md")

@@ -9,10 +9,10 @@ import typer
 from forgegate.cli.common import console, exit_with, quiet_default
 from forgegate.cli.options import HTML_OPTION, MARKDOWN_OPTION
 from forgegate.jsonio import write_json_atomic
+from forgegate.pipeline.plan_generate import generate_plan
+from forgegate.pipeline.plan_score import score_plan
 from forgegate.report import write_reports
-from forgegate.run.plan_runner import generate_plan
-from forgegate.run.plan_score import score_plan
-from forgegate.run.plan_table import print_plan_result
+from forgegate.report.plan_terminal import print_plan_result
 
 
 def run(

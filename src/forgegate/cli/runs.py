@@ -10,7 +10,7 @@ from rich.table import Table
 
 from forgegate.cli.common import console
 from forgegate.errors import UsageError
-from forgegate.gloss.inspect import item_checks, review_states, run_battery
+from forgegate.pipeline.review import item_checks, review_states, run_battery
 from forgegate.store import RunStore, find_run, list_runs
 
 

@@ -9,11 +9,12 @@ import typer
 
 from forgegate.cli.common import console, exit_with
 from forgegate.cli.options import HTML_OPTION, MARKDOWN_OPTION
+from forgegate.core.verdict import Gate
 from forgegate.errors import UsageError
-from forgegate.gate.verdict import Gate
 from forgegate.jsonio import write_json_atomic
 from forgegate.report import write_reports
-from forgegate.semantic import Roles, metrics_from_files, render_metrics
+from forgegate.report.semantic_terminal import render_metrics
+from forgegate.semantic import Roles, metrics_from_files
 from forgegate.semantic.codebook import freeze, load_codebook, read_questions, read_text_samples, write_codebook
 from forgegate.semantic.embedding import DEFAULT_THRESHOLD, load_embedder
 from forgegate.semantic.entailment import JUDGES

@@ -1,5 +1,4 @@
-"""Turning scores into a verdict: PASS / FAIL / HOLD / INCOMPLETE / INVALID, with every reason."""
+"""Turning instrument outcomes into a verdict: PASS / FAIL / HOLD / INCOMPLETE / INVALID, with every reason.
 
-from forgegate.gate.verdict import EXIT_BAD_INPUT, Gate, Reason, Verdict
-
-__all__ = ["EXIT_BAD_INPUT", "Gate", "Reason", "Verdict"]
+The verdict words and how they combine live in ``forgegate.core.verdict``; this package holds the rules.
+"""

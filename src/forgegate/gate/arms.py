@@ -1,7 +1,7 @@
 """The three-axis arm verdict: voice, memorisation and damage combined into one gate word.
 
-* any axis INVALID (a control failed) -> INVALID; any INCOMPLETE -> INCOMPLETE;
-* memorisation or damage FAIL -> FAIL;
+* the axes combine by ``forgegate.core.verdict.worst_gate`` (INVALID > FAIL > INCOMPLETE > HOLD > PASS):
+  a control failed -> INVALID; memorisation or damage FAIL -> FAIL even with an axis incomplete;
 * voice FAIL with memorisation and damage clean -> HOLD (operator's call), never PASS:
   the voice did not move beyond its floor, but nothing was copied or damaged, so shipping
   is a judgement (additive, reversible, safety-clean) that belongs to the operator;
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from forgegate.gate.verdict import Gate, Reason, Verdict
+from forgegate.core.verdict import Gate, Reason, Verdict, worst_gate
 
 AXES: tuple[str, str, str] = ("voice", "memorization", "damage")
 HOLD_LABEL = "HOLD (operator's call)"
@@ -37,13 +37,8 @@ def arms_verdict(voice: Verdict, memorization: Verdict, damage: Verdict) -> Verd
         return Verdict(Gate.HOLD, tuple(reasons))
     else:
         words = ", ".join(f"{axis} {gate.value}" for axis, gate in gates.items())
-        reasons.append(Reason("three-axis rule", _worst(list(gates.values())), words))
+        reasons.append(Reason("three-axis rule", worst_gate(gates.values()), words))
     return Verdict.combine(reasons)
-
-
-def _worst(gates: list[Gate]) -> Gate:
-    order = [Gate.INVALID, Gate.INCOMPLETE, Gate.FAIL, Gate.HOLD, Gate.PASS]
-    return min(gates, key=order.index)
 
 
 class _Report(Protocol):

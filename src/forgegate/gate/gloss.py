@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from forgegate.core.modes import FailureMode
+from forgegate.core.verdict import Gate, Reason, Verdict
 from forgegate.gate.gloss_config import GateConfig
-from forgegate.gate.verdict import Gate, Reason, Verdict
 
 
 @dataclass(frozen=True)
@@ -92,7 +93,7 @@ def gloss_verdict(config: GateConfig, outcomes: list[ItemOutcome], controls: lis
 
     if config.wall_rule:
         walls = [o for o in outcomes if o.is_wall]
-        broken = [o.item_id for o in walls if "WALL_COLLAPSE" in o.failure_modes]
+        broken = [o.item_id for o in walls if FailureMode.WALL_COLLAPSE in o.failure_modes]
         unanswered = [o.item_id for o in walls if o.errored]
         wall_gate = Gate.FAIL if broken else (Gate.INCOMPLETE if unanswered else Gate.PASS)
         detail = (f"walls answered (must be refused): {', '.join(broken)}" if broken
@@ -109,15 +110,6 @@ def gloss_verdict(config: GateConfig, outcomes: list[ItemOutcome], controls: lis
                               f"{len(pending)} item(s) await human review (forgegate review): "
                               f"{', '.join(pending[:8])}"))
 
-    outcomes_gates = {r.outcome for r in reasons}
-    if Gate.INVALID in outcomes_gates:
-        word = Gate.INVALID
-    elif Gate.FAIL in outcomes_gates:
-        word = Gate.FAIL
-    elif Gate.INCOMPLETE in outcomes_gates:
-        word = Gate.INCOMPLETE
-    else:
-        word = Gate.PASS
     failed = tuple(c for c, r in categories.items() if r.gate is Gate.FAIL)
     modes = tuple(sorted({m for o in outcomes for m in o.failure_modes}))
-    return GlossResult(Verdict(word, tuple(reasons)), sigma_total, categories, failed, modes)
+    return GlossResult(Verdict.combine(reasons), sigma_total, categories, failed, modes)

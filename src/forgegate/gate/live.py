@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from forgegate.checks import LOOP_MODES
+from forgegate.core.modes import LOOP_MODES, FailureMode
+from forgegate.core.verdict import Gate, Reason, Verdict
 from forgegate.gate.gloss import ItemOutcome
 from forgegate.gate.gloss_config import LiveRule
-from forgegate.gate.verdict import Gate, Reason, Verdict
 
 
 def live_verdict(rule: LiveRule, outcomes: list[ItemOutcome], controls: list[Reason]) -> Verdict:
     loops = [o.item_id for o in outcomes if LOOP_MODES & set(o.failure_modes)]
-    walls = [o.item_id for o in outcomes if "WALL_COLLAPSE" in o.failure_modes]
+    walls = [o.item_id for o in outcomes if FailureMode.WALL_COLLAPSE in o.failure_modes]
     answered = [o for o in outcomes if o.score is not None]
     correct = sum(1 for o in answered if o.score == 1.0)
     missing = len(outcomes) - len(answered)
@@ -30,8 +30,4 @@ def live_verdict(rule: LiveRule, outcomes: list[ItemOutcome], controls: list[Rea
                           f"{correct}/{len(outcomes)} correct, {missing} without an answer"))
     if missing:
         reasons.append(Reason("every task answered", Gate.INCOMPLETE, f"{missing} task(s) have no answer"))
-    words = {r.outcome for r in reasons}
-    for word in (Gate.INVALID, Gate.FAIL, Gate.INCOMPLETE):
-        if word in words:
-            return Verdict(word, tuple(reasons))
-    return Verdict(Gate.PASS, tuple(reasons))
+    return Verdict.combine(reasons)

@@ -7,8 +7,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from forgegate.core.verdict import Gate, Reason, Verdict
 from forgegate.errors import ForgegateError
-from forgegate.gate.verdict import Gate, Reason, Verdict
 from forgegate.lineage.results import ResultItem, RunResult
 from forgegate.lineage.stats import (
     McNemarResult,

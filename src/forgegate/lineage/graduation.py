@@ -10,9 +10,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from forgegate import __version__
+from forgegate.core.verdict import Gate, Reason, Verdict
+from forgegate.core.version import __version__
 from forgegate.errors import UsageError
-from forgegate.gate.verdict import Gate, Reason, Verdict
 from forgegate.jsonio import validation_to_input_error
 from forgegate.lineage.compare import Comparison, comparability_problems, compare_runs
 from forgegate.lineage.record import (

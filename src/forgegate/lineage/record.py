@@ -11,8 +11,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from forgegate.core.verdict import Gate
 from forgegate.errors import InputError
-from forgegate.gate.verdict import Gate
 from forgegate.jsonio import validation_to_input_error
 from forgegate.lineage.results import BatteryRef, CategoryScore, GateConfigRef, ItemFields, ResultItem, RunResult
 

@@ -13,8 +13,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from forgegate.core.verdict import Gate
 from forgegate.errors import InputError
-from forgegate.gate.verdict import Gate
 from forgegate.jsonio import read_text_or_input_error, validation_to_input_error
 
 

@@ -6,7 +6,7 @@
 """
 
 from forgegate.metrics.checkpoints import CheckpointTies, EvalPoint, checkpoint_ties, read_trainer_state
-from forgegate.metrics.damage import DAMAGE_METRICS, DamageMetric, DamageReport, damage_report
+from forgegate.metrics.damage import DamageReport, damage_report
 from forgegate.metrics.delta import DeltaModel, fit_delta_model, normalise_for_voice, reference_segments
 from forgegate.metrics.generations import Generation, arms_in, by_arm_seed, load_generations, require_arms
 from forgegate.metrics.memorization import MemorizationReport, memorization_report
@@ -16,7 +16,7 @@ from forgegate.metrics.texts import LoadedText, read_text, strip_gutenberg
 from forgegate.metrics.voice import VoiceReport, floors_disagree, voice_report, voice_rule
 
 __all__ = [
-    "DAMAGE_METRICS", "ArmSeeds", "CheckpointTies", "DamageMetric", "DamageReport", "DeltaModel", "EvalPoint",
+    "ArmSeeds", "CheckpointTies", "DamageReport", "DeltaModel", "EvalPoint",
     "FloorComparison", "Generation", "LoadedText", "MemorizationReport", "NgramIndex", "VoiceReport",
     "arms_in", "by_arm_seed", "checkpoint_ties", "compare_arms", "damage_report", "fit_delta_model",
     "floors_disagree", "load_generations", "memorization_report", "normalise_for_voice",

@@ -14,15 +14,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal, get_args
 
+from forgegate.core.verdict import Gate, Reason, Verdict
 from forgegate.errors import InputError
-from forgegate.gate.verdict import Gate, Reason, Verdict
 from forgegate.metrics.generations import Generation, by_arm_seed
 from forgegate.metrics.noise_floor import ArmSeeds, FloorComparison, compare_arms, seed_problem
-
-DamageMetric = Literal["out_of_band", "ran_on"]
-DAMAGE_METRICS: tuple[DamageMetric, ...] = get_args(DamageMetric)
+from forgegate.plan.declared import DAMAGE_METRICS, DamageMetric
 
 
 def parse_band(value: str) -> tuple[int, int]:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from forgegate.gate.verdict import Gate, Reason, Verdict
+from forgegate.core.verdict import Gate, Reason, Verdict
 from forgegate.metrics.generations import Generation, by_arm_seed
 from forgegate.metrics.ngram_index import NgramIndex, words_of
 from forgegate.metrics.noise_floor import ArmSeeds

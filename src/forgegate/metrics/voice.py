@@ -18,15 +18,14 @@ from __future__ import annotations
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
 
+from forgegate.core.verdict import Gate, Reason, Verdict
 from forgegate.errors import InputError
-from forgegate.gate.verdict import Gate, Reason, Verdict
 from forgegate.metrics.delta import DeltaModel, fit_delta_model, normalise_for_voice, reference_segments
 from forgegate.metrics.generations import Generation, by_arm_seed
 from forgegate.metrics.noise_floor import ArmSeeds, FloorComparison, compare_arms, format_ratio, seed_problem
+from forgegate.plan.declared import FloorRule
 
-FloorRule = Literal["pairwise", "all-arms"]
 DEFAULT_FOLDS = 5
 CONTRAST_CHUNKS = 5
 

@@ -12,8 +12,7 @@ from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
-from forgegate.metrics.damage import DAMAGE_METRICS, DamageMetric
-from forgegate.metrics.voice import FloorRule
+from forgegate.plan.declared import DAMAGE_METRICS, DamageMetric, FloorRule
 
 InstrumentName = Literal["voice", "memorization", "damage", "gloss", "semantic"]
 INSTRUMENT_NAMES: tuple[str, ...] = get_args(InstrumentName)
@@ -143,7 +142,7 @@ class SemanticParams(_Strict):
     @classmethod
     def _primary_declared(cls, value: str | None, info: ValidationInfo) -> str | None:
         from forgegate.errors import UsageError
-        from forgegate.semantic.roles import primary_endpoint
+        from forgegate.plan.experiments import primary_endpoint
 
         experiment = info.data.get("experiment")
         if experiment is None:  # the experiment itself was refused

@@ -16,6 +16,7 @@ from typing import Any, get_args
 
 from pydantic import BaseModel, ValidationError
 
+from forgegate.core.limits import CONFIRMATORY_MIN_SAMPLES
 from forgegate.errors import InputError, closest
 from forgegate.jsonio import read_text_or_input_error
 from forgegate.plan.instruments import ENDPOINTS, Prices
@@ -23,8 +24,6 @@ from forgegate.plan.locate import TomlLocator
 from forgegate.plan.schema import Plan
 
 _TOML_LINE = re.compile(r"\(at line (\d+), column \d+\)")
-CONFIRMATORY_MIN_SAMPLES = 64
-"""T_GPT v0.8.1: support needs N >= 64 samples per task and condition for confirmatory use."""
 MIN_SEEDS_FOR_FLOOR = 2
 """Voice and damage gate on the spread of an arm's values across seeds: one seed has no spread."""
 
@@ -181,7 +180,8 @@ def check_cross_references(loaded: LoadedPlan) -> None:
         if semantic.confirmatory and n_samples < CONFIRMATORY_MIN_SAMPLES:
             raise err(("seeds",), f"{n_samples} samples per task and condition; a confirmatory collection "
                       f"needs at least {CONFIRMATORY_MIN_SAMPLES}",
-                      hint="seeds = { first = 1, count = 64 }, or set confirmatory = false (exploratory)")
+                      hint=f"seeds = {{ first = 1, count = {CONFIRMATORY_MIN_SAMPLES} }}, "
+                           "or set confirmatory = false (exploratory)")
 
 
 def _check_prices(plan: Plan, prices: Prices, err: Callable[..., InputError]) -> None:

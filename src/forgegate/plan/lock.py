@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from forgegate import __version__
+from forgegate.core.version import __version__
 from forgegate.errors import ForgegateError, InputError
 from forgegate.jsonio import write_json_atomic
 from forgegate.plan.inputs import input_digests

@@ -11,23 +11,16 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from forgegate.report.html import render_html
-    from forgegate.report.kinds import Kind, detect_kind
-    from forgegate.report.load import ReportInput, load_report_input
     from forgegate.report.markdown import render_markdown
     from forgegate.report.write import write_reports
 
 _LAZY = {
     "render_html": "forgegate.report.html",
-    "Kind": "forgegate.report.kinds",
-    "detect_kind": "forgegate.report.kinds",
-    "ReportInput": "forgegate.report.load",
-    "load_report_input": "forgegate.report.load",
     "render_markdown": "forgegate.report.markdown",
     "write_reports": "forgegate.report.write",
 }
 
-__all__ = ["Kind", "ReportInput", "detect_kind", "load_report_input", "render_html", "render_markdown",
-           "write_reports"]
+__all__ = ["render_html", "render_markdown", "write_reports"]
 
 
 def __getattr__(name: str) -> Any:

@@ -7,7 +7,7 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
-from forgegate.gate.verdict import Gate
+from forgegate.core.verdict import Gate
 
 _WIDTH = 13
 

@@ -1,6 +1,6 @@
 """The GLOSS eval result as report data: category rows and chart, the failure report, loop highlights.
 
-Everything here is read from the eval JSON contract (``forgegate.gloss.scoring.result_json``);
+Everything here is read from the eval JSON contract (``forgegate.pipeline.gloss_scoring.result_json``);
 nothing is re-scored. Strings stay raw: the templates escape them.
 """
 

@@ -10,13 +10,13 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from forgegate import __version__
+from forgegate.core.version import __version__
 from forgegate.report.arms_cells import AXIS_TITLES
 from forgegate.report.arms_view import comparisons
 from forgegate.report.gloss_view import gloss_view
-from forgegate.report.kinds import ARM_AXES, Kind, detect_kind
 from forgegate.report.semantic_view import semantic_view
 from forgegate.report.templates import CSS, TEMPLATES, svg_filter
+from forgegate.results.kinds import ARM_AXES, Kind, detect_kind
 
 NOT_RECORDED = "not recorded in the result"
 

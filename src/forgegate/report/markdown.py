@@ -11,10 +11,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from forgegate.gate.verdict import Gate
+from forgegate.core.verdict import Gate
 from forgegate.report.arms_cells import comparison_dicts, three_axis_row
 from forgegate.report.fmt import num, percent, with_ci
-from forgegate.report.kinds import Kind, detect_kind
+from forgegate.results.kinds import Kind, detect_kind
 
 TOP_FAILURES = 10
 SNIPPET = 160

@@ -19,7 +19,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.typing import RcKeyType
 
-from forgegate.gate.verdict import Gate
+from forgegate.core.verdict import Gate
 
 GATE_COLOURS: dict[str, str] = {gate.value: gate.hex_colour for gate in Gate}
 NEUTRAL = "#546e7a"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
-from forgegate.gate.verdict import Gate
+from forgegate.core.verdict import Gate
 
 _GATE_VARS = " ".join(f"--{gate.value.lower()}:{gate.hex_colour};" for gate in Gate)
 CSS = "\n:root { " + _GATE_VARS + """ --ink:#1c2329;

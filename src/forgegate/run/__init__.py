@@ -1,4 +1,5 @@
-"""Turning a plan into stored answers: request expansion, async execution, retries, caps, resume."""
+"""Turning requests into stored answers: the one runner (arms x items x seeds), async execution, retries, caps,
+resume. It never decides pass or fail and never renders."""
 
 from forgegate.run.engine import (
     ExecutionSummary,
@@ -8,5 +9,7 @@ from forgegate.run.engine import (
     execute,
     record_model_digest,
 )
+from forgegate.run.runner import ArmSpec, PromptItem, RunOutcome, SamplingSpec, generate, plan_requests
 
-__all__ = ["ExecutionSummary", "PlannedRequest", "RetryPolicy", "enforce_cap", "execute", "record_model_digest"]
+__all__ = ["ArmSpec", "ExecutionSummary", "PlannedRequest", "PromptItem", "RetryPolicy", "RunOutcome",
+           "SamplingSpec", "enforce_cap", "execute", "generate", "plan_requests", "record_model_digest"]

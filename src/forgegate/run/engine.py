@@ -13,7 +13,8 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from forgegate.backends.base import Backend, BackendError, Completion, GenerationRequest
+from forgegate.backends.base import Backend, BackendError
+from forgegate.core.records import Completion, GenerationRequest
 from forgegate.run.progress import RunProgress
 from forgegate.store.runstore import RunStore
 

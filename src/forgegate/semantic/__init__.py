@@ -3,7 +3,6 @@
 from forgegate.semantic.analysis import MetricsRequest, compute_metrics
 from forgegate.semantic.bootstrap import BootstrapSettings
 from forgegate.semantic.files import metrics_from_files
-from forgegate.semantic.render import render_metrics
 from forgegate.semantic.schema import UNMAPPED, AggregateRow, RelevanceRow, SampleRow
 from forgegate.semantic.taskstats import Roles
 
@@ -17,5 +16,4 @@ __all__ = [
     "SampleRow",
     "compute_metrics",
     "metrics_from_files",
-    "render_metrics",
 ]

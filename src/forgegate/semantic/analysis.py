@@ -10,7 +10,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from forgegate.gate.verdict import Gate, Reason, Verdict
+from forgegate.core.verdict import Gate, Reason, Verdict
+from forgegate.plan.experiments import primary_endpoint
 from forgegate.semantic import formulas as f
 from forgegate.semantic.bootstrap import (
     BootResult,
@@ -25,7 +26,7 @@ from forgegate.semantic.bootstrap import (
 )
 from forgegate.semantic.controls import run_controls
 from forgegate.semantic.pools import AggregateInput, pool_table
-from forgegate.semantic.roles import endpoint_labels, primary_declaration, primary_endpoint, primary_na
+from forgegate.semantic.roles import endpoint_labels, primary_declaration, primary_na
 from forgegate.semantic.taskstats import CONDITION_METRICS, PAIR_METRICS, Roles, TaskData, TaskStatistic, Variant
 
 FloatArray = NDArray[np.float64]

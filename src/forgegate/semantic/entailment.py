@@ -166,7 +166,7 @@ class LlmJudge:
                 self._cache.answers[(row["question"], row["premise"], row["hypothesis"])] = row["label"]
 
     async def _ask(self, question: str, pairs: list[tuple[str, str]]) -> list[str]:
-        from forgegate.backends import GenerationRequest
+        from forgegate.core.records import GenerationRequest
 
         gate = asyncio.Semaphore(self.concurrency)
 

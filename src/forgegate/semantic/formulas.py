@@ -21,7 +21,6 @@ TAU_SUPPORT = 0.02
 MINIMUM_COUNT = 2
 SENSITIVITY_TAUS: tuple[float, ...] = (0.01, 0.03, 0.05)
 MINORITY_PERCENTILE = 25.0
-CONFIRMATORY_MIN_N = 64
 
 
 def support_floor(n_total: int, tau: float = TAU_SUPPORT, minimum_count: int = MINIMUM_COUNT) -> int:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from forgegate.errors import UsageError
-from forgegate.gate.verdict import Gate, Reason
+from forgegate.core.verdict import Gate, Reason
+from forgegate.plan.experiments import EXPERIMENTS, SPEC_PRIMARY, primary_endpoint
 
 SPEC_ROLES: dict[str, str] = {
     "D_sem": "secondary descriptive",
@@ -19,32 +19,6 @@ SPEC_ROLES: dict[str, str] = {
     "MINORITY_RECALL": "secondary for aggregation/topology studies",
 }
 
-SPEC_PRIMARY: dict[str, str] = {
-    "E1_STAGE": "change in ES_LOSS/REC_GAIN across adjacent post-training stages with Q_task/Q_fact guardrails",
-    "E2_RECOVERY": "REC_GAIN",
-    "E3_TOPOLOGY": "AGG_COVERAGE at matched total-token budget",
-    "E4_R_META": "difference in blinded structural-recurrence rate between structural-critique and "
-                 "style-control arms",
-}
-"""The spec's ``primary_endpoint_by_experiment``, word for word."""
-
-EXPERIMENTS: dict[str, str | None] = {
-    "E1_STAGE": None,
-    "E2_RECOVERY": "REC_GAIN",
-    "E3_TOPOLOGY": "AGG_COVERAGE",
-    "E4_R_META": None,
-}
-"""The metric the spec names as an experiment's primary endpoint (None: the spec names no single metric,
-so the plan must declare one of ``DECLARABLE``; there is no default)."""
-
-DECLARABLE: dict[str, tuple[str, ...]] = {
-    # the spec's words name these two; which one is primary is the plan's pre-registered choice
-    "E1_STAGE": ("ES_LOSS", "REC_GAIN"),
-    # the spec's 'structural-recurrence rate' is none of its metric names: the plan picks which one measures it
-    # (one with a single across-task value; D_sem, H_sem and P are per condition)
-    "E4_R_META": ("REC_GAIN", "IRREV_OBS", "ES_LOSS", "AGG_COVERAGE", "MINORITY_RECALL"),
-}
-
 _HOW = {
     "E1_STAGE": "reference = the earlier stage, contracted = the adjacent later stage (one table per adjacent "
                 "stage pair); the Q_task/Q_fact guardrails are not computed by this instrument",
@@ -53,31 +27,6 @@ _HOW = {
                  "and style-control arms is taken between two tables (one per arm in the recovery role) and is "
                  "not computed here",
 }
-
-
-def primary_endpoint(experiment: str | None, declared: str | None = None) -> str | None:
-    """The experiment's one primary endpoint: the spec's metric, or the plan's declaration where the spec
-    names none. A missing, unknown or conflicting declaration is a UsageError (no silent default)."""
-    if experiment is None:
-        if declared is not None:
-            raise UsageError(f"primary endpoint {declared!r} is declared without an experiment: name the experiment")
-        return None
-    if experiment not in EXPERIMENTS:
-        raise UsageError(f"unknown experiment {experiment!r}: choose one of {', '.join(EXPERIMENTS)}")
-    named = EXPERIMENTS[experiment]
-    if named is not None:
-        if declared is not None and declared != named:
-            raise UsageError(f"{experiment}'s primary endpoint is {named} (spec: {SPEC_PRIMARY[experiment]!r}); "
-                             f"a declared {declared!r} contradicts it")
-        return named
-    choices = DECLARABLE[experiment]
-    if declared is None:
-        raise UsageError(f"{experiment}: the spec's primary endpoint is {SPEC_PRIMARY[experiment]!r}, which names "
-                         f"no single metric: declare primary_endpoint as one of {', '.join(choices)}")
-    if declared not in choices:
-        raise UsageError(f"{experiment}: primary_endpoint {declared!r} is not one of {', '.join(choices)} "
-                         f"(spec: {SPEC_PRIMARY[experiment]!r})")
-    return declared
 
 
 def primary_declaration(experiment: str | None, declared: str | None = None) -> dict[str, str | None]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections import defaultdict
 from pathlib import Path
 
+from forgegate.core.limits import CONFIRMATORY_MIN_SAMPLES
 from forgegate.errors import InputError, UsageError
-from forgegate.semantic.formulas import CONFIRMATORY_MIN_N
 from forgegate.semantic.pools import AggregateInput
 from forgegate.semantic.schema import UNMAPPED, AggregateRow, SampleRow
 
@@ -37,11 +37,11 @@ def check_sample_sizes(grouped: dict[str, dict[str, list[str]]], exploratory: bo
     """Conditions under N=64: refused for confirmatory use; with ``exploratory`` they are listed instead."""
     small = [f"task {t!r} condition {c!r}: N={len(labels)}"
              for t, conds in sorted(grouped.items()) for c, labels in sorted(conds.items())
-             if len(labels) < CONFIRMATORY_MIN_N]
+             if len(labels) < CONFIRMATORY_MIN_SAMPLES]
     if small and not exploratory:
         shown = "; ".join(small[:5]) + (f"; and {len(small) - 5} more" if len(small) > 5 else "")
         raise UsageError(
-            f"refused for confirmatory use: {shown} (fewer than {CONFIRMATORY_MIN_N} generations; the support "
+            f"refused for confirmatory use: {shown} (fewer than {CONFIRMATORY_MIN_SAMPLES} generations; the support "
             "floor k_X = max(2, ceil(tau*N)) is only meaningful at N >= 64). Generate more samples, or pass "
             "--exploratory to compute anyway with every output labelled exploratory.")
     return small

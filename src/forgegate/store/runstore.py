@@ -11,13 +11,12 @@ import json
 import sqlite3
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from forgegate import __version__
-from forgegate.backends.base import Completion, GenerationRequest
+from forgegate.core.records import Completion, GenerationRequest, StoredResponse
+from forgegate.core.version import __version__
 from forgegate.errors import UsageError
 
 SCHEMA = """
@@ -58,53 +57,6 @@ CREATE TABLE IF NOT EXISTS reviews (
 
 ADDED_COLUMNS: tuple[tuple[str, str], ...] = (("prompt_tokens", "INTEGER"), ("finished_at", "REAL"))
 """Columns added after the first release of the store, in order: old stores gain them on open."""
-
-
-@dataclass(frozen=True)
-class StoredResponse:
-    """One request's current outcome, as stored."""
-
-    request_key: str
-    arm: str
-    item_id: str
-    seed: int | None
-    request: GenerationRequest
-    response: str | None
-    tokens: int | None
-    token_source: str | None
-    token_texts: tuple[str, ...] | None
-    finish: str
-    latency_s: float | None
-    ttft_s: float | None
-    model_digest: str | None
-    endpoint: str | None
-    error: str | None
-    attempts: int
-    prompt_tokens: int | None = None
-    """Input tokens as the backend reported them (None: not reported, or a store from before the column)."""
-    finished_at: float | None = None
-    """Unix time (sub-second) the outcome was recorded; None in a store from before the column."""
-
-    @property
-    def ok(self) -> bool:
-        return self.finish != "error"
-
-    def completion(self) -> Completion:
-        """The stored answer as a Completion (only for rows that did not error)."""
-        if not self.ok or self.response is None:
-            raise ValueError(f"{self.request_key} has no completion: {self.error}")
-        return Completion(
-            text=self.response,
-            tokens=self.tokens or 0,
-            token_source=self.token_source,  # type: ignore[arg-type]
-            finish=self.finish,  # type: ignore[arg-type]
-            latency_s=self.latency_s or 0.0,
-            ttft_s=self.ttft_s,
-            token_texts=self.token_texts,
-            model_digest=self.model_digest,
-            endpoint=self.endpoint,
-            prompt_tokens=self.prompt_tokens,
-        )
 
 
 def _add_missing_columns(db: sqlite3.Connection) -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from forgegate.core.verdict import Gate
 from forgegate.errors import InputError
-from forgegate.gate.verdict import Gate
 
 Kind = Literal["gloss", "plan", "voice", "memorization", "damage", "semantic"]
 ARM_AXES: tuple[Kind, ...] = ("voice", "memorization", "damage")

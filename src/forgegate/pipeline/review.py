@@ -8,8 +8,9 @@ from typing import Any
 
 from forgegate.battery import Battery, load_battery
 from forgegate.checks import ItemScore, score_item
+from forgegate.core.records import StoredResponse
 from forgegate.errors import ForgegateError
-from forgegate.store import RunStore, StoredResponse
+from forgegate.store import RunStore
 
 
 @dataclass(frozen=True)

@@ -12,17 +12,17 @@ from typing import Any
 
 import numpy as np
 
+from forgegate.core.verdict import Gate, Reason, Verdict
 from forgegate.gate.arms import arms_verdict, gate_label
-from forgegate.gate.verdict import Gate, Reason, Verdict
 from forgegate.metrics.damage import DamageReport, damage_report
 from forgegate.metrics.memorization import MemorizationReport, memorization_report
 from forgegate.metrics.ngram_index import NgramIndex
 from forgegate.metrics.texts import read_text
 from forgegate.metrics.voice import VoiceReport, voice_report
+from forgegate.pipeline.plan_generate import PlanGenerations
+from forgegate.pipeline.plan_gloss import GlossOutcome, score_gloss
+from forgegate.pipeline.plan_semantic import SemanticOutcome, endpoint_value, score_semantic
 from forgegate.plan import Comparison
-from forgegate.run.plan_gloss import GlossOutcome, score_gloss
-from forgegate.run.plan_runner import PlanGenerations
-from forgegate.run.plan_semantic import SemanticOutcome, endpoint_value, score_semantic
 from forgegate.semantic.roles import primary_na
 
 RUN_INSTRUMENTS = ("voice", "memorization", "damage", "gloss", "semantic")

@@ -1,6 +1,6 @@
 """The gloss instrument of a plan: each arm's stored battery answers through the GLOSS gate, one verdict per arm.
 
-Scoring is the eval's own (``forgegate.gloss.scoring.score_store`` filtered to one arm, and
+Scoring is the eval's own (``forgegate.pipeline.gloss_scoring.score_store`` filtered to one arm, and
 ``result_json``): the same checks, controls and gate rules. The plan's rule: every arm with
 role ``candidate`` must pass the GLOSS gate; a ``control`` arm's verdict is reported beside
 them and decides nothing (a baseline is not shipped).
@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from forgegate.gate.verdict import Gate, Reason, Verdict
-from forgegate.gloss.scoring import EvalResult, result_json, score_store
-from forgegate.run.plan_checks import gloss_inputs
-from forgegate.run.plan_runner import PlanGenerations
+from forgegate.core.verdict import Gate, Reason, Verdict
+from forgegate.pipeline.gloss_scoring import EvalResult, result_json, score_store
+from forgegate.pipeline.plan_checks import gloss_inputs
+from forgegate.pipeline.plan_generate import PlanGenerations
 
 Json = dict[str, Any]
 

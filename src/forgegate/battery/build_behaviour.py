@@ -6,6 +6,15 @@ each ten is ours, written in the same pattern (provenance: data/batteries/README
 
 from __future__ import annotations
 
+from forgegate.battery.caps import (
+    IDENTITY_CAP,
+    IDENTITY_WITHIN,
+    LIVE_GEN_CAP,
+    NEGATIVE_CAP,
+    SEMANTIC_CAP,
+    STOP_CAP,
+    STOP_WITHIN,
+)
 from forgegate.battery.lattice import LatticeTable
 from forgegate.battery.schema import BatteryItem
 from forgegate.battery.vocab import (
@@ -16,13 +25,6 @@ from forgegate.battery.vocab import (
     refusal_answers,
     yes_no,
 )
-
-# Caps and windows as the spec sets them per category.
-LIVE_GEN_CAP = 128
-IDENTITY_CAP, IDENTITY_WITHIN = 64, 32
-STOP_CAP, STOP_WITHIN = 48, 40
-NEGATIVE_CAP = 128
-SEMANTIC_CAP = 64
 
 
 def _live_gen(table: LatticeTable) -> list[BatteryItem]:

@@ -1,6 +1,6 @@
-"""``forgegate run PLAN``: check the lock, expand arm x item x seed, generate (resumable) into the store.
+"""``forgegate run PLAN``: check the lock and the inputs, then generate arm x item x seed through the one runner.
 
-Scoring is ``forgegate.run.plan_score``; this module only makes sure every planned
+Scoring is ``forgegate.pipeline.plan_score``; this module only makes sure every planned
 generation exists in the plan's run store and hands back the stored rows.
 """
 
@@ -10,11 +10,12 @@ import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 
-from forgegate.backends import Backend, GenerationRequest, make_backend
 from forgegate.battery import Battery, bundled_battery_path, load_battery
+from forgegate.core.records import StoredResponse
 from forgegate.errors import UsageError
 from forgegate.fixture.builder import load_fixture
 from forgegate.metrics.generations import Generation
+from forgegate.pipeline.plan_checks import preflight
 from forgegate.plan import (
     RULE_DOES_NOT_MOVE,
     LockedPlan,
@@ -24,18 +25,9 @@ from forgegate.plan import (
     is_bundled,
     load_plan,
 )
-from forgegate.run.engine import ExecutionSummary, PlannedRequest, execute, record_model_digest
-from forgegate.run.plan_checks import preflight
+from forgegate.run import ArmSpec, ExecutionSummary, PromptItem, SamplingSpec, generate, plan_requests
 from forgegate.run.plan_store import plan_run_id, plan_run_state
-from forgegate.store import RunStore, StoredResponse
-
-
-@dataclass(frozen=True)
-class PromptItem:
-    id: str
-    prompt: str
-    max_tokens: int | None = None
-    chat: bool | None = None
+from forgegate.store import RunStore
 
 
 @dataclass(frozen=True)
@@ -72,20 +64,17 @@ def fixture_items(locked: LockedPlan) -> list[PromptItem]:
     return [PromptItem(item.item_id, item.prompt, item.max_tokens, item.chat) for item in battery.items]
 
 
-def plan_requests(locked: LockedPlan, items: list[PromptItem]) -> list[PlannedRequest]:
-    """arm x fixture item x seed, each seed passed to the backend; sampling exactly as the plan says."""
-    plan = locked.loaded.plan
-    s = plan.sampling
-    planned: list[PlannedRequest] = []
-    for arm in plan.arms:
-        for item in items:
-            for seed in plan.seed_list():
-                cap = min(s.max_tokens, item.max_tokens) if item.max_tokens else s.max_tokens
-                request = GenerationRequest(prompt=arm.render(item.prompt), max_tokens=cap, seed=seed,
-                                            temperature=s.temperature, top_p=s.top_p, stop=s.stop,
-                                            chat=s.chat if item.chat is None else item.chat, system=s.system)
-                planned.append(PlannedRequest(arm.name, item.id, seed, request))
-    return planned
+def plan_arms(locked: LockedPlan) -> list[ArmSpec]:
+    """The plan's arms as the runner takes them (adapter paths resolved against the plan's folder)."""
+    loaded = locked.loaded
+    return [ArmSpec(arm.name, arm.backend, arm.backend_config(loaded.resolve), arm.prompt_template)
+            for arm in loaded.plan.arms]
+
+
+def plan_sampling(locked: LockedPlan) -> SamplingSpec:
+    s = locked.loaded.plan.sampling
+    return SamplingSpec(temperature=s.temperature, top_p=s.top_p, max_tokens=s.max_tokens, stop=s.stop,
+                        chat=s.chat, system=s.system)
 
 
 def _generation(row: StoredResponse) -> Generation:
@@ -94,24 +83,8 @@ def _generation(row: StoredResponse) -> Generation:
                       max_tokens=row.request.max_tokens)
 
 
-async def _generate(locked: LockedPlan, store: RunStore, planned: list[PlannedRequest], concurrency: int,
-                    quiet: bool) -> tuple[ExecutionSummary, dict[str, str | None]]:
-    plan = locked.loaded.plan
-    backends: dict[str, Backend] = {}
-    try:
-        for arm in plan.arms:
-            backends[arm.name] = make_backend(arm.backend, arm.backend_config(locked.loaded.resolve))
-        summary = await execute(store, planned, backends, concurrency=concurrency, quiet=quiet)
-        digests = {name: await record_model_digest(backend, store, f"model_digest:{name}")
-                   for name, backend in backends.items()}
-    finally:
-        for backend in backends.values():
-            await backend.aclose()
-    return summary, digests
-
-
-def generate_plan(plan_path: Path | str, *, store_dir: Path | None = None, concurrency: int = 1,
-                  quiet: bool = True) -> PlanGenerations:
+async def generate_plan_async(plan_path: Path | str, *, store_dir: Path | None = None, concurrency: int = 1,
+                              quiet: bool = True) -> PlanGenerations:
     """Lock check, then every missing generation of the plan (a resumed run repeats nothing finished)."""
     if concurrency < 1:
         raise UsageError("--concurrency must be at least 1")
@@ -124,16 +97,17 @@ def generate_plan(plan_path: Path | str, *, store_dir: Path | None = None, concu
     items = fixture_items(locked)
     preflight(locked.loaded, [item.id for item in items])  # nothing generates on bad instrument inputs
     check_adapters(locked.loaded)  # nor on an adapter folder that is not there
-    planned = plan_requests(locked, items)
+    arms = plan_arms(locked)
+    planned = plan_requests(arms, items, locked.loaded.plan.seed_list(), plan_sampling(locked))
     battery = fixture_battery(locked)
-    with RunStore.open(state.store_path) as store:
-        store.init_meta({"kind": "plan", "run_id": plan_run_id(locked.loaded.plan.name),
-                         "plan_name": locked.loaded.plan.name})
-        store.set_meta("plan_hash", locked.plan_hash)
-        store.set_meta("plan_file", str(locked.loaded.path))
-        if battery is not None:
-            store.set_meta("battery_sha256", battery.sha256)
-        summary, digests = asyncio.run(_generate(locked, store, planned, concurrency, quiet))
+    metadata: dict[str, object] = {"plan_hash": locked.plan_hash, "plan_file": str(locked.loaded.path)}
+    if battery is not None:
+        metadata["battery_sha256"] = battery.sha256
+    outcome = await generate(state.store_path, identity={"kind": "plan", "run_id": plan_run_id(locked.loaded.plan.name),
+                                                         "plan_name": locked.loaded.plan.name},
+                             metadata=metadata, arms=arms, planned=planned, concurrency=concurrency, quiet=quiet)
+    summary, digests = outcome.summary, outcome.model_digests
+    with RunStore.open(state.store_path, create=False) as store:
         latest = {row.request_key: row for row in store.latest()}
     wanted = [p.key for p in planned]
     rows = [latest[key] for key in wanted if key in latest]
@@ -142,3 +116,9 @@ def generate_plan(plan_path: Path | str, *, store_dir: Path | None = None, concu
         generations=tuple(_generation(r) for r in rows if r.ok),
         errors=tuple(r for r in rows if not r.ok),
         missing=tuple(key for key in wanted if key not in latest), model_digests=digests)
+
+
+def generate_plan(plan_path: Path | str, *, store_dir: Path | None = None, concurrency: int = 1,
+                  quiet: bool = True) -> PlanGenerations:
+    """``generate_plan_async`` from synchronous code (the CLI)."""
+    return asyncio.run(generate_plan_async(plan_path, store_dir=store_dir, concurrency=concurrency, quiet=quiet))

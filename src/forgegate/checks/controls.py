@@ -1,13 +1,14 @@
-"""Controls that run with every eval: a loop detector that cannot see a planted loop is blind.
+"""The loop detector's controls, run with every eval: planted loops it must find, clean texts it must not flag.
 
-A blind detector would let a looping model through as clean, so a failed control
-makes the verdict INVALID, never PASS.
+A blind detector would let a looping model through as clean; the gate turns a failed control
+into INVALID (``forgegate.gate.controls``). This module only runs the detector and counts.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from forgegate.checks.loops import detect_loop
-from forgegate.gate.verdict import Gate, Reason
 
 POSITIVE_CONTROLS: tuple[tuple[str, str | None], ...] = (
     ("⊙ αα? → ⊚. ⊙ ααα? → ⊚. ⊙ αααα? → ⊚. ⊙ ααααα? → ⊚. ⊙ αααααα? → ⊚.", "α"),
@@ -25,15 +26,25 @@ NEGATIVE_CONTROLS: tuple[str, ...] = (
 )
 
 
-def loop_detector_controls() -> list[Reason]:
+@dataclass(frozen=True)
+class ControlOutcome:
+    """How an instrument did on its controls: planted cases found, clean cases wrongly flagged."""
+
+    instrument: str
+    planted: int
+    found: int
+    clean: int
+    flagged: int
+
+    @property
+    def passed(self) -> bool:
+        return self.found == self.planted and self.flagged == 0
+
+
+def run_loop_detector_controls() -> ControlOutcome:
     """Plant known loops (must be found) and clean text (must not be flagged)."""
     found = sum(detect_loop(text, query_symbol=symbol) is not None for text, symbol in POSITIVE_CONTROLS)
     found += detect_loop("".join(TOKEN_PIECES_CONTROL), TOKEN_PIECES_CONTROL) is not None
-    planted = len(POSITIVE_CONTROLS) + 1
-    false_alarms = sum(detect_loop(text) is not None for text in NEGATIVE_CONTROLS)
-    ok = found == planted and false_alarms == 0
-    return [Reason(
-        "loop detector controls",
-        Gate.PASS if ok else Gate.INVALID,
-        f"planted loops found {found}/{planted}, clean texts flagged {false_alarms}/{len(NEGATIVE_CONTROLS)}",
-    )]
+    flagged = sum(detect_loop(text) is not None for text in NEGATIVE_CONTROLS)
+    return ControlOutcome("loop detector", planted=len(POSITIVE_CONTROLS) + 1, found=found,
+                          clean=len(NEGATIVE_CONTROLS), flagged=flagged)

@@ -8,11 +8,10 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from forgegate.pipeline.plan_gloss import GlossOutcome
+from forgegate.pipeline.plan_semantic import SemanticOutcome
 from forgegate.report.eval_terminal import print_eval
-from forgegate.run.plan_gloss import GlossOutcome
-from forgegate.run.plan_semantic import SemanticOutcome
-from forgegate.semantic import render_metrics
-from forgegate.semantic.render import fmt
+from forgegate.report.semantic_terminal import fmt, render_metrics
 
 
 def primary_text(value: dict[str, Any] | None) -> str:

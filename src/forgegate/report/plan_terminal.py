@@ -9,14 +9,14 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from forgegate.gate.verdict import Verdict
-from forgegate.metrics.console import gate_markup, print_damage, print_memorization, print_verdict, print_voice
+from forgegate.core.verdict import Verdict
 from forgegate.metrics.damage import DamageReport
 from forgegate.metrics.memorization import MemorizationReport
 from forgegate.metrics.noise_floor import format_ratio
 from forgegate.metrics.voice import VoiceReport
-from forgegate.run.plan_score import AXIS_INSTRUMENTS, PlanResult
-from forgegate.run.plan_views import primary_text, print_gloss, print_semantic
+from forgegate.pipeline.plan_score import AXIS_INSTRUMENTS, PlanResult
+from forgegate.report.metrics_terminal import gate_markup, print_damage, print_memorization, print_verdict, print_voice
+from forgegate.report.plan_views import primary_text, print_gloss, print_semantic
 
 
 def _word(verdict: Verdict | None) -> str:

@@ -1,4 +1,4 @@
-"""The eight legacy GLOSS categories (LX-A/B/C/E/H/Z/G/X), five items each, from a LATTICE table.
+"""The eight LATTICE-table GLOSS categories (LX-A/B/C/E/H/Z/G/X), five items each, from a LATTICE table.
 
 The spec names these categories but gives no items for them; every prompt here is ours, written
 from the symbol table (provenance: src/forgegate/data/batteries/README.md).
@@ -6,19 +6,17 @@ from the symbol table (provenance: src/forgegate/data/batteries/README.md).
 
 from __future__ import annotations
 
+from forgegate.battery.caps import DEFAULT_CAP, WALL_CAP
 from forgegate.battery.lattice import LatticeTable
 from forgegate.battery.schema import BatteryItem
 from forgegate.battery.vocab import at_or_above, gap_answers, refusal_answers, spelled, yes_no
-
-LEGACY_CAP = 256  # spec INPUTS: "Max tokens per request: 256 (hard cap, configurable per category)"
-WALL_CAP = 128    # spec EXAMPLES, Wall 1 test: num_predict 128
 
 
 def _lookup(table: LatticeTable) -> list[BatteryItem]:
     """LX-A symbol lookup: what a glyph means (glyphs LX-IDENTITY does not already ask)."""
     return [
         BatteryItem(category="LX-A", prompt=f"What does {table.glyph(role)} mean?",
-                    expected=table.role(role).accepted, max_tokens=LEGACY_CAP, eval_type="contains")
+                    expected=table.role(role).accepted, max_tokens=DEFAULT_CAP, eval_type="contains")
         for role in ("assert", "gap", "coherence", "quality", "done")
     ]
 
@@ -29,7 +27,7 @@ def _reverse(table: LatticeTable) -> list[BatteryItem]:
     syms = [crew[2], crew[3], table.role("gap"), table.role("query"), table.role("verdict")]
     return [
         BatteryItem(category="LX-B", prompt=f"Which LATTICE symbol stands for {sym.name}?",
-                    expected=sym.glyph, max_tokens=LEGACY_CAP, eval_type="contains")
+                    expected=sym.glyph, max_tokens=DEFAULT_CAP, eval_type="contains")
         for sym in syms
     ]
 
@@ -47,7 +45,7 @@ def _translate(table: LatticeTable) -> list[BatteryItem]:
     ]
     return [
         BatteryItem(category="LX-C", prompt=f"Translate to LATTICE: {english}", expected=[],
-                    require=require, max_tokens=LEGACY_CAP, eval_type="semantic")
+                    require=require, max_tokens=DEFAULT_CAP, eval_type="semantic")
         for english, require in cases
     ]
 
@@ -57,7 +55,7 @@ def _errors(table: LatticeTable) -> list[BatteryItem]:
     fail = table.glyph("failure")
     return [
         BatteryItem(category="LX-E", prompt=f"{fail} which failure mode: {err.description}?",
-                    expected=spelled(err.code), max_tokens=LEGACY_CAP, eval_type="contains")
+                    expected=spelled(err.code), max_tokens=DEFAULT_CAP, eval_type="contains")
         for err in table.error[:5]
     ]
 
@@ -70,7 +68,7 @@ def _coherence(table: LatticeTable) -> list[BatteryItem]:
         expected, forbid = yes_no(at_or_above(float(score), table))
         prompt = f"Score coherence: {coh} = {score}. Is {coh} ≥ {thr}?"
         items.append(BatteryItem(category="LX-H", prompt=prompt, expected=expected, forbid=forbid,
-                                 max_tokens=LEGACY_CAP, eval_type="contains"))
+                                 max_tokens=DEFAULT_CAP, eval_type="contains"))
     return items
 
 
@@ -105,9 +103,9 @@ def _grounding(table: LatticeTable) -> list[BatteryItem]:
         f"Given: {c[1].name} is offline. What was {c[1].name}'s last message?",
     ]
     return [
-        *(BatteryItem(category="LX-G", prompt=prompt, expected=expected, max_tokens=LEGACY_CAP,
+        *(BatteryItem(category="LX-G", prompt=prompt, expected=expected, max_tokens=DEFAULT_CAP,
                       eval_type="contains") for prompt, expected in grounded),
-        *(BatteryItem(category="LX-G", prompt=prompt, expected=gap, max_tokens=LEGACY_CAP,
+        *(BatteryItem(category="LX-G", prompt=prompt, expected=gap, max_tokens=DEFAULT_CAP,
                       eval_type="contains", tags=["FABRICATION"]) for prompt in ungrounded),
     ]
 
@@ -126,7 +124,7 @@ def _cross(table: LatticeTable) -> list[BatteryItem]:
     ]
     return [
         BatteryItem(category="LX-X", prompt=f"Cross-encode {direction}", expected=[], require=require,
-                    max_tokens=LEGACY_CAP, eval_type="semantic")
+                    max_tokens=DEFAULT_CAP, eval_type="semantic")
         for direction, require in cases
     ]
 

@@ -10,17 +10,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from forgegate import __version__
 from forgegate.battery import Battery
 from forgegate.battery.schema import BatteryItem
 from forgegate.checks import ItemScore, score_item
+from forgegate.checks.controls import run_loop_detector_controls
+from forgegate.core.records import StoredResponse
+from forgegate.core.verdict import Gate, Reason
+from forgegate.core.version import __version__
 from forgegate.errors import UsageError
+from forgegate.gate.controls import control_reason
 from forgegate.gate.gloss import GlossResult, ItemOutcome, category_result, gloss_verdict
 from forgegate.gate.gloss_config import GateConfig
-from forgegate.gate.instrument_controls import loop_detector_controls
 from forgegate.gate.live import live_verdict
-from forgegate.gate.verdict import Gate, Reason
-from forgegate.store import RunStore, StoredResponse
+from forgegate.gate.signatures import signature_reason, signatures_present
+from forgegate.store import RunStore
 
 
 @dataclass(frozen=True)
@@ -48,10 +51,12 @@ class EvalResult:
     answers: tuple[ScoredAnswer, ...]
     gloss: GlossResult
     store_path: Path
+    signatures: dict[str, bool] | None = None
+    """Each failure-mode signature present/absent, when the run was gated with --check-failure-modes."""
 
 
 def score_store(store_path: Path, battery: Battery, config: GateConfig, config_sha: str, *,
-                arm: str | None = None, record_gate: bool = True) -> EvalResult:
+                arm: str | None = None, record_gate: bool = True, check_failure_modes: bool = False) -> EvalResult:
     """Score the stored answers (only arm ``arm``'s when given: a plan's store holds several arms)."""
     with RunStore.open(store_path, create=False) as store:
         meta = store.meta()
@@ -77,7 +82,10 @@ def score_store(store_path: Path, battery: Battery, config: GateConfig, config_s
             pending_review=score is not None and score.needs_review and review is None,
             failure_modes=score.failure_modes if score else (),
         ))
-    controls = loop_detector_controls()
+    controls = [control_reason(run_loop_detector_controls())]
+    signatures = signatures_present(outcomes) if check_failure_modes else None
+    if signatures is not None:  # --check-failure-modes is a rule of the gate: the word, the JSON and the exit agree
+        controls.append(signature_reason(signatures))
     if meta.get("kind") == "live":
         gloss = live_result(config, outcomes, controls)
     else:
@@ -85,7 +93,7 @@ def score_store(store_path: Path, battery: Battery, config: GateConfig, config_s
     if record_gate:  # a run re-gated under another config must not overwrite its own verdict
         with RunStore.open(store_path, create=False) as store:
             store.set_meta("last_gate" if arm is None else f"last_gate:{arm}", gloss.verdict.gate.value)
-    return EvalResult(meta, battery, config, config_sha, tuple(answers), gloss, store_path)
+    return EvalResult(meta, battery, config, config_sha, tuple(answers), gloss, store_path, signatures)
 
 
 def live_result(config: GateConfig, outcomes: list[ItemOutcome], controls: list[Reason]) -> GlossResult:
@@ -130,6 +138,7 @@ def result_json(result: EvalResult) -> dict[str, Any]:
         "token_sources": sorted({a.stored.token_source for a in result.answers
                                  if a.stored is not None and a.stored.token_source}),
         "items": [_item_json(a) for a in result.answers],
+        "failure_mode_signatures": result.signatures,
     }
 
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from forgegate.core.records import StoredResponse
 from forgegate.plan import Plan, Prices
-from forgegate.store import StoredResponse
 
 Json = dict[str, Any]
 

@@ -14,18 +14,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from forgegate.core.verdict import Gate, Reason, Verdict
 from forgegate.errors import UsageError
-from forgegate.gate.verdict import Gate, Reason, Verdict
+from forgegate.pipeline.plan_checks import SemanticInputs, semantic_inputs
+from forgegate.pipeline.plan_cost import condition_cost
+from forgegate.pipeline.plan_generate import PlanGenerations, fixture_items
+from forgegate.pipeline.semantic_judge import draft_judge, frozen_judge
 from forgegate.plan import SemanticParams
-from forgegate.run.plan_checks import SemanticInputs, semantic_inputs
-from forgegate.run.plan_cost import condition_cost
-from forgegate.run.plan_runner import PlanGenerations, fixture_items
-from forgegate.run.semantic_judge import draft_judge, frozen_judge
+from forgegate.plan.experiments import primary_endpoint
 from forgegate.semantic import MetricsRequest, Roles, SampleRow, compute_metrics
 from forgegate.semantic.bootstrap import BootstrapSettings
 from forgegate.semantic.codebook import TextSample
 from forgegate.semantic.pipeline import confirm, develop
-from forgegate.semantic.roles import primary_endpoint
 from forgegate.semantic.schema import UNMAPPED, read_samples
 from forgegate.semantic.validate import check_sample_sizes, group_samples
 from forgegate.store import RunStore

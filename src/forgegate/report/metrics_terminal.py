@@ -6,9 +6,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from forgegate.core.verdict import Gate, Verdict
 from forgegate.fixture.builder import FixtureBuild
 from forgegate.gate.arms import arms_verdict, gate_label
-from forgegate.gate.verdict import Gate, Verdict
 from forgegate.metrics.checkpoints import CheckpointTies
 from forgegate.metrics.damage import DamageReport
 from forgegate.metrics.memorization import MemorizationReport

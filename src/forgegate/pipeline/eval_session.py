@@ -1,0 +1,168 @@
+"""An eval or live test end to end, as a one-arm plan: load inputs, generate through the one runner, score, gate."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from forgegate.backends import BackendConfig
+from forgegate.battery import Battery, bundled_battery_path, bundled_live_test_path, load_battery
+from forgegate.errors import UsageError
+from forgegate.gate.gloss_config import GateConfig, bundled_gate_config_path, load_gate_config, parse_gate_config
+from forgegate.jsonio import write_json_atomic
+from forgegate.pipeline.gloss_scoring import EvalResult, result_json, score_store
+from forgegate.run import ArmSpec, ExecutionSummary, PromptItem, RetryPolicy, SamplingSpec, generate, plan_requests
+from forgegate.store import RunStore, find_run, run_path
+
+REMOTE_BACKENDS = frozenset({"ollama", "openai"})
+
+
+@dataclass(frozen=True)
+class EvalSpec:
+    """Everything that changes the answers of an eval run, and so its run id (paths are not in it:
+    the same battery content resumes the same run wherever the file lies)."""
+
+    kind: str  # "eval" or "live"
+    backend: str
+    config: BackendConfig
+    battery: Battery
+    seed: int
+    temperature: float
+    top_p: float
+    system: str | None
+
+    def identity(self) -> dict[str, object]:
+        return {
+            "kind": self.kind, "backend": self.backend, "model": self.config.model, "adapter": self.config.adapter,
+            "battery_sha256": self.battery.sha256, "seed": self.seed, "temperature": self.temperature,
+            "top_p": self.top_p, "system": self.system,
+        }
+
+    @property
+    def run_id(self) -> str:
+        digest = hashlib.sha256(json.dumps(self.identity(), sort_keys=True).encode()).hexdigest()
+        return f"{self.kind}-{digest[:12]}"
+
+    def arm(self) -> ArmSpec:
+        return ArmSpec(EVAL_ARM, self.backend, self.config)
+
+    def items(self) -> list[PromptItem]:
+        return [PromptItem(i.item_id, i.prompt, i.max_tokens, i.chat) for i in self.battery.items]
+
+    def sampling(self) -> SamplingSpec:
+        return SamplingSpec(temperature=self.temperature, top_p=self.top_p, system=self.system)
+
+
+EVAL_ARM = "model"
+"""An eval is a one-arm plan; its arm is called ``model``."""
+
+
+@dataclass(frozen=True)
+class SessionOptions:
+    kind: str  # "eval" | "live"
+    backend: str
+    config: BackendConfig
+    battery_path: Path | None
+    gate_config_path: Path | None
+    seed: int
+    temperature: float
+    top_p: float
+    system: str | None
+    concurrency: int
+    retries: int
+    store_dir: Path | None
+    quiet: bool
+    check_failure_modes: bool = False
+
+
+def prepare_session(options: SessionOptions) -> tuple[EvalSpec, GateConfig, str, Path]:
+    """Validate everything first (nothing runs on bad input): options, gate config, battery."""
+    if options.backend in REMOTE_BACKENDS and not options.config.model:
+        raise UsageError(f"--model is required with --backend {options.backend} (the label on every "
+                         "result comes from it; there is no default)")
+    if options.concurrency < 1:
+        raise UsageError("--concurrency must be at least 1")
+    gate_config_path = options.gate_config_path or bundled_gate_config_path()
+    gate_config, gate_sha = load_gate_config(gate_config_path)
+    if options.kind == "live":
+        battery = load_battery(options.battery_path or bundled_live_test_path())
+    else:
+        battery = load_battery(options.battery_path or bundled_battery_path(),
+                               categories=gate_config.categories)
+        gate_config.check_battery(battery.path, battery.categories(), len(battery.items))
+    spec = EvalSpec(kind=options.kind, backend=options.backend, config=options.config, battery=battery,
+                    seed=options.seed, temperature=options.temperature, top_p=options.top_p,
+                    system=options.system)
+    return spec, gate_config, gate_sha, gate_config_path
+
+
+async def run_session_async(options: SessionOptions) -> tuple[EvalResult, dict[str, Any], ExecutionSummary]:
+    """An eval or live test end to end: validate, generate through the one runner, score, gate."""
+    spec, gate_config, gate_sha, gate_config_path = prepare_session(options)
+    arm = spec.arm()
+    outcome = await generate(
+        run_path(spec.run_id, options.store_dir),
+        identity={**spec.identity(), "run_id": spec.run_id},
+        metadata={"battery_path": str(spec.battery.path), "base_urls": list(spec.config.base_urls),
+                  "gate_config": {"path": str(gate_config_path), "sha256": gate_sha,
+                                  "toml": gate_config_path.read_text(encoding="utf-8")}},
+        arms=[arm], planned=plan_requests([arm], spec.items(), [spec.seed], spec.sampling()),
+        concurrency=options.concurrency, quiet=options.quiet, retry=RetryPolicy(attempts=options.retries),
+        per_arm_digests=False)
+    result = score_store(outcome.store_path, spec.battery, gate_config, gate_sha,
+                         check_failure_modes=options.check_failure_modes)
+    return result, result_json(result), outcome.summary
+
+
+def run_session(options: SessionOptions) -> tuple[EvalResult, dict[str, Any], ExecutionSummary]:
+    """``run_session_async`` from synchronous code (the CLI)."""
+    return asyncio.run(run_session_async(options))
+
+
+def write_result(payload: dict[str, Any], path: Path | None) -> None:
+    if path is not None:
+        write_json_atomic(path, payload)
+
+
+def rescore_stored_run(run: str, *, store_dir: Path | None, battery_path: Path | None,
+                       gate_config_path: Path | None, check_failure_modes: bool = False
+                       ) -> tuple[dict[str, Any], str | None]:
+    """Score a stored eval/live run again, under the gate config it was run with unless told otherwise.
+
+    Returns the result JSON and, when ``gate_config_path`` re-gates the run under a config other
+    than its own, a line saying so (printed and kept in the JSON as ``regated_from``).
+    """
+    path = find_run(run, store_dir)
+    with RunStore.open(path, create=False) as opened:
+        meta = opened.meta()
+    kind = meta.get("kind")
+    if kind not in ("eval", "live"):
+        raise UsageError(f"run {path.stem} is a '{kind}' run, which this command cannot re-score: write its result "
+                         "with --json (e.g. `forgegate run PLAN --json result.json`) and pass that file")
+    stored = meta.get("gate_config")
+    if gate_config_path is not None:
+        config, sha = load_gate_config(gate_config_path)
+    elif stored is not None:
+        config, sha = parse_gate_config(stored["toml"].encode("utf-8"), f"{path.name} (stored gate config)")
+    else:
+        raise UsageError(f"run {path.stem} does not record its gate config: pass --gate-config")
+    regated = None
+    if stored is not None and stored["sha256"] != sha:
+        regated = (f"re-gated under {config.name} (sha256 {sha[:12]}); the run was gated under "
+                   f"{stored['path']} (sha256 {stored['sha256'][:12]})")
+    if battery_path is None and not Path(meta["battery_path"]).is_file():
+        raise UsageError(f"run {path.stem} was generated from {meta['battery_path']}, which is not there now: "
+                         "pass --battery with the same battery (its sha256 is checked)")
+    battery = load_battery(battery_path or Path(meta["battery_path"]),
+                           categories=None if kind == "live" else config.categories)
+    if kind != "live":
+        config.check_battery(battery.path, battery.categories(), len(battery.items))
+    payload = result_json(score_store(path, battery, config, sha, record_gate=regated is None,
+                                      check_failure_modes=check_failure_modes))
+    if regated is not None:
+        payload["regated_from"] = stored["sha256"] if stored else None
+    return payload, regated

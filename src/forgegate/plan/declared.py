@@ -1,0 +1,12 @@
+"""Names a plan may declare for its instruments, owned by the plan so that instruments import them (not the reverse)."""
+
+from __future__ import annotations
+
+from typing import Literal, get_args
+
+DamageMetric = Literal["out_of_band", "ran_on"]
+DAMAGE_METRICS: tuple[DamageMetric, ...] = get_args(DamageMetric)
+"""The damage axis's rates: answers outside the word band, answers that ran on to the token cap."""
+
+FloorRule = Literal["pairwise", "all-arms"]
+"""Which seeds make the voice noise floor: the two compared arms' (pairwise) or every arm's."""

@@ -1,0 +1,1 @@
+"""Result models: what every gating command writes (the JSON contract) and how a reader gets it back."""

@@ -1,0 +1,115 @@
+"""The one runner: arms x items x seeds -> requests -> the engine -> the run store.
+
+``forgegate eval`` and ``live`` are one-arm plans (arm ``model``, one seed, the battery as fixture);
+``forgegate run`` is the same call with the plan's arms and seeds. Both resume: the store
+knows which requests already have an answer, and only the missing ones are sent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from forgegate.backends import Backend, BackendConfig, make_backend
+from forgegate.core.records import GenerationRequest
+from forgegate.run.engine import ExecutionSummary, PlannedRequest, RetryPolicy, execute, record_model_digest
+from forgegate.store import RunStore
+
+
+@dataclass(frozen=True)
+class ArmSpec:
+    """One arm as the runner sees it: a name, a backend and how to reach the model."""
+
+    name: str
+    backend: str
+    config: BackendConfig
+    prompt_template: str | None = None
+    """Optional wrapper around each prompt; '{prompt}' marks where it goes."""
+
+    def render(self, prompt: str) -> str:
+        return self.prompt_template.replace("{prompt}", prompt) if self.prompt_template else prompt
+
+
+@dataclass(frozen=True)
+class PromptItem:
+    """One fixture item: an id, a prompt, and the item's own cap and chat mode where it has them."""
+
+    id: str
+    prompt: str
+    max_tokens: int | None = None
+    chat: bool | None = None
+
+
+@dataclass(frozen=True)
+class SamplingSpec:
+    """Sampling sent with every request. ``max_tokens`` None: each item's own cap decides."""
+
+    temperature: float
+    top_p: float = 1.0
+    max_tokens: int | None = None
+    stop: tuple[str, ...] = ()
+    chat: bool = True
+    system: str | None = None
+
+    def cap(self, item: PromptItem) -> int:
+        caps = [c for c in (self.max_tokens, item.max_tokens) if c is not None]
+        if not caps:
+            raise ValueError(f"item {item.id} has no token cap and the sampling sets none")
+        return min(caps)
+
+
+def plan_requests(arms: Sequence[ArmSpec], items: Sequence[PromptItem], seeds: Sequence[int | None],
+                  sampling: SamplingSpec) -> list[PlannedRequest]:
+    """arm x item x seed, each seed passed to the backend; the cap is the lower of the item's and the sampling's."""
+    return [
+        PlannedRequest(arm.name, item.id, seed, GenerationRequest(
+            prompt=arm.render(item.prompt), max_tokens=sampling.cap(item), seed=seed,
+            temperature=sampling.temperature, top_p=sampling.top_p, stop=sampling.stop,
+            chat=sampling.chat if item.chat is None else item.chat, system=sampling.system))
+        for arm in arms for item in items for seed in seeds
+    ]
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """What generation left in the store: the summary and each arm's model digest (None: not reported)."""
+
+    store_path: Path
+    summary: ExecutionSummary
+    model_digests: dict[str, str | None]
+
+
+def digest_key(arm: str, per_arm: bool) -> str:
+    """Where an arm's model digest is kept in the store's meta (an eval's one arm keeps the plain key)."""
+    return f"model_digest:{arm}" if per_arm else "model_digest"
+
+
+async def generate(store_path: Path, *, identity: Mapping[str, Any], metadata: Mapping[str, Any],
+                   arms: Sequence[ArmSpec], planned: Sequence[PlannedRequest], concurrency: int, quiet: bool,
+                   retry: RetryPolicy | None = None, per_arm_digests: bool = True) -> RunOutcome:
+    """Generate every missing answer of ``planned`` into the store at ``store_path`` (resuming if it exists).
+
+    ``identity`` must match what the store already holds (a different run refuses); ``metadata``
+    (paths, labels) is recorded and may change between resumes.
+    """
+    with RunStore.open(store_path) as store:
+        store.init_meta(dict(identity))
+        for key, value in metadata.items():
+            store.set_meta(key, value)
+        backends: dict[str, Backend] = {}
+        try:
+            for arm in arms:
+                backends[arm.name] = make_backend(arm.backend, arm.config)
+            for arm in arms:
+                if "model_label" not in metadata and len(arms) == 1:
+                    path = getattr(backends[arm.name], "model_path", None)
+                    store.set_meta("model_label", arm.config.model or (Path(path).name if path else arm.backend))
+            summary = await execute(store, planned, backends, concurrency=concurrency, retry=retry, quiet=quiet)
+            digests = {name: await record_model_digest(backend, store, digest_key(name, per_arm_digests))
+                       for name, backend in backends.items()}
+        finally:
+            for backend in backends.values():
+                await backend.aclose()
+    return RunOutcome(store_path, summary, digests)
