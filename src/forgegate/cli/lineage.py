@@ -11,24 +11,13 @@ from rich.markup import escape
 from forgegate.cli.common import console, err_console, exit_with
 from forgegate.jsonio import write_json_atomic
 from forgegate.lineage import (
-    RunResult,
     compare_runs,
     lineage_markdown,
     lineage_table,
-    load_result,
-    parse_result,
     print_comparison,
     read_lineage,
 )
-from forgegate.pipeline.eval_session import rescore_stored_run
-
-
-def _result(source: str, store: Path | None) -> RunResult:
-    """A result JSON file, or a stored eval run re-scored under its own gate config."""
-    if Path(source).suffix == ".json":
-        return load_result(Path(source))
-    payload, _ = rescore_stored_run(source, store_dir=store, battery_path=None, gate_config_path=None)
-    return parse_result(payload, source)
+from forgegate.pipeline.sources import eval_run_result
 
 
 def register(app: typer.Typer) -> None:
@@ -49,8 +38,8 @@ def register(app: typer.Typer) -> None:
         resamples: Annotated[int, typer.Option(min=100, help="Bootstrap resamples.")] = 9999,
         store: Annotated[Path | None, typer.Option(help="Run store directory (for run ids).")] = None,
     ) -> None:
-        comparison = compare_runs(_result(old, store), _result(new, store), seed=seed, n_resamples=resamples,
-                                  old_label=old, new_label=new)
+        comparison = compare_runs(eval_run_result(old, store), eval_run_result(new, store), seed=seed,
+                                  n_resamples=resamples, old_label=old, new_label=new)
         print_comparison(console, comparison)
         if json_path is not None:
             write_json_atomic(json_path, comparison.to_json())
