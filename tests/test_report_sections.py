@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 from report_helpers import arm_payloads, parse, plan_payload, semantic_payload
 
-from forgegate.report import detect_kind, render_html
+from forgegate.report import render_html
+from forgegate.results.kinds import detect_kind
 
 WHEN = "2026-01-02T03:04:05+00:00"
 
