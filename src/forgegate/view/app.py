@@ -29,6 +29,7 @@ nav { background: #263238; padding: 8px 28px; } nav a { color: #eceff1; margin-r
 nav a:hover { text-decoration: underline; }
 form.filters { display: flex; gap: 12px; align-items: end; flex-wrap: wrap; margin: 8px 0; }
 form.filters label, form.decide label { font-size: 13px; color: var(--muted); display: block; }
+form.decide input { display: block; margin-top: 2px; } section.review { border-left-color: var(--incomplete); }
 form.decide { display: flex; gap: 10px; align-items: end; flex-wrap: wrap; margin: 6px 0 18px; }
 .error { background: #ffebee; border: 1px solid #ef9a9a; padding: 8px 12px; border-radius: 6px; }
 .ok { background: #e8f5e9; border: 1px solid #a5d6a7; padding: 8px 12px; border-radius: 6px; }
