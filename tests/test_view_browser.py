@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 from backend_servers import Behaviour, FakeOllamaServer
-from view_helpers import GOOD, LOOPING, MODEL, make_run, options, write_inputs
+from view_helpers import GOOD, LOOPING, MODEL, A, B, blank_sheet, make_run, options, write_inputs
 
 from forgegate.pipeline.eval_session import run_session
 from forgegate.store import RunStore, list_runs, run_path
@@ -38,12 +38,13 @@ def chromium() -> str:
 
 
 @contextmanager
-def serving(store: Path) -> Iterator[str]:
+def serving(store: Path, **config: Any) -> Iterator[str]:
     """The view on a free loopback port, in a thread, for as long as the block runs."""
     import uvicorn
 
     sock = bind("127.0.0.1", 0)
-    server = uvicorn.Server(uvicorn.Config(create_app(ViewConfig(store)), log_level="warning", lifespan="off"))
+    app = create_app(ViewConfig(store, **config))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30
@@ -177,3 +178,22 @@ def _generating(store: Path) -> bool:
             if opened.meta().get("generating"):
                 return True
     return False
+
+
+def test_relevance_annotated_by_two_people_refuses_the_author_and_shows_kappa(tmp_path: Path, page: Any) -> None:
+    sheet = blank_sheet(tmp_path / "relevance_sheet.csv")
+    with serving(tmp_path / "store", sheets=(sheet,), author="Carol") as url:
+        page.goto(f"{url}/sheets/0")
+        page.fill("#annotator", "carol")
+        page.click("form.filters button")
+        assert "wrote the plan and may not be a primary annotator" in page.inner_text("#error-message")
+        for name, labels in (("ana", A), ("bo", B)):
+            page.goto(f"{url}/sheets/0")
+            page.fill("#annotator", name)
+            page.click("form.filters button")
+            for position, value in enumerate(labels.values()):
+                page.check(f"tr[data-row='{position}'] input[value='{value}']")
+            page.click("#annotate button[type=submit]")
+            page.wait_for_selector("#sheet-saved")
+        assert page.inner_text("#kappa").startswith("Cohen's kappa 0.250")
+        assert "2 disagreement(s), 2 open" in page.inner_text("#kappa")

@@ -6,6 +6,7 @@ one answer carries a ``<script>`` and ANSI escapes, one loops.
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from starlette.testclient import TestClient
 
 from forgegate.backends import BackendConfig
 from forgegate.pipeline.eval_session import SessionOptions, run_session
+from forgegate.semantic.sheets import RELEVANCE_COLUMNS, VALIDATION_COLUMNS
 from forgegate.view import ViewConfig, create_app
 
 MODEL = "gloss:v10"
@@ -83,3 +85,23 @@ def csrf_of(page: str) -> str:
     marker = 'name="csrf" value="'
     start = page.index(marker) + len(marker)
     return page[start:page.index('"', start)]
+
+
+A = {"c1": 1, "c2": 1, "c3": 0, "c4": 1, "c5": 0, "c6": 1}
+B = {"c1": 1, "c2": 0, "c3": 0, "c4": 1, "c5": 1, "c6": 1}  # kappa 0.25 against A (tests/test_semantic_relevance.py)
+
+
+def blank_sheet(path: Path, kind: str = "relevance") -> Path:
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        columns = RELEVANCE_COLUMNS if kind == "relevance" else VALIDATION_COLUMNS
+        writer = csv.DictWriter(handle, fieldnames=list(columns))
+        writer.writeheader()
+        for row, cluster in enumerate(A, start=1):
+            if kind == "relevance":
+                writer.writerow({"row": row, "cluster": cluster, "task": "t1", "question": "Why <b>?</b>",
+                                 "label": f"label {cluster}", "exemplar_1": "\x1b[1mbold", "exemplar_2": "",
+                                 "exemplar_3": "", "relevant": ""})
+            else:
+                writer.writerow({"row": row, "task": "t1", "question": "q", "answer_1": "a", "answer_2": "b",
+                                 "same_meaning": ""})
+    return path

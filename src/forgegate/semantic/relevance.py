@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import csv
+import io
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from forgegate.errors import InputError, UsageError
+from forgegate.jsonio import write_bytes_atomic
 from forgegate.semantic.agreement import cohens_kappa
 
 
@@ -21,6 +23,15 @@ class Annotation:
 
 def _norm(name: str) -> str:
     return " ".join(name.split()).casefold()
+
+
+def check_annotator(annotator: str, author: str) -> None:
+    """Refuse the plan's author (compared by name, case and spacing ignored) as a primary annotator."""
+    if not author.strip():
+        raise UsageError("--author is required: the plan's author may not be a primary annotator")
+    if _norm(annotator) == _norm(author):
+        raise UsageError(f"{annotator!r} wrote the plan and may not be a primary annotator; "
+                         "ask two other people to annotate (the author may adjudicate)")
 
 
 def read_labels(path: Path, column: str = "relevant") -> dict[str, int]:
@@ -47,6 +58,15 @@ def read_labels(path: Path, column: str = "relevant") -> dict[str, int]:
     return out
 
 
+def write_labels(path: Path, labels: dict[str, int], column: str = "relevant") -> None:
+    """cluster -> 0/1 as the CSV ``read_labels`` reads (an adjudication file), written atomically."""
+    buffer = io.StringIO(newline="")
+    writer = csv.writer(buffer)
+    writer.writerow(["cluster", column])
+    writer.writerows(sorted(labels.items()))
+    write_bytes_atomic(path, buffer.getvalue().encode("utf-8"))
+
+
 def adjudicate(first: Annotation, second: Annotation, *, author: str,
                adjudication: Path | None) -> tuple[dict[str, int], dict[str, Any]]:
     """Final R(c) and the agreement report. The plan's author may not be a primary annotator.
@@ -54,12 +74,8 @@ def adjudicate(first: Annotation, second: Annotation, *, author: str,
     Without an adjudication file every disagreement stays open (the report says so, and no R is returned
     for those clusters); with one, it must resolve exactly the disagreements.
     """
-    if not author.strip():
-        raise UsageError("--author is required: the plan's author may not be a primary annotator")
     for ann in (first, second):
-        if _norm(ann.annotator) == _norm(author):
-            raise UsageError(f"{ann.annotator!r} wrote the plan and may not be a primary annotator; "
-                             "ask two other people to annotate (the author may adjudicate)")
+        check_annotator(ann.annotator, author)
     if _norm(first.annotator) == _norm(second.annotator):
         raise UsageError("double annotation needs two different annotators")
     a, b = read_labels(first.path), read_labels(second.path)

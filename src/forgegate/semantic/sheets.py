@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import csv
+import io
+from collections.abc import Mapping
 from itertools import combinations
 from pathlib import Path
 
 import numpy as np
 
+from forgegate.errors import InputError
+from forgegate.jsonio import read_text_or_input_error, write_bytes_atomic
 from forgegate.semantic.codebook import Codebook
 
 VALIDATION_COLUMNS = ("row", "task", "question", "answer_1", "answer_2", "same_meaning")
@@ -63,3 +67,25 @@ def relevance_sheet(book: Codebook, sheet: Path, rng: np.random.Generator) -> in
                      "exemplar_1": ex[0], "exemplar_2": ex[1], "exemplar_3": ex[2], "relevant": ""})
     _write(sheet, RELEVANCE_COLUMNS, rows)
     return len(rows)
+
+
+def read_sheet(path: Path) -> tuple[list[str], list[dict[str, str]]]:
+    """The header and rows of an exported sheet, blank or filled."""
+    reader = csv.DictReader(io.StringIO(read_text_or_input_error(path, what="sheet"), newline=""))
+    rows = list(reader)
+    if not reader.fieldnames:
+        raise InputError(path, "empty sheet: no header line", line=1)
+    return list(reader.fieldnames), rows
+
+
+def write_filled_sheet(blank: Path, out: Path, key: str, column: str, labels: Mapping[str, int | None]) -> None:
+    """``blank`` with ``column`` filled from ``labels`` (by each row's ``key``; None leaves it blank), written
+    atomically to ``out``: the file an annotator would have filled by hand, for the same readers."""
+    header, rows = read_sheet(blank)
+    buffer = io.StringIO(newline="")
+    writer = csv.DictWriter(buffer, fieldnames=header, lineterminator="\r\n")
+    writer.writeheader()
+    for row in rows:
+        value = labels.get(row[key])
+        writer.writerow({**row, column: "" if value is None else str(value)})
+    write_bytes_atomic(out, buffer.getvalue().encode("utf-8"))

@@ -45,6 +45,10 @@ class ViewConfig:
 
     store_dir: Path
     lineage_files: tuple[Path, ...] = ()
+    sheets: tuple[Path, ...] = ()
+    """T_GPT sheets (relevance, cluster validation) people fill on the page."""
+    author: str | None = None
+    """The plan's author: refused as a primary annotator of a sheet."""
     token: str | None = None
     allowed_hosts: frozenset[str] | None = LOOPBACK_NAMES
     """Host names a request may name (None: any, for a server guarded by a token)."""
@@ -107,9 +111,10 @@ def _static(name: str, media_type: str) -> Route:
 
 def create_app(config: ViewConfig) -> Starlette:
     """The app over ``config.store_dir``; serve it with uvicorn (``forgegate.view.serve``) or a test client."""
-    from forgegate.view import pages_compare, pages_lineage, pages_review, pages_runs
+    from forgegate.view import pages_compare, pages_lineage, pages_review, pages_runs, pages_sheets
 
-    routes = [*pages_runs.ROUTES, *pages_review.ROUTES, *pages_compare.ROUTES, *pages_lineage.ROUTES,
+    pages = (pages_runs, pages_review, pages_compare, pages_lineage, pages_sheets)
+    routes = [*(route for page in pages for route in page.ROUTES),
               _static("view.js", "text/javascript"), _static("view.css", "text/css")]
     app = Starlette(
         routes=routes,

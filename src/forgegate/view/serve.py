@@ -13,6 +13,7 @@ import uvicorn
 from forgegate.errors import UsageError
 from forgegate.view.app import ViewConfig, create_app
 from forgegate.view.security import LOOPBACK_NAMES, new_token
+from forgegate.view.sheets import load_sheet
 
 AUTO_TOKEN = "auto"
 """``--token auto``: make a random token and print it in the address."""
@@ -78,10 +79,14 @@ def serve(config: ViewConfig, host: str, port: int, announce: Callable[[str], No
         sock.close()
 
 
-def view_config(store_dir: Path, lineage: Sequence[Path], host: str, token: str | None) -> ViewConfig:
-    """The config for ``forgegate view``: the host and token rules applied, every lineage file checked."""
+def view_config(store_dir: Path, lineage: Sequence[Path], host: str, token: str | None, *,
+                sheets: Sequence[Path] = (), author: str | None = None) -> ViewConfig:
+    """The config for ``forgegate view``: the host and token rules applied, every file named checked."""
     required, hosts = access(host, token)
     for path in lineage:
         if not path.is_file():
             raise UsageError(f"--lineage {path}: no such file (the file `forgegate graduate` appends to)")
-    return ViewConfig(store_dir, tuple(lineage), token=required, allowed_hosts=hosts)
+    for path in sheets:
+        load_sheet(path)  # refuses a missing file or one that is not an exported sheet, now rather than on a page
+    return ViewConfig(store_dir, tuple(lineage), tuple(sheets), author.strip() if author else None,
+                      token=required, allowed_hosts=hosts)

@@ -1,0 +1,125 @@
+"""The T_GPT sheets a person fills, as files next to the exported sheet: one per annotator, one adjudication.
+
+``forgegate semantic cluster`` exports ``relevance_sheet.csv`` (one row a cluster, condition
+masked) and ``validation_sheet.csv`` (pairs of answers, blinded). An annotator named ``ana``
+fills ``relevance_sheet.ana.csv``, the same columns with the label column filled, which is
+the file ``forgegate semantic relevance --first ana=...`` reads; the adjudication of the
+disagreements is ``relevance_sheet.adjudication.csv`` (cluster, relevant). Agreement and
+adjudication are computed by ``forgegate.semantic`` (the same functions the command uses).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from forgegate.errors import UsageError
+from forgegate.semantic.agreement import cohens_kappa
+from forgegate.semantic.relevance import Annotation, adjudicate, check_annotator, write_labels
+from forgegate.semantic.sheets import RELEVANCE_COLUMNS, VALIDATION_COLUMNS, read_sheet, write_filled_sheet
+
+ADJUDICATION = "adjudication"
+NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,39}$")
+
+
+@dataclass(frozen=True)
+class SheetKind:
+    name: str
+    key: str
+    """The column a row is known by."""
+    column: str
+    """The column the annotator fills with 0 or 1."""
+    question: str
+
+
+RELEVANCE = SheetKind("relevance", "cluster", "relevant", "Is this cluster relevant to the task? (1 yes, 0 no)")
+VALIDATION = SheetKind("validation", "row", "same_meaning", "Do the two answers mean the same? (1 yes, 0 no)")
+
+
+@dataclass(frozen=True)
+class Sheet:
+    path: Path
+    kind: SheetKind
+    rows: list[dict[str, str]]
+
+    def annotation_path(self, annotator: str) -> Path:
+        return self.path.with_name(f"{self.path.stem}.{annotator}.csv")
+
+    @property
+    def adjudication_path(self) -> Path:
+        return self.path.with_name(f"{self.path.stem}.{ADJUDICATION}.csv")
+
+    def annotators(self) -> list[str]:
+        """Who has saved labels, in the order they started (file creation)."""
+        found = [p for p in self.path.parent.glob(f"{self.path.stem}.*.csv")
+                 if p.stem.split(".")[-1] != ADJUDICATION and NAME.match(p.stem.split(".")[-1])]
+        return [p.stem.split(".")[-1] for p in sorted(found, key=lambda p: (p.stat().st_mtime_ns, p.name))]
+
+    def labels(self, annotator: str) -> dict[str, int | None]:
+        path = self.annotation_path(annotator)
+        if not path.is_file():
+            return {}
+        _, rows = read_sheet(path)
+        return {r[self.kind.key]: int(r[self.kind.column]) if r.get(self.kind.column) in ("0", "1") else None
+                for r in rows}
+
+
+def load_sheet(path: Path) -> Sheet:
+    """An exported sheet, recognised by its columns; anything else is refused, saying which columns it needs."""
+    header, rows = read_sheet(path)
+    for columns, kind in ((RELEVANCE_COLUMNS, RELEVANCE), (VALIDATION_COLUMNS, VALIDATION)):
+        if tuple(header) == columns:
+            return Sheet(path, kind, rows)
+    raise UsageError(f"--sheet {path}: not a sheet `forgegate semantic cluster` exports (columns "
+                     f"{', '.join(RELEVANCE_COLUMNS)} or {', '.join(VALIDATION_COLUMNS)})")
+
+
+def check_name(annotator: str, author: str | None, sheet: Sheet) -> str:
+    """A primary annotator's name, refused when it is the plan's author or a third annotator."""
+    name = annotator.strip()
+    if not NAME.match(name) or name == ADJUDICATION:
+        raise UsageError("an annotator's name is a letter then up to 39 letters, digits, - or _ (it names the file)")
+    if author is None:
+        raise UsageError("annotation needs the plan's author, who may not annotate: start forgegate view with "
+                         "--author NAME")
+    check_annotator(name, author)
+    others = [a for a in sheet.annotators() if a.casefold() != name.casefold()]
+    if len(others) >= 2:
+        raise UsageError(f"this sheet already has two annotators ({', '.join(others)}): it is double annotation")
+    return name
+
+
+def save_labels(sheet: Sheet, annotator: str, labels: dict[str, int | None]) -> None:
+    write_filled_sheet(sheet.path, sheet.annotation_path(annotator), sheet.kind.key, sheet.kind.column, labels)
+
+
+def agreement(sheet: Sheet, author: str | None) -> dict[str, Any] | None:
+    """Kappa and disagreements once two annotators have labelled every row (None before that).
+
+    A relevance sheet goes through ``adjudicate`` (the `semantic relevance` command's function,
+    with the adjudication file when there is one); a validation sheet through ``cohens_kappa``.
+    """
+    names = sheet.annotators()[:2]
+    keys = [r[sheet.kind.key] for r in sheet.rows]
+    if len(names) < 2 or any(None in (sheet.labels(n).get(k) for k in keys) for n in names):
+        return None
+    if sheet.kind is RELEVANCE:
+        adjudication = sheet.adjudication_path if sheet.adjudication_path.is_file() else None
+        _, report = adjudicate(Annotation(names[0], sheet.annotation_path(names[0])),
+                               Annotation(names[1], sheet.annotation_path(names[1])), author=author or "",
+                               adjudication=adjudication)
+        return report
+    first, second = (sheet.labels(n) for n in names)
+    a = [v for v in (first[k] for k in keys) if v is not None]  # complete: every key has a label
+    b = [v for v in (second[k] for k in keys) if v is not None]
+    differ = [k for k in keys if first[k] != second[k]]
+    return {"annotators": names, "clusters": len(keys), "observed_agreement": (len(keys) - len(differ)) / len(keys),
+            "cohens_kappa": cohens_kappa(a, b), "disagreements": differ, "adjudicated": [],
+            "open_disagreements": differ, "complete": True}
+
+
+def save_adjudication(sheet: Sheet, decisions: dict[str, int]) -> None:
+    """The adjudicated labels of the disagreements: the CSV `semantic relevance --adjudication` reads."""
+    write_labels(sheet.adjudication_path, decisions)
