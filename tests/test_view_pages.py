@@ -5,6 +5,7 @@ The runs are real evals of a tiny battery against the fake Ollama server (tests/
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -127,3 +128,23 @@ def test_progress_json_reports_answers_against_the_planned_total(store: tuple[Pa
     progress = client(folder).get(f"/runs/{good}/progress.json").json()
     assert progress == {"answered": 5, "errors": 0, "total": 5, "generating": False, "tokens": progress["tokens"],
                         "tokens_per_s": None, "eta_s": None}
+
+
+def test_result_files_and_a_runs_full_report_render_as_forgegate_report_writes_them(
+        tmp_path: Path, store: tuple[Path, str, str]) -> None:
+    from report_helpers import semantic_payload
+
+    from forgegate.view.security import REPORT_CSP
+
+    result = tmp_path / "metrics.json"
+    result.write_text(json.dumps(semantic_payload(tmp_path / "t")), encoding="utf-8")
+    web = client(store[0], results=(result,))
+    listing = web.get("/results")
+    assert "metrics.json" in listing.text and listing.headers["content-security-policy"] == CSP
+    report = web.get("/results/0")
+    assert report.status_code == 200 and report.headers["content-security-policy"] == REPORT_CSP
+    assert "script-src" not in REPORT_CSP and "<script" not in report.text
+    assert "D_sem" in report.text  # the T_GPT metric table
+    full = web.get(f"/runs/{store[1]}/report")
+    assert full.status_code == 200 and 'id="verdict-word">INCOMPLETE</span>' in full.text and "<svg" in full.text
+    assert web.get("/results/1").status_code == 404

@@ -23,11 +23,14 @@ def register(app: typer.Typer) -> None:
         lineage: list[Path] = typer.Option([], help="A lineage JSONL file to show (repeatable)."),
         sheet: list[Path] = typer.Option([], help="A T_GPT relevance or validation sheet to annotate (repeatable)."),
         author: str | None = typer.Option(None, help="The plan's author, refused as a sheet's primary annotator."),
+        result: list[Path] = typer.Option([], help="A result JSON (plan run, T_GPT metrics, eval) to show as its "
+                                                   "report (repeatable)."),
     ) -> None:
         try:
             from forgegate.view.serve import serve, view_config
         except ImportError as exc:  # the optional extra is not installed
             raise UsageError(f"forgegate view needs its extra: pip install 'forgegate[view]' ({exc})") from None
-        config = view_config(store or default_store_dir(), lineage, host, token, sheets=sheet, author=author)
+        config = view_config(store or default_store_dir(), lineage, host, token, sheets=sheet, author=author,
+                             results=result)
         serve(config, host, port, lambda url: console.print(
             f"forgegate view: serving {escape(str(config.store_dir))} at {escape(url)} (Ctrl-C to stop)"))

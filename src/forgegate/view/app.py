@@ -41,12 +41,14 @@ form.decide { display: flex; gap: 10px; align-items: end; flex-wrap: wrap; margi
 
 @dataclass(frozen=True)
 class ViewConfig:
-    """What the app serves: a run store folder and the lineage files named on the command line."""
+    """What the app serves: a run store folder, and the lineage, sheet and result files named on the command line."""
 
     store_dir: Path
     lineage_files: tuple[Path, ...] = ()
     sheets: tuple[Path, ...] = ()
     """T_GPT sheets (relevance, cluster validation) people fill on the page."""
+    results: tuple[Path, ...] = ()
+    """Result JSON files (plan runs, T_GPT metrics, evals) shown as their reports."""
     author: str | None = None
     """The plan's author: refused as a primary annotator of a sheet."""
     token: str | None = None
@@ -111,9 +113,9 @@ def _static(name: str, media_type: str) -> Route:
 
 def create_app(config: ViewConfig) -> Starlette:
     """The app over ``config.store_dir``; serve it with uvicorn (``forgegate.view.serve``) or a test client."""
-    from forgegate.view import pages_compare, pages_lineage, pages_review, pages_runs, pages_sheets
+    from forgegate.view import pages_compare, pages_lineage, pages_results, pages_review, pages_runs, pages_sheets
 
-    pages = (pages_runs, pages_review, pages_compare, pages_lineage, pages_sheets)
+    pages = (pages_runs, pages_review, pages_compare, pages_lineage, pages_sheets, pages_results)
     routes = [*(route for page in pages for route in page.ROUTES),
               _static("view.js", "text/javascript"), _static("view.css", "text/css")]
     app = Starlette(

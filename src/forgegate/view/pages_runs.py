@@ -9,6 +9,7 @@ from starlette.routing import Route
 from forgegate.report.gloss_view import segments
 from forgegate.store import RunStore
 from forgegate.view.app import config_of, render
+from forgegate.view.pages_results import summaries
 from forgegate.view.runs import progress_of, read_run, store_summaries
 from forgegate.view.scored import OUTCOMES, filtered_items, find_run_file, item_key, load_run, outcome
 from forgegate.view.security import Refused
@@ -38,7 +39,8 @@ def run_page(request: Request) -> Response:
         items = [{**i, "outcome": outcome(i), "key": item_key(i, run.rows)}
                  for i in filtered_items(run.result, category, word, mode)]
     modes = sorted({m for i in (run.result or {}).get("items", []) for m in i.get("failure_modes") or []})
-    return render(request, "run.html", run=run, items=items, outcomes=OUTCOMES, modes=modes,
+    results = [r for r in summaries(config_of(request).results) if r["run_id"] == run.run_id]
+    return render(request, "run.html", run=run, items=items, outcomes=OUTCOMES, modes=modes, results=results,
                   categories=list((run.result or {}).get("categories", {})),
                   chosen={"category": category, "outcome": word, "mode": mode})
 

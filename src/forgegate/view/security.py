@@ -29,6 +29,8 @@ MAX_FORM_BYTES = 64 * 1024
 LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
        "form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+REPORT_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'none'; base-uri 'none'"
+"""A report page from forgegate.report: its own inline CSS, still no script and nothing from the network."""
 HEADERS = {"Content-Security-Policy": CSP, "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
            "X-Frame-Options": "DENY", "Cache-Control": "no-store"}
 
@@ -74,7 +76,8 @@ class Guard(BaseHTTPMiddleware):
             if fresh:
                 response.set_cookie(CSRF_COOKIE, request.state.csrf, httponly=True, samesite="strict", path="/")
         for name, value in HEADERS.items():
-            response.headers[name] = value
+            if name not in response.headers:  # a report page sets its own (still script-free) policy
+                response.headers[name] = value
         return response
 
     def _refusal(self, request: Request) -> Response | None:

@@ -11,6 +11,7 @@ from pathlib import Path
 import uvicorn
 
 from forgegate.errors import UsageError
+from forgegate.results.read import read_result_json
 from forgegate.view.app import ViewConfig, create_app
 from forgegate.view.security import LOOPBACK_NAMES, new_token
 from forgegate.view.sheets import load_sheet
@@ -80,7 +81,7 @@ def serve(config: ViewConfig, host: str, port: int, announce: Callable[[str], No
 
 
 def view_config(store_dir: Path, lineage: Sequence[Path], host: str, token: str | None, *,
-                sheets: Sequence[Path] = (), author: str | None = None) -> ViewConfig:
+                sheets: Sequence[Path] = (), author: str | None = None, results: Sequence[Path] = ()) -> ViewConfig:
     """The config for ``forgegate view``: the host and token rules applied, every file named checked."""
     required, hosts = access(host, token)
     for path in lineage:
@@ -88,5 +89,7 @@ def view_config(store_dir: Path, lineage: Sequence[Path], host: str, token: str 
             raise UsageError(f"--lineage {path}: no such file (the file `forgegate graduate` appends to)")
     for path in sheets:
         load_sheet(path)  # refuses a missing file or one that is not an exported sheet, now rather than on a page
-    return ViewConfig(store_dir, tuple(lineage), tuple(sheets), author.strip() if author else None,
-                      token=required, allowed_hosts=hosts)
+    for path in results:
+        read_result_json(path)  # the same: a bad result file is refused at the start
+    return ViewConfig(store_dir, lineage_files=tuple(lineage), sheets=tuple(sheets), results=tuple(results),
+                      author=author.strip() if author else None, token=required, allowed_hosts=hosts)

@@ -1,0 +1,67 @@
+"""Result files (a plan's three-axis comparison, T_GPT metrics with CIs, any eval) and a run's full report,
+rendered by ``forgegate.report`` exactly as ``forgegate report`` writes them.
+
+The report is a self-contained page with inline CSS and SVG and no script; it is served
+under its own Content-Security-Policy, which allows inline styles and still no script and
+no network.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+from starlette.routing import Route
+
+from forgegate.errors import ForgegateError
+from forgegate.results.read import read_result_json
+from forgegate.view.app import config_of, render
+from forgegate.view.scored import load_run
+from forgegate.view.security import REPORT_CSP, Refused
+
+
+def _report(payload: dict[str, Any], created: str | None, source: str) -> Response:
+    from forgegate.report import render_html
+
+    html = render_html(payload, created=created, source=source)
+    return HTMLResponse(html, headers={"Content-Security-Policy": REPORT_CSP})
+
+
+def summaries(files: tuple[Path, ...]) -> list[dict[str, Any]]:
+    out = []
+    for index, path in enumerate(files):
+        try:
+            payload = read_result_json(path).payload
+            out.append({"index": index, "path": str(path), "kind": str(payload.get("kind") or "-"),
+                        "run_id": str(payload.get("run_id") or "-"), "gate": str(payload.get("gate") or "-"),
+                        "problem": None})
+        except ForgegateError as exc:
+            out.append({"index": index, "path": str(path), "kind": "-", "run_id": "-", "gate": "-",
+                        "problem": str(exc)})
+    return out
+
+
+def results_list(request: Request) -> Response:
+    return render(request, "results.html", results=summaries(config_of(request).results))
+
+
+def result_page(request: Request) -> Response:
+    files = config_of(request).results
+    index = int(request.path_params["index"])
+    if not 0 <= index < len(files):
+        raise Refused(404, f"no result number {index}: `forgegate view --result FILE` names the results shown")
+    read = read_result_json(files[index])
+    return _report(read.payload, read.created, read.source)
+
+
+def run_report(request: Request) -> Response:
+    run = load_run(config_of(request).store_dir, request.path_params["run_id"])
+    if run.result is None:
+        raise Refused(400, str(run.not_scored))
+    return _report(run.result, run.meta.get("created"), run.run_id)
+
+
+ROUTES = [Route("/results", results_list), Route("/results/{index:int}", result_page),
+          Route("/runs/{run_id}/report", run_report)]
