@@ -124,3 +124,19 @@ def test_visible_shows_escapes_bidi_and_zero_width_and_keeps_layout() -> None:
 
 def test_config_defaults_to_loopback_names_only(tmp_path: Path) -> None:
     assert ViewConfig(tmp_path).allowed_hosts == LOOPBACK_NAMES and ViewConfig(tmp_path).token is None
+
+
+def test_a_bug_gets_a_page_that_says_so_under_the_same_headers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from starlette.testclient import TestClient
+
+    import forgegate.view.pages_runs as pages_runs
+    from forgegate.view import create_app
+
+    def broken(store: Path) -> None:
+        raise RuntimeError("boom <b>")
+
+    monkeypatch.setattr(pages_runs, "store_summaries", broken)
+    web = TestClient(create_app(ViewConfig(tmp_path)), base_url="http://127.0.0.1:8765", raise_server_exceptions=False)
+    page = web.get("/")
+    assert page.status_code == 500 and "a bug in forgegate (RuntimeError: boom &lt;b&gt;)" in page.text
+    assert page.headers["content-security-policy"] == CSP

@@ -20,7 +20,7 @@ from forgegate.core.verdict import Gate
 from forgegate.errors import ForgegateError
 from forgegate.report.fmt import num, percent
 from forgegate.report.templates import CSS
-from forgegate.view.security import LOOPBACK_NAMES, Guard, Refused
+from forgegate.view.security import HEADERS, LOOPBACK_NAMES, Guard, Refused
 from forgegate.view.text import visible
 
 HERE = Path(__file__).parent
@@ -102,6 +102,14 @@ async def _store_error(request: Request, exc: Exception) -> Response:
                                      "is damaged; move it out of the store folder")
 
 
+async def _bug(request: Request, exc: Exception) -> Response:
+    """Anything unexpected is a bug in forgegate: say so on a page (still under the page's headers)."""
+    page = _error_page(request, 500, f"a bug in forgegate ({type(exc).__name__}: {exc}); please report it with "
+                                     "the page's address")
+    page.headers.update(HEADERS)
+    return page
+
+
 def _static(name: str, media_type: str) -> Route:
     body = (CSS + VIEW_CSS) if name == "view.css" else (HERE / "static" / name).read_text(encoding="utf-8")
 
@@ -122,7 +130,7 @@ def create_app(config: ViewConfig) -> Starlette:
         routes=routes,
         middleware=[Middleware(Guard, token=config.token, allowed_hosts=config.allowed_hosts)],
         exception_handlers={Refused: _refused, ForgegateError: _forgegate_error, HTTPException: _http_error,
-                            sqlite3.Error: _store_error},
+                            sqlite3.Error: _store_error, Exception: _bug},
     )
     app.state.config = config
     return app
