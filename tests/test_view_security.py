@@ -80,8 +80,8 @@ def test_cli_refuses_a_public_host_without_token_and_a_port_in_use(tmp_path: Pat
 
 def test_the_command_serves_and_prints_its_address(tmp_path: Path) -> None:
     proc = subprocess.Popen([sys.executable, "-m", "forgegate.cli.main", "view", "--store", str(tmp_path),
-                             "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "COLUMNS": "300"})
+                             "--port", "0", "--token", "auto"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
     try:
         assert proc.stdout is not None
         line = proc.stdout.readline()
@@ -89,7 +89,9 @@ def test_the_command_serves_and_prints_its_address(tmp_path: Path) -> None:
         import httpx
 
         url = line.split(" at ")[1].split(" ")[0]
-        page = httpx.get(url, timeout=30)
+        assert "?token=" in url  # a loopback server takes a token too when asked, and prints it
+        assert httpx.get(url.split("?")[0], timeout=30).status_code == 401
+        page = httpx.get(url, timeout=30, follow_redirects=True)
         assert page.status_code == 200 and "<h1>Runs</h1>" in page.text
     finally:
         proc.terminate()

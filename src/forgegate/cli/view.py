@@ -5,9 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.markup import escape
 
-from forgegate.cli.common import console
 from forgegate.errors import UsageError
 from forgegate.store import default_store_dir
 
@@ -32,5 +30,6 @@ def register(app: typer.Typer) -> None:
             raise UsageError(f"forgegate view needs its extra: pip install 'forgegate[view]' ({exc})") from None
         config = view_config(store or default_store_dir(), lineage, host, token, sheets=sheet, author=author,
                              results=result)
-        serve(config, host, port, lambda url: console.print(
-            f"forgegate view: serving {escape(str(config.store_dir))} at {escape(url)} (Ctrl-C to stop)"))
+        # plain echo: a long address (a token in it) must never be wrapped onto two lines
+        serve(config, host, port, lambda url: typer.echo(
+            f"forgegate view: serving {config.store_dir} at {url} (Ctrl-C to stop)"))
