@@ -148,3 +148,12 @@ def test_result_files_and_a_runs_full_report_render_as_forgegate_report_writes_t
     full = web.get(f"/runs/{store[1]}/report")
     assert full.status_code == 200 and 'id="verdict-word">INCOMPLETE</span>' in full.text and "<svg" in full.text
     assert web.get("/results/1").status_code == 404
+
+
+def test_a_run_whose_battery_moved_still_shows_its_answers_and_says_why_it_is_not_scored(tmp_path: Path) -> None:
+    run_id = make_run(tmp_path / "in", tmp_path / "store", GOOD)
+    (tmp_path / "in" / "tiny.jsonl").unlink()
+    page = client(tmp_path / "store").get(f"/runs/{run_id}")
+    assert page.status_code == 200 and 'id="not-scored"' in page.text
+    assert "which is not there now" in page.text  # rescore's own sentence, with what to do
+    assert "model/alpha/0" in page.text and "α = NOUS" in page.text
