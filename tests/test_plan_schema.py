@@ -17,7 +17,7 @@ from forgegate.plan import (
     write_preset,
 )
 from forgegate.plan.instruments import ENDPOINTS, Instruments
-from forgegate.plan.locate import TomlLocator
+from forgegate.tomlio import TomlLocator
 from tests.plan_helpers import PLAN, line_of, write_plan_folder
 
 

@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
 
-from forgegate.errors import InputError, did_you_mean
+from forgegate.errors import InputError, did_you_mean, not_one_of
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -30,7 +31,7 @@ def read_bytes_or_input_error(path: Path, *, what: str = "file", hint: str = "ch
         raise InputError(path, f"is a directory, not a {what}", hint=f"pass a {what}, not a folder") from None
 
 
-def decode_utf8_or_input_error(path: Path, raw: bytes, *, bom: bool = False) -> str:
+def decode_utf8_or_input_error(path: Path | str, raw: bytes, *, bom: bool = False) -> str:
     """``raw`` decoded as UTF-8 (``bom``: a leading byte-order mark is dropped); bad bytes are an
     InputError naming the line and the byte offset (in the file) of the first invalid byte."""
     try:
@@ -48,25 +49,163 @@ def read_text_or_input_error(path: Path, *, what: str = "file", hint: str = "che
     return decode_utf8_or_input_error(path, read_bytes_or_input_error(path, what=what, hint=hint), bom=bom)
 
 
+MAX_JSON_DEPTH = 64
+"""How deeply a JSON line may nest arrays and objects: every forgegate file nests a few levels, and a
+deeper line (100,000 ``[``) would exhaust the parser's recursion instead of being refused."""
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_NOT_BRACKET = re.compile(r"[^\[\]{}]")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+class JsonProblem(ValueError):
+    """A JSON text that parses but is not acceptable: a repeated key, too deep, a lone surrogate."""
+
+    def __init__(self, message: str, *, field: str | None = None, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message, self.field, self.hint = message, field, hint
+
+
+def _depth(text: str) -> int:
+    """The deepest nesting of ``[`` / ``{`` outside strings (only computed when it could be too deep)."""
+    if text.count("[") + text.count("{") <= MAX_JSON_DEPTH:
+        return 0
+    depth = deepest = 0
+    for char in _NOT_BRACKET.sub("", _JSON_STRING.sub("", text)):
+        depth += 1 if char in "[{" else -1
+        deepest = max(deepest, depth)
+    return deepest
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in obj:
+            raise JsonProblem(f"key '{key}' appears twice in one object", field=key,
+                              hint="JSON would silently keep the last value; delete one of them")
+        obj[key] = value
+    return obj
+
+
+def _lone_surrogate(value: Any, where: str = "") -> JsonProblem | None:
+    """The first string (or key) holding a lone surrogate, which no UTF-8 file or request can carry."""
+    if isinstance(value, str):
+        for char in value:
+            if 0xD800 <= ord(char) <= 0xDFFF:
+                return JsonProblem(f"lone surrogate \\u{ord(char):04x}: not valid Unicode",
+                                   field=where or None,
+                                   hint="write the character itself, or a complete surrogate pair")
+        return None
+    children = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, child in children:
+        name = f"{where}.{key}" if where else str(key)
+        found = _lone_surrogate(key, name) if isinstance(key, str) else None
+        found = found or _lone_surrogate(child, name)
+        if found is not None:
+            return found
+    return None
+
+
+def parse_json_strict(text: str) -> Any:
+    """``json.loads`` that refuses what it would otherwise accept silently: a key repeated inside one object
+    (JSON keeps the last), nesting deeper than ``MAX_JSON_DEPTH`` (which would end in a RecursionError) and
+    lone surrogates from ``\\ud800``-style escapes (which crash later, when the text is encoded).
+
+    Raises ``json.JSONDecodeError`` for bad JSON and ``JsonProblem`` for the rest.
+    """
+    depth = _depth(text)
+    if depth > MAX_JSON_DEPTH:
+        raise JsonProblem(f"nested {depth} levels deep (at most {MAX_JSON_DEPTH})",
+                          hint="every forgegate JSONL line is a shallow object")
+    try:
+        value = json.loads(text, object_pairs_hook=_unique_keys)
+    except RecursionError:  # a depth the scan above did not see; never a traceback
+        raise JsonProblem(f"nested too deeply (at most {MAX_JSON_DEPTH} levels)") from None
+    if _SURROGATE_ESCAPE.search(text):
+        problem = _lone_surrogate(value)
+        if problem is not None:
+            raise problem
+    return value
+
+
 def iter_jsonl_lines(path: Path, raw: bytes | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield ``(line_number, object)`` for each non-blank line; bad UTF-8 or JSON is an InputError.
 
-    Pass ``raw`` when the caller already holds the bytes (e.g. to hash exactly what it parsed).
+    Pass ``raw`` when the caller already holds the bytes (e.g. to hash exactly what it parsed). A leading
+    byte-order mark is accepted (editors write one); the JSON rules are ``parse_json_strict``'s.
     """
     if raw is None:
         raw = read_bytes_or_input_error(path)
-    text = decode_utf8_or_input_error(path, raw)
+    text = decode_utf8_or_input_error(path, raw, bom=True)
     for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip(" \t\r\n\v\f"):  # the bytes.strip() set: a line of NBSP is not blank
             continue
         try:
-            obj = json.loads(line)
+            obj = parse_json_strict(line)
         except json.JSONDecodeError as exc:
             raise InputError(path, f"bad JSON: {exc.msg} (column {exc.colno})", line=number,
                              hint="each line must be one JSON object") from None
+        except JsonProblem as exc:
+            raise InputError(path, exc.message, line=number, field=exc.field, hint=exc.hint) from None
         if not isinstance(obj, dict):
             raise InputError(path, f"expected a JSON object, got {type(obj).__name__}", line=number)
         yield number, obj
+
+
+_WANTED = {"int_type": "a whole number", "float_type": "a number", "bool_type": "true or false",
+           "string_type": "a string", "list_type": "a list", "tuple_type": "a list", "dict_type": "a table",
+           "model_type": "a table", "model_attributes_type": "a table"}
+"""What a strict type error asked for, in the words a JSON or TOML file uses (an object is a table)."""
+_BOUNDS = {"greater_than": ("gt", "greater than"), "greater_than_equal": ("ge", "at least"),
+           "less_than": ("lt", "less than"), "less_than_equal": ("le", "at most")}
+
+
+def _given(value: Any) -> str:
+    """How a value the user wrote is named in a message: ``the string '32'``, ``true``, ``a list``."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, str):
+        return f"the string {value!r}"
+    if isinstance(value, int | float):
+        return f"the number {value}"
+    if isinstance(value, list | tuple):
+        return "a list"
+    if isinstance(value, dict):
+        return "a table"
+    return "nothing (null)" if value is None else f"a {type(value).__name__}"
+
+
+def pydantic_message(error: ErrorDetails) -> str:
+    """One pydantic error (``exc.errors()[0]``) as a sentence a user can act on.
+
+    Strict mode refuses ``"32"`` for a number and ``"yes"`` for a boolean; the message says what was
+    expected, what was written and, for a quoted number or boolean, to drop the quotes. NaN and infinity
+    are "not a number", not a bound they happen to miss; pydantic's "Value error, " prefix is dropped.
+    """
+    kind, given, ctx = str(error["type"]), error.get("input"), error.get("ctx") or {}
+    message = str(error["msg"])
+    if kind in _WANTED:
+        message = f"must be {_WANTED[kind]}, not {_given(given)}"
+        if isinstance(given, str) and kind in ("int_type", "float_type", "bool_type"):
+            message += " (write it without quotes)"
+    elif kind == "finite_number":
+        message = f"not a number ({given}): write a finite value"
+    elif kind in _BOUNDS:
+        key, words = _BOUNDS[kind]
+        message = f"must be {words} {ctx.get(key)}, not {given}"
+    elif kind == "missing":
+        message = "required field is missing"
+    elif kind == "literal_error":
+        allowed = re.findall(r"'([^']*)'", str(ctx.get("expected", "")))
+        if allowed:
+            message = not_one_of(str(given), allowed)
+    return message.removeprefix("Value error, ")
+
+
+def first_error(exc: ValidationError) -> ErrorDetails:
+    """The error to report: an unknown key before anything else (a typo also shows as a missing field,
+    and only the unknown key can say "did you mean"), otherwise pydantic's first."""
+    errors = exc.errors()
+    return next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
 
 
 def validation_to_input_error(
@@ -77,21 +216,12 @@ def validation_to_input_error(
     ``fields`` (the model's field names) lets an unknown field suggest the closest known one;
     a value outside a fixed set lists the allowed values and suggests the closest.
     """
-    first = exc.errors()[0]
+    first = first_error(exc)
     loc = ".".join(str(part) for part in first["loc"]) or None
-    message = first["msg"]
+    message = pydantic_message(first)
     if first["type"] == "extra_forbidden":
         name = str(first["loc"][-1]) if first["loc"] else ""
         message = "unknown field (typo?)" + (did_you_mean(name, fields) if fields else "")
-    elif first["type"] == "missing":
-        message = "required field is missing"
-    elif first["type"] == "literal_error":
-        allowed = re.findall(r"'([^']*)'", str(first.get("ctx", {}).get("expected", "")))
-        given = first.get("input")
-        if allowed:
-            message = f"{given!r} is not one of {', '.join(allowed)}" + did_you_mean(str(given), allowed)
-    elif message.startswith("Value error, "):
-        message = message.removeprefix("Value error, ")
     return InputError(path, message, line=line, field=loc)
 
 

@@ -59,7 +59,7 @@ def default_id(category: str, number: int) -> str:
 
 def _validate(path: Path, line: int, obj: dict[str, object]) -> BatteryItem:
     try:
-        return BatteryItem.model_validate(obj)
+        return BatteryItem.model_validate(obj, strict=True)
     except ValidationError as exc:
         error = validation_to_input_error(path, line, exc, fields=_FIELDS)
         if error.field is None:  # a whole-item rule: name the field its message is about

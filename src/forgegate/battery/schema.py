@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from forgegate.userfile import MaxTokens, PromptText
+
 EvalType = Literal["exact", "contains", "reject", "semantic"]
 Tag = Literal[
     "LOOP-TRIGGER",
@@ -20,15 +22,16 @@ Tag = Literal[
 
 
 class BatteryItem(BaseModel):
-    """One battery question. Unknown fields are refused (a typo is an error, not a no-op)."""
+    """One battery question. Unknown fields are refused (a typo is an error, not a no-op); the loader
+    validates in strict mode (``forgegate.userfile``), so a wrong type is refused, never coerced."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     id: str | None = None
     category: str
-    prompt: str
+    prompt: PromptText
     expected: str | list[str] = Field(default_factory=list)
-    max_tokens: int = Field(gt=0)
+    max_tokens: MaxTokens
     eval_type: EvalType
     within_tokens: int | None = Field(default=None, gt=0)
     stop_within: int | None = Field(default=None, gt=0)

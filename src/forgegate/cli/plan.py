@@ -45,7 +45,7 @@ def lock(
 ) -> None:
     """Freeze the plan: write PLAN.lock with its content hash (refused once its run has generations)."""
     state = plan_run_state(plan, store)
-    written = lock_plan(plan, run_has_generations=state.has_generations)
+    written = lock_plan(plan, run_has_generations=state.has_generations, stored_plan_hash=state.stored_plan_hash)
     console.print(f"locked {plan} -> {lock_path(plan)}")
     console.print(f"plan_hash {written.plan_hash}")
     for name, digest in written.inputs.items():

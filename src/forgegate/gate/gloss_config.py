@@ -8,27 +8,27 @@ from __future__ import annotations
 
 import hashlib
 import math
-import tomllib
 from collections.abc import Collection
 from importlib import resources
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import Field, field_validator
 
 from forgegate.errors import InputError
-from forgegate.jsonio import read_bytes_or_input_error
+from forgegate.jsonio import decode_utf8_or_input_error, read_bytes_or_input_error
+from forgegate.tomlio import parse_toml, validate_toml
+from forgegate.userfile import UserFileModel
 
 
-class LiveRule(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
+class LiveRule(UserFileModel):
     max_loops: int = Field(ge=0)
     max_wall_violations: int = Field(ge=0)
     min_correct: int = Field(ge=0)
 
 
-class GateConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+class GateConfig(UserFileModel):
+    """Validated in strict mode (``forgegate.userfile``): a weight written ``"0.10"`` or ``wall_rule = "yes"``
+    is refused at its line, not read as a number or a boolean."""
 
     name: str
     category_floor: float = Field(ge=0, le=1)
@@ -38,14 +38,15 @@ class GateConfig(BaseModel):
     weights: dict[str, float]
     live: LiveRule
 
-    @model_validator(mode="after")
-    def _weights_sum_to_one(self) -> GateConfig:
-        total = sum(self.weights.values())
+    @field_validator("weights")
+    @classmethod
+    def _weights_sum_to_one(cls, weights: dict[str, float]) -> dict[str, float]:
+        total = sum(weights.values())
         if not math.isclose(total, 1.0, abs_tol=1e-9):
             raise ValueError(f"weights must sum to 1, they sum to {total:.6f}")
-        if any(w <= 0 for w in self.weights.values()):
+        if any(w <= 0 for w in weights.values()):
             raise ValueError("every weight must be positive: no category may be weighted out")
-        return self
+        return weights
 
     @property
     def categories(self) -> tuple[str, ...]:
@@ -73,15 +74,8 @@ def load_gate_config(path: Path | None = None) -> tuple[GateConfig, str]:
 
 
 def parse_gate_config(raw: bytes, path: Path | str) -> tuple[GateConfig, str]:
-    """A config from its bytes (a file, or the copy a run store keeps); ``path`` names it in errors."""
-    try:
-        data = tomllib.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise InputError(path, f"not valid TOML: {exc}") from None
-    try:
-        config = GateConfig.model_validate(data)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        field = ".".join(str(p) for p in first["loc"]) or None
-        raise InputError(path, first["msg"], field=field) from None
+    """A config from its bytes (a file, or the copy a run store keeps); ``path`` names it in errors, each at
+    its line. The sha256 is of the bytes as given (a byte-order mark included)."""
+    text = decode_utf8_or_input_error(Path(path), raw, bom=True)
+    config = validate_toml(path, text, parse_toml(path, text), GateConfig)
     return config, hashlib.sha256(raw).hexdigest()

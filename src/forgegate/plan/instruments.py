@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from typing import Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from forgegate.plan.declared import DAMAGE_METRICS, DamageMetric, FloorRule
+from forgegate.userfile import UserFileModel
 
 InstrumentName = Literal["voice", "memorization", "damage", "gloss", "semantic"]
 INSTRUMENT_NAMES: tuple[str, ...] = get_args(InstrumentName)
@@ -20,11 +21,7 @@ INSTRUMENT_NAMES: tuple[str, ...] = get_args(InstrumentName)
 Experiment = Literal["E1_STAGE", "E2_RECOVERY", "E3_TOPOLOGY", "E4_R_META"]
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class VoiceParams(_Strict):
+class VoiceParams(UserFileModel):
     """Axis A: Burrows's Delta over character bigrams against a held-out reference of the author."""
 
     reference: str = Field(min_length=1)
@@ -42,7 +39,7 @@ class VoiceParams(_Strict):
     or the largest spread of any arm ('all-arms'); both are always printed."""
 
 
-class MemorizationParams(_Strict):
+class MemorizationParams(UserFileModel):
     """Axis B: longest verbatim n-gram of each generation against the training corpus."""
 
     corpus: tuple[str, ...] = Field(min_length=1)
@@ -59,7 +56,7 @@ class MemorizationParams(_Strict):
     """Pass rule: the candidate's longest match (words) may exceed the control's by at most this."""
 
 
-class DamageParams(_Strict):
+class DamageParams(UserFileModel):
     """Axis C: ran-on (hit the token cap) and out-of-band (word count outside the band) rates."""
 
     band: tuple[int, int]
@@ -75,21 +72,21 @@ class DamageParams(_Strict):
         return self
 
 
-class GlossParams(_Strict):
+class GlossParams(UserFileModel):
     """The GLOSS category gate over a battery fixture (the battery is ``[fixture] battery``)."""
 
     gate_config: str = Field(min_length=1)
     """'gloss-v2' for the bundled GLOSS v2 gate config, or a path to a gate-config TOML."""
 
 
-class Price(_Strict):
+class Price(UserFileModel):
     """Price of one arm's (or model's) tokens: per 1M input tokens and per 1M output tokens."""
 
     input_per_million: float = Field(ge=0)
     output_per_million: float = Field(ge=0)
 
 
-class Prices(_Strict):
+class Prices(UserFileModel):
     """``[instruments.semantic.prices]``: the currency and a price per arm name or per model name.
 
     An arm's own entry wins over its model's; every arm must be priced (checked against the plan's arms).
@@ -109,7 +106,7 @@ class Prices(_Strict):
         return self.arms.get(arm) or (self.models.get(model) if model is not None else None)
 
 
-class SemanticParams(_Strict):
+class SemanticParams(UserFileModel):
     """T_GPT semantic support and recoverability: fixture items are the tasks, seeds the N samples."""
 
     reference: str
@@ -161,7 +158,7 @@ class SemanticParams(_Strict):
         return self
 
 
-class Instruments(_Strict):
+class Instruments(UserFileModel):
     """The ``[instruments]`` table: one optional sub-table per registered instrument name."""
 
     voice: VoiceParams | None = None

@@ -6,24 +6,18 @@ table and a line locator, with paths made relative to the plan's folder).
 
 from __future__ import annotations
 
-import inspect
-import re
-import tomllib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, get_args
-
-from pydantic import BaseModel, ValidationError
+from typing import Any
 
 from forgegate.core.limits import CONFIRMATORY_MIN_SAMPLES
-from forgegate.errors import InputError, closest
+from forgegate.errors import InputError
 from forgegate.jsonio import read_text_or_input_error
 from forgegate.plan.instruments import ENDPOINTS, Prices
-from forgegate.plan.locate import TomlLocator
 from forgegate.plan.schema import Plan
+from forgegate.tomlio import TomlLocator, parse_toml, validate_toml
 
-_TOML_LINE = re.compile(r"\(at line (\d+), column \d+\)")
 MIN_SEEDS_FOR_FLOOR = 2
 """Voice and damage gate on the spread of an arm's values across seeds: one seed has no spread."""
 
@@ -52,60 +46,11 @@ class LoadedPlan:
         return InputError(self.path, message, line=self.locator.line_of(loc), field=field, hint=hint)
 
 
-def _model_at(model: type[BaseModel], loc: Sequence[str | int]) -> type[BaseModel] | None:
-    current: type[BaseModel] | None = model
-    for part in loc:
-        if current is None:
-            return None
-        if isinstance(part, int) or part not in current.model_fields:
-            continue
-        current = _first_model(current.model_fields[part].annotation)
-    return current
-
-
-def _first_model(annotation: Any) -> type[BaseModel] | None:
-    if inspect.isclass(annotation) and issubclass(annotation, BaseModel):
-        return annotation
-    for arg in get_args(annotation):
-        found = _first_model(arg)
-        if found is not None:
-            return found
-    return None
-
-
-def _validation_error(path: Path, locator: TomlLocator, exc: ValidationError) -> InputError:
-    first = exc.errors()[0]
-    loc = tuple(p for p in first["loc"] if not (isinstance(p, str) and (p[:1].isupper() or "[" in p)))
-    message = str(first["msg"]).removeprefix("Value error, ")
-    hint: str | None = None
-    if first["type"] == "extra_forbidden":
-        message = "unknown field (typo?)"
-        parent = _model_at(Plan, loc[:-1])
-        if parent is not None:
-            allowed = tuple(parent.model_fields)
-            near = closest(str(loc[-1]), allowed)
-            hint = f"did you mean '{near}'?" if near else f"allowed here: {', '.join(allowed)}"
-    elif first["type"] == "missing":
-        message = "required field is missing"
-        hint = "forgegate has no default for it: write it in the plan"
-    field = ".".join(str(p) for p in loc) or None
-    return InputError(path, message, line=locator.line_of(loc), field=field, hint=hint)
-
-
 def parse_plan_text(path: Path, text: str) -> LoadedPlan:
     """Validate plan text read from ``path`` (the path only names the file in errors and resolves paths)."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        match = _TOML_LINE.search(str(exc))
-        raise InputError(path, f"not valid TOML: {_TOML_LINE.sub('', str(exc)).strip()}",
-                         line=int(match.group(1)) if match else None) from None
-    locator = TomlLocator(text)
-    try:
-        plan = Plan.model_validate(data)
-    except ValidationError as exc:
-        raise _validation_error(path, locator, exc) from None
-    loaded = LoadedPlan(path=path, text=text, data=data, plan=plan, locator=locator)
+    data = parse_toml(path, text)
+    plan = validate_toml(path, text, data, Plan)
+    loaded = LoadedPlan(path=path, text=text, data=data, plan=plan, locator=TomlLocator(text))
     check_cross_references(loaded)
     return loaded
 
@@ -113,7 +58,7 @@ def parse_plan_text(path: Path, text: str) -> LoadedPlan:
 def load_plan(path: Path | str) -> LoadedPlan:
     """Read and validate a plan file; any problem is an InputError naming file, line and field."""
     path = Path(path)
-    text = read_text_or_input_error(path, what="plan file",
+    text = read_text_or_input_error(path, what="plan file", bom=True,
                                     hint="write one with: forgegate plan new --preset hemingway|gloss|tgpt")
     return parse_plan_text(path, text)
 

@@ -133,11 +133,21 @@ def _changed_refusal(plan_path: Path, locked: PlanLock, now: PlanLock) -> LockRe
         diff=lock_diff(locked, now, plan_path))
 
 
-def lock_plan(plan_path: Path | str, *, run_has_generations: bool = False) -> PlanLock:
-    """Write ``PLAN.lock``. Re-locking a changed plan is refused once its run has generations."""
+def lock_plan(plan_path: Path | str, *, run_has_generations: bool = False,
+              stored_plan_hash: str | None = None) -> PlanLock:
+    """Write ``PLAN.lock``. Re-locking a changed plan is refused once its run has generations.
+
+    ``stored_plan_hash`` is the hash the run store recorded when it generated: it decides even when the
+    ``.lock`` file was deleted, so deleting the lock cannot unfreeze a plan whose run has begun.
+    """
     plan_path = Path(plan_path)
     now = current_lock(load_plan(plan_path))
     locked = read_lock(plan_path)
+    if run_has_generations and stored_plan_hash is not None and stored_plan_hash != now.plan_hash:
+        raise LockRefusedError(
+            f"plan {plan_path} changed after its run's first generation (the run store was generated under "
+            f"plan hash {stored_plan_hash[:12]}, the plan now hashes to {now.plan_hash[:12]}): "
+            f"{RULE_DOES_NOT_MOVE}", diff=lock_diff(locked, now, plan_path) if locked is not None else "")
     if locked is not None and locked.plan_hash == now.plan_hash:
         return locked
     if locked is not None and run_has_generations:

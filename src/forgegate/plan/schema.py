@@ -8,21 +8,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic import Discriminator, Field, Tag, ValidationInfo, field_validator, model_validator
 
 from forgegate.backends.adapters import adapter_refusal
 from forgegate.backends.base import BackendConfig
 from forgegate.errors import not_one_of
 from forgegate.plan.instruments import ENDPOINTS, Instruments, endpoint_names
+from forgegate.userfile import MaxTokens, PromptText, UserFileModel
 
 Role = Literal["control", "candidate"]
 ARM_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$"
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 def _known_backends() -> tuple[str, ...]:
@@ -32,7 +29,7 @@ def _known_backends() -> tuple[str, ...]:
     return BACKENDS.names()
 
 
-class Arm(_Strict):
+class Arm(UserFileModel):
     """One arm: a model (and optional adapter) on a backend, with its role in the comparisons."""
 
     name: str = Field(pattern=ARM_NAME_PATTERN)
@@ -41,7 +38,7 @@ class Arm(_Strict):
     adapter: str | None = None
     base_urls: tuple[str, ...] = ()
     role: Role
-    prompt_template: str | None = None
+    prompt_template: PromptText | None = None
     """Optional wrapper around each fixture prompt; must contain '{prompt}' (e.g. a recovery probe)."""
 
     @field_validator("backend")
@@ -76,7 +73,7 @@ class Arm(_Strict):
         return self.prompt_template.replace("{prompt}", prompt) if self.prompt_template else prompt
 
 
-class Fixture(_Strict):
+class Fixture(UserFileModel):
     """What is asked: a JSONL of items (``{"id", "prompt"}`` per line) or a GLOSS battery."""
 
     path: str | None = None
@@ -90,25 +87,34 @@ class Fixture(_Strict):
         return self
 
 
-class SeedRange(_Strict):
+class SeedRange(UserFileModel):
     """``seeds = { first = 1, count = 64 }``: the seeds first, first+1, ..., first+count-1."""
 
     first: int
-    count: int = Field(gt=0)
+    count: int = Field(ge=1)
 
 
-class Sampling(_Strict):
+def _seeds_form(value: Any) -> str:
+    """Which of the two spellings of ``seeds`` was written, so an error speaks about that one only."""
+    return "SeedRange" if isinstance(value, dict | SeedRange) else "SeedList"
+
+
+Seeds = Annotated[Annotated[tuple[int, ...], Tag("SeedList")] | Annotated[SeedRange, Tag("SeedRange")],
+                  Discriminator(_seeds_form)]
+
+
+class Sampling(UserFileModel):
     """Sampling options sent with every request (the backend caps ``max_tokens`` on the client side)."""
 
     temperature: float = Field(ge=0)
     top_p: float = Field(default=1.0, gt=0, le=1)
-    max_tokens: int = Field(gt=0)
+    max_tokens: MaxTokens
     stop: tuple[str, ...] = ()
     chat: bool = True
-    system: str | None = None
+    system: PromptText | None = None
 
 
-class Comparison(_Strict):
+class Comparison(UserFileModel):
     """One pre-registered comparison: control vs candidate, and its one primary endpoint."""
 
     control: str
@@ -125,14 +131,14 @@ class Comparison(_Strict):
         return value
 
 
-class Plan(_Strict):
+class Plan(UserFileModel):
     """A pre-registered plan. Everything a verdict depends on is here, frozen by the lock."""
 
     name: str = Field(min_length=1)
     author: str | None = None
     """The author whose voice is measured; required when the voice instrument is declared."""
     description: str | None = None
-    seeds: tuple[int, ...] | SeedRange
+    seeds: Seeds
     sampling: Sampling
     fixture: Fixture
     arms: tuple[Arm, ...] = Field(min_length=1)

@@ -17,6 +17,7 @@ from forgegate.report.gloss_view import gloss_view
 from forgegate.report.semantic_view import semantic_view
 from forgegate.report.templates import CSS, TEMPLATES, svg_filter
 from forgegate.results.kinds import ARM_AXES, Kind, detect_kind
+from forgegate.textsafe import visible
 
 NOT_RECORDED = "not recorded in the result"
 
@@ -119,7 +120,8 @@ def header(payload: dict[str, Any], kind: Kind, *, created: str | None, rendered
 
 def render_html(payload: dict[str, Any], *, created: str | None = None, rendered_at: str | None = None,
                 source: str = "result") -> str:
-    """The whole report as one HTML string (inline CSS and SVG, nothing fetched, nothing executed)."""
+    """The whole report as one HTML string (inline CSS and SVG, nothing fetched, nothing executed); control,
+    bidi and zero-width characters from model output are shown (``␛``, ``\\u202e``), never emitted."""
     kind = detect_kind(payload, source)
     when = rendered_at or datetime.now(UTC).isoformat(timespec="seconds")
     head = header(payload, kind, created=created, rendered_at=when)
@@ -131,5 +133,6 @@ def render_html(payload: dict[str, Any], *, created: str | None = None, rendered
         section, view = "semantic", semantic_view(payload)
     else:
         section, view = "arms", comparisons(payload, kind)
-    return env.get_template("page").render(head=head, css=Markup(CSS),  # our constant, not user text
-                                            section=section, view=view, axes_titles=AXIS_TITLES)
+    page = env.get_template("page").render(head=head, css=Markup(CSS),  # our constant, not user text
+                                           section=section, view=view, axes_titles=AXIS_TITLES)
+    return visible(page)  # last, over the whole page: no control character reaches the file, wherever it sat

@@ -3,7 +3,8 @@
 Every string that came from a model or a user is escaped for Markdown tables: pipes and
 backticks (and ``* _ [ ] ~ # @``, which Markdown reads as emphasis, links, strike-through,
 headings or mentions) get a backslash, ``<``, ``>`` and ``&`` become entities, newlines
-become a visible ``⏎``, and long outputs are cut.
+become a visible ``⏎``, long outputs are cut, and control characters are shown, never emitted
+(``forgegate.textsafe.visible``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from forgegate.core.verdict import Gate
 from forgegate.report.arms_cells import comparison_dicts, three_axis_row
 from forgegate.report.fmt import num, percent, with_ci
 from forgegate.results.kinds import Kind, detect_kind
+from forgegate.textsafe import visible
 
 TOP_FAILURES = 10
 SNIPPET = 160
@@ -92,7 +94,8 @@ def _semantic(payload: dict[str, Any]) -> list[str]:
 
 
 def render_markdown(payload: dict[str, Any], *, source: str = "result") -> str:
-    """The summary as Markdown text (ends with a newline)."""
+    """The summary as Markdown text (ends with a newline); control, bidi and zero-width characters are
+    shown (``␛``, ``\\u202e``), never emitted."""
     kind = detect_kind(payload, source)
     if kind == "gloss":
         title = "GLOSS live test" if payload.get("kind") == "live" else "GLOSS eval"
@@ -103,5 +106,6 @@ def render_markdown(payload: dict[str, Any], *, source: str = "result") -> str:
         plan = payload.get("plan") or {}
         title = f"plan {plan.get('name')}" if kind == "plan" else f"{kind} axis"
         body = _arms(payload, kind)
-    return "\n".join([*_verdict(payload, title), "", *body, "",
+    text = "\n".join([*_verdict(payload, title), "", *body, "",
                       "<sub>forgegate report; full details in the HTML report.</sub>", ""])
+    return visible(text)  # last, over the whole summary: `cat` of the file replays no escape sequence

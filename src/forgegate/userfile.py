@@ -1,0 +1,41 @@
+"""Rules every file a user writes (battery, plan, gate config) is held to, in one place.
+
+Loaders validate with ``model_validate(..., strict=True)``: ``"32"`` is not 32, ``true`` is
+not 1, ``"yes"`` is not a boolean. A silently coerced value is a different battery or gate
+from the one the user reviewed, so a wrong type is refused at its line. What a battery item
+and a plan's sampling both bound (the token cap) and check (prompt text) is defined here once.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+from forgegate.textsafe import prompt_problem
+
+
+class UserFileModel(BaseModel):
+    """Base of every model a user file is validated against: unknown keys are refused (a typo is an error,
+    not a no-op), NaN and infinity are refused (a NaN floor passes every comparison), values are frozen."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+
+MAX_TOKENS_LIMIT = 32_768
+"""The largest ``max_tokens`` a battery item or a plan may ask for. Gates read short answers (GLOSS
+items cap at 256 tokens, plan presets at 300); 32,768 is the context of common local models, so a
+larger cap cannot be honoured and is a typo (an extra zero), not a test."""
+
+MaxTokens = Annotated[int, Field(gt=0, le=MAX_TOKENS_LIMIT)]
+
+
+def _checked_prompt(text: str) -> str:
+    problem = prompt_problem(text)
+    if problem is not None:
+        raise ValueError(problem)
+    return text
+
+
+PromptText = Annotated[str, AfterValidator(_checked_prompt)]
+"""Text forgegate sends to a model: no control characters (newline, tab and CR aside), no lone surrogates."""
