@@ -10,6 +10,8 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
+from forgegate.textsafe import visible
+
 
 class ForgegateError(Exception):
     """Base class of every error forgegate expects and explains."""
@@ -29,7 +31,7 @@ class InputError(ForgegateError):
         where = f"{self.path}:{self.line}" if self.line is not None else f"{self.path}"
         field = f" field '{self.field}':" if self.field else ""
         hint = f"\n       ({self.hint})" if self.hint else ""
-        return f"{where}:{field} {self.message}{hint}"
+        return visible(f"{where}:{field} {self.message}{hint}")  # a key or value quoted from the file may hold ESC
 
 
 class UsageError(ForgegateError):

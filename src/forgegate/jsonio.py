@@ -110,7 +110,8 @@ def parse_json_strict(text: str) -> Any:
     (JSON keeps the last), nesting deeper than ``MAX_JSON_DEPTH`` (which would end in a RecursionError) and
     lone surrogates from ``\\ud800``-style escapes (which crash later, when the text is encoded).
 
-    Raises ``json.JSONDecodeError`` for bad JSON and ``JsonProblem`` for the rest.
+    Raises ``json.JSONDecodeError`` for bad JSON and ``JsonProblem`` for the rest (a number of more digits
+    than Python converts included).
     """
     depth = _depth(text)
     if depth > MAX_JSON_DEPTH:
@@ -120,6 +121,10 @@ def parse_json_strict(text: str) -> Any:
         value = json.loads(text, object_pairs_hook=_unique_keys)
     except RecursionError:  # a depth the scan above did not see; never a traceback
         raise JsonProblem(f"nested too deeply (at most {MAX_JSON_DEPTH} levels)") from None
+    except (json.JSONDecodeError, JsonProblem):
+        raise
+    except ValueError as exc:  # Python's own limit on the digits of an integer
+        raise JsonProblem(f"number too long: {str(exc).split(':')[0].lower()}") from None
     if _SURROGATE_ESCAPE.search(text):
         problem = _lone_surrogate(value)
         if problem is not None:

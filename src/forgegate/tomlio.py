@@ -157,6 +157,9 @@ def parse_toml(path: FilePath | str, text: str) -> dict[str, Any]:
     text = text.removeprefix("\ufeff")  # editors write a byte-order mark; it is not a TOML character
     try:
         return tomllib.loads(text)
+    except RecursionError:  # tomllib nests by recursion: a few hundred ``[`` exhaust it
+        raise InputError(path, "nested too deeply", line=_most_nested_line(text),
+                         hint="a plan or gate config nests a few levels") from None
     except tomllib.TOMLDecodeError as exc:
         match = _TOML_LINE.search(str(exc))
         line = int(match.group(1)) if match and match.group(1) else None
@@ -169,6 +172,15 @@ def parse_toml(path: FilePath | str, text: str) -> dict[str, Any]:
                 name = ".".join(str(part) for part in key if not isinstance(part, int))
                 message = f"key '{name}' is written twice (first on line {first})"
         raise InputError(path, message, line=line) from None
+    except ValueError as exc:  # Python's own limit on the digits of an integer
+        long_number = re.search(r"\d{4300}", text)
+        line = text.count("\n", 0, long_number.start()) + 1 if long_number else None
+        raise InputError(path, f"number too long: {str(exc).split(':')[0].lower()}", line=line) from None
+
+
+def _most_nested_line(text: str) -> int | None:
+    counts = [line.count("[") + line.count("{") for line in text.splitlines()]
+    return counts.index(max(counts)) + 1 if counts else None
 
 
 def _model_at(model: type[BaseModel], loc: Sequence[str | int]) -> type[BaseModel] | None:
