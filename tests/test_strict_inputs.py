@@ -10,15 +10,15 @@ import pytest
 from battery_helpers import item, write_lines
 from instruments_helpers import CliResult, run_cli
 
-from forgegate.backends.base import Completion, GenerationRequest
 from forgegate.battery import bundled_battery_path, load_battery
+from forgegate.core import Completion, GenerationRequest
+from forgegate.core.limits import MAX_TOKENS_LIMIT
 from forgegate.errors import InputError
 from forgegate.gate.gloss_config import bundled_gate_config_path, load_gate_config
 from forgegate.jsonio import MAX_JSON_DEPTH
 from forgegate.plan import lock_path, lock_plan
 from forgegate.run.plan_store import plan_run_state
 from forgegate.store import RunStore
-from forgegate.userfile import MAX_TOKENS_LIMIT
 from tests.plan_helpers import PLAN, write_plan_folder
 
 DEEP = "[" * 100_000

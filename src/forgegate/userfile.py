@@ -3,7 +3,8 @@
 Loaders validate with ``model_validate(..., strict=True)``: ``"32"`` is not 32, ``true`` is
 not 1, ``"yes"`` is not a boolean. A silently coerced value is a different battery or gate
 from the one the user reviewed, so a wrong type is refused at its line. What a battery item
-and a plan's sampling both bound (the token cap) and check (prompt text) is defined here once.
+and a plan's sampling both bound (the token cap, whose number lives in ``forgegate.core.limits``)
+and check (prompt text) is defined here once.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
+from forgegate.core.limits import MAX_TOKENS_LIMIT
 from forgegate.textsafe import prompt_problem
 
 
@@ -22,12 +24,8 @@ class UserFileModel(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
-MAX_TOKENS_LIMIT = 32_768
-"""The largest ``max_tokens`` a battery item or a plan may ask for. Gates read short answers (GLOSS
-items cap at 256 tokens, plan presets at 300); 32,768 is the context of common local models, so a
-larger cap cannot be honoured and is a typo (an extra zero), not a test."""
-
 MaxTokens = Annotated[int, Field(gt=0, le=MAX_TOKENS_LIMIT)]
+"""A per-request token cap: positive, and at most ``forgegate.core.limits.MAX_TOKENS_LIMIT``."""
 
 
 def _checked_prompt(text: str) -> str:

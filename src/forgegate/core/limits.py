@@ -5,3 +5,8 @@ from __future__ import annotations
 CONFIRMATORY_MIN_SAMPLES = 64
 """T_GPT v0.8.1: the support floor k = max(2, ceil(tau * N)) is only meaningful at N >= 64 samples per
 task and condition; a confirmatory collection needs at least this many (an exploratory one may have fewer)."""
+
+MAX_TOKENS_LIMIT = 32_768
+"""The largest ``max_tokens`` a battery item or a plan may ask for. Gates read short answers (GLOSS
+items cap at 256 tokens, plan presets at 300); 32,768 is the context of common local models, so a
+larger cap cannot be honoured and is a typo (an extra zero), not a test."""
