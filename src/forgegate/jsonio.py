@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
-from forgegate.errors import InputError, did_you_mean, not_one_of
+from forgegate.errors import InputError, closest, did_you_mean, not_one_of
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -207,10 +207,14 @@ def pydantic_message(error: ErrorDetails) -> str:
 
 
 def first_error(exc: ValidationError) -> ErrorDetails:
-    """The error to report: an unknown key before anything else (a typo also shows as a missing field,
-    and only the unknown key can say "did you mean"), otherwise pydantic's first."""
+    """The error to report. A typo shows twice, as an unknown key and as a missing field; the unknown key
+    close to a missing name goes first (only it can say "did you mean"). Otherwise pydantic's first."""
     errors = exc.errors()
-    return next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
+    missing = [str(e["loc"][-1]) for e in errors if e["type"] == "missing" and e["loc"]]
+    for error in errors:
+        if error["type"] == "extra_forbidden" and error["loc"] and closest(str(error["loc"][-1]), missing):
+            return error
+    return errors[0]
 
 
 def validation_to_input_error(
