@@ -16,11 +16,11 @@ from view_helpers import client
 from forgegate.core.records import GenerationRequest, StoredResponse
 from forgegate.errors import UsageError
 from forgegate.run import GENERATING_KEY, PLANNED_KEY
+from forgegate.textsafe import visible
 from forgegate.view import ViewConfig
 from forgegate.view.runs import progress_of
 from forgegate.view.security import CSP, LOOPBACK_NAMES
 from forgegate.view.serve import access
-from forgegate.view.text import visible
 
 SECRET = "s3cret-token-0123456789"
 

@@ -20,8 +20,8 @@ from forgegate.core.verdict import Gate
 from forgegate.errors import ForgegateError
 from forgegate.report.fmt import num, percent
 from forgegate.report.templates import CSS
+from forgegate.textsafe import visible
 from forgegate.view.security import HEADERS, LOOPBACK_NAMES, Guard, Refused
-from forgegate.view.text import visible
 
 HERE = Path(__file__).parent
 VIEW_CSS = """
