@@ -13,6 +13,7 @@ from typing import Any
 
 from backend_servers import Behaviour, FakeOllamaServer
 from starlette.testclient import TestClient
+from test_eval_controls_review import TINY_CONFIG
 
 from forgegate.backends import BackendConfig
 from forgegate.pipeline.eval_session import SessionOptions, run_session
@@ -22,19 +23,7 @@ from forgegate.view import ViewConfig, create_app
 MODEL = "gloss:v10"
 MODELS = {MODEL: "e" * 64}
 BASE = "http://127.0.0.1:8765"
-CONFIG = """name = "tiny"
-category_floor = 0.5
-sigma_total_min = 0.4
-min_items = 3
-wall_rule = true
-[weights]
-"LX-IDENTITY" = 0.5
-"LX-SEMANTIC" = 0.5
-[live]
-max_loops = 0
-max_wall_violations = 0
-min_correct = 8
-"""
+CONFIG = TINY_CONFIG  # the two-category tiny gate of the review tests
 ITEMS: list[dict[str, Any]] = [
     {"id": "alpha", "category": "LX-IDENTITY", "prompt": "⊙ α?", "expected": "NOUS", "max_tokens": 64,
      "eval_type": "contains"},
