@@ -196,10 +196,10 @@ def plan_payload(reports: dict[str, Any]) -> dict[str, Any]:
     """A ``forgegate run`` result: comparisons through the real ComparisonResult; the top level in its shape."""
     from forgegate.gate.arms import arms_verdict, gate_label
     from forgegate.pipeline.plan_score import ComparisonResult
-    from forgegate.plan.schema import Comparison
+    from forgegate.plan.schema import PlanComparison
 
     verdict = arms_verdict(reports["voice"].verdict, reports["memorization"].verdict, reports["damage"].verdict)
-    comp = ComparisonResult(Comparison(control="base", candidate="tuned", primary="voice.delta_gap"),
+    comp = ComparisonResult(PlanComparison(control="base", candidate="tuned", primary="voice.delta_gap"),
                             reports["voice"], reports["memorization"], reports["damage"], verdict)
     return {"gate": verdict.gate.value, "label": gate_label(verdict.gate),
             "plan": {"name": "report-test-plan", "path": "plan.toml", "plan_hash": "a" * 64,

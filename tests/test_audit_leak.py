@@ -11,6 +11,7 @@ from audit_helpers import EXPECTED_SPLITS, KEPT_BY_RENAME, RENAME_MAP, TEXTS, bu
 from forgegate.audit import AuditGate, WordMatch, WordMatcher, derive_removed_names, read_tree, run_leak_audit
 from forgegate.audit.names import load_rename_map
 from forgegate.errors import InputError
+from forgegate.fixture import read_pairs as read_fixture_pairs
 
 
 @pytest.fixture(scope="module")
@@ -131,6 +132,16 @@ def test_pairs_row_with_an_unknown_field_is_refused(fixture: dict[str, Path], tm
     with pytest.raises(InputError) as info:
         run_leak_audit(fixture["source"], [fixture["renamed"]], [pairs], seed=0, rename_map=fixture["map"])
     assert info.value.line == 1
+
+
+def test_the_fixture_builders_pairs_file_is_read_by_the_audit(fixture: dict[str, Path], tmp_path: Path) -> None:
+    """One pair schema: a file the fixture builder accepts (with ``work`` and ``id``) is a valid audit input."""
+    pairs = tmp_path / "pairs.jsonl"
+    row = {"split": "val", "instruction": "Write the beat.", "response": "She walked out.", "work": "w1", "id": "p1"}
+    pairs.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    assert [p.line for p in read_fixture_pairs(pairs)] == [1]
+    report = run_leak_audit(fixture["source"], [fixture["renamed"]], [pairs], seed=0, rename_map=fixture["map"])
+    assert set(report.splits) == {"val"}
 
 
 def test_empty_pairs_file_is_an_error_not_a_clean_result(fixture: dict[str, Path], tmp_path: Path) -> None:

@@ -1,25 +1,14 @@
-"""Reading built SFT pairs: JSONL rows ``{"split", "instruction", "response"}``."""
+"""Reading built SFT pairs for the audits (the row schema is ``forgegate.fixture.pairs.SftPair``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
-
 from forgegate.audit.wordmatch import nfc
 from forgegate.errors import InputError
+from forgegate.fixture.pairs import SftPair
 from forgegate.jsonio import read_jsonl_models
-
-
-class PairRow(BaseModel):
-    """One built pair; unknown fields are refused."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    split: str = Field(min_length=1)
-    instruction: str
-    response: str
 
 
 @dataclass(frozen=True)
@@ -39,7 +28,7 @@ def read_pairs(paths: list[Path]) -> list[Pair]:
         raise InputError("--pairs", "no pairs file given", hint="pass one or more JSONL files of pairs")
     pairs: list[Pair] = []
     for path in paths:
-        rows = read_jsonl_models(Path(path), PairRow)
+        rows = read_jsonl_models(Path(path), SftPair)
         if not rows:
             raise InputError(path, "no pairs in the file",
                              hint='each line is {"split": ..., "instruction": ..., "response": ...}')

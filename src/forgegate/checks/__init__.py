@@ -8,11 +8,11 @@ from forgegate.checks.loops import (
     tokenize_for_loops,
 )
 from forgegate.checks.modes import FailureModeSpec, load_failure_modes
-from forgegate.checks.score import ItemScore, exact_form, has_lattice_form, normalise, rejection_check, score_item
+from forgegate.checks.score import AnswerScore, exact_form, has_lattice_form, normalise, rejection_check, score_item
 
 __all__ = [
     "FailureModeSpec",
-    "ItemScore",
+    "AnswerScore",
     "LoopFinding",
     "LoopKind",
     "detect_loop",

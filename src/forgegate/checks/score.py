@@ -45,7 +45,7 @@ _WORD_RE = re.compile(r"\w+")
 
 
 @dataclass(frozen=True)
-class ItemScore:
+class AnswerScore:
     """The result of one item: score, labels and a one-line reason with its numbers."""
 
     score: float
@@ -151,7 +151,7 @@ def _stop(item: BatteryItem, completion: Completion) -> str | None:
     return None
 
 
-def score_item(item: BatteryItem, completion: Completion) -> ItemScore:
+def score_item(item: BatteryItem, completion: Completion) -> AnswerScore:
     """Score one completion (``finish`` must not be ``error``: errors are INCOMPLETE, not 0)."""
     if completion.finish == "error":
         raise ValueError("errored completions are not scored: the gate makes them INCOMPLETE")
@@ -163,7 +163,7 @@ def score_item(item: BatteryItem, completion: Completion) -> ItemScore:
         modes.append(FailureMode.STOP_FAILURE)
         reasons.append(stop_why)
     if not text.strip():
-        return ItemScore(0.0, False, tuple(modes), "; ".join(["empty", *reasons]), False, None)
+        return AnswerScore(0.0, False, tuple(modes), "; ".join(["empty", *reasons]), False, None)
 
     loop = detect_loop(text, completion.token_texts, query_symbol=query_symbol_of(item.prompt))
     if loop is not None:
@@ -189,7 +189,7 @@ def score_item(item: BatteryItem, completion: Completion) -> ItemScore:
 
     passed = ok and not modes and not forbidden
     definite_failure = bool(modes or forbidden)
-    return ItemScore(
+    return AnswerScore(
         score=1.0 if passed else 0.0,
         passed=passed,
         failure_modes=tuple(dict.fromkeys(modes)),

@@ -3,9 +3,9 @@
 from forgegate.lineage.compare import (
     OVERALL,
     CategoryComparison,
-    Comparison,
     NotComparableError,
     Regression,
+    RunComparison,
     comparability_problems,
     compare_runs,
 )
@@ -34,7 +34,7 @@ __all__ = [
     "OVERALL",
     "AcceptedRegression",
     "CategoryComparison",
-    "Comparison",
+    "RunComparison",
     "GraduationDecision",
     "ItemScore",
     "LineProblem",

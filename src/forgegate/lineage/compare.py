@@ -95,7 +95,7 @@ class Regression:
 
 
 @dataclass(frozen=True)
-class Comparison:
+class RunComparison:
     old_label: str
     new_label: str
     battery_sha256: str
@@ -209,7 +209,7 @@ def compare_runs(
     n_resamples: int = 9999,
     old_label: str = "old",
     new_label: str = "new",
-) -> Comparison:
+) -> RunComparison:
     """Pair items by (id, seed) and test, per category and overall, whether ``new`` regressed.
 
     Raises NotComparableError when battery or gate config differ. A category regresses when
@@ -294,7 +294,7 @@ def compare_runs(
     if verdict.gate is Gate.INCOMPLETE and any(r.kind == "failure_mode" for r in regressions):
         # a failure mode seen in the new answers is there whatever the missing answers would have said
         verdict = Verdict(Gate.FAIL, verdict.reasons)
-    return Comparison(
+    return RunComparison(
         old_label=old_label,
         new_label=new_label,
         battery_sha256=new.battery.sha256,

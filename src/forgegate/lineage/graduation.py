@@ -14,7 +14,7 @@ from forgegate.core.verdict import Gate, Reason, Verdict
 from forgegate.core.version import __version__
 from forgegate.errors import UsageError
 from forgegate.jsonio import validation_to_input_error
-from forgegate.lineage.compare import Comparison, comparability_problems, compare_runs
+from forgegate.lineage.compare import RunComparison, comparability_problems, compare_runs
 from forgegate.lineage.record import (
     AcceptedRegression,
     ItemScore,
@@ -48,7 +48,7 @@ class GraduationDecision:
     record: LineageRecord
     line: int
     """Line of the lineage file the record was appended at."""
-    comparison: Comparison | None
+    comparison: RunComparison | None
     warnings: tuple[str, ...]
 
     @property
@@ -148,7 +148,7 @@ def decide_graduation(
                               "live behaviour; fix the eval before the next forge"))
 
     baseline, why = _baseline(lineage, battery, version)
-    comparison: Comparison | None = None
+    comparison: RunComparison | None = None
     regressions: list[str] = []
     accepted: list[AcceptedRegression] = []
     if baseline is None:

@@ -6,7 +6,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from forgegate.lineage.compare import CategoryComparison, Comparison
+from forgegate.lineage.compare import CategoryComparison, RunComparison
 
 _CALL_STYLE = {"regressed": "bold red", "improved": "green", "unchanged": "", "insufficient": "yellow"}
 
@@ -40,7 +40,7 @@ def _some(keys: tuple[str, ...], shown: int = 10) -> str:
     return escape(", ".join(keys[:shown]) + more)
 
 
-def comparison_table(comparison: Comparison) -> Table:
+def comparison_table(comparison: RunComparison) -> Table:
     title = f"paired comparison: {comparison.old_label} -> {comparison.new_label}"
     table = Table(title=escape(title))
     for header in ("category", "items/pairs", "old", "new", "diff", "95% CI (items)", "lost/gained",
@@ -53,7 +53,7 @@ def comparison_table(comparison: Comparison) -> Table:
     return table
 
 
-def print_comparison(console: Console, comparison: Comparison) -> None:
+def print_comparison(console: Console, comparison: RunComparison) -> None:
     """The table, then what got worse, what is missing, and the gate word with every reason."""
     console.print(comparison_table(comparison))
     console.print(f"bootstrap: {comparison.n_resamples} resamples of items, seed {comparison.seed}"

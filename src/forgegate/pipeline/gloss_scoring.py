@@ -12,7 +12,7 @@ from typing import Any
 
 from forgegate.battery import Battery
 from forgegate.battery.schema import BatteryItem
-from forgegate.checks import ItemScore, score_item
+from forgegate.checks import AnswerScore, score_item
 from forgegate.checks.controls import run_loop_detector_controls
 from forgegate.core.records import StoredResponse
 from forgegate.core.verdict import Gate, Reason
@@ -30,7 +30,7 @@ from forgegate.store import RunStore
 class ScoredAnswer:
     item: BatteryItem
     stored: StoredResponse | None  # None: never generated (an interrupted run)
-    score: ItemScore | None  # None: no answer to score
+    score: AnswerScore | None  # None: no answer to score
     review: str | None  # "pass" / "fail" from a human review, when one was needed and given
 
     @property

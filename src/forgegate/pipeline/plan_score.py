@@ -22,7 +22,7 @@ from forgegate.metrics.voice import VoiceReport, voice_report
 from forgegate.pipeline.plan_generate import PlanGenerations
 from forgegate.pipeline.plan_gloss import GlossOutcome, score_gloss
 from forgegate.pipeline.plan_semantic import SemanticOutcome, endpoint_value, score_semantic
-from forgegate.plan import Comparison
+from forgegate.plan import PlanComparison
 from forgegate.semantic.roles import primary_na
 
 RUN_INSTRUMENTS = ("voice", "memorization", "damage", "gloss", "semantic")
@@ -32,7 +32,7 @@ AXIS_INSTRUMENTS = ("voice", "memorization", "damage")
 
 @dataclass(frozen=True)
 class ComparisonResult:
-    comparison: Comparison
+    comparison: PlanComparison
     voice: VoiceReport | None
     memorization: MemorizationReport | None
     damage: DamageReport | None
@@ -108,7 +108,7 @@ def _combine(voice: Verdict | None, mem: Verdict | None, dmg: Verdict | None,
     return Verdict.combine([r for v in (voice, mem, dmg) if v is not None for r in v.reasons] + extra)
 
 
-def _primary_part(comp: Comparison, semantic: SemanticOutcome | None, gloss: GlossOutcome | None
+def _primary_part(comp: PlanComparison, semantic: SemanticOutcome | None, gloss: GlossOutcome | None
                   ) -> tuple[list[Reason], dict[str, Any] | None]:
     """A semantic or gloss primary endpoint: its instrument's verdict decides the comparison, with its number."""
     instrument, endpoint = comp.primary.split(".", 1)

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from forgegate.battery import Battery, load_battery
-from forgegate.checks import ItemScore, score_item
+from forgegate.checks import AnswerScore, score_item
 from forgegate.core.records import StoredResponse
 from forgegate.errors import ForgegateError, UsageError
 from forgegate.store import RunStore
@@ -28,7 +28,7 @@ def run_battery(meta: dict[str, Any]) -> Battery | None:
     return battery if battery.sha256 == meta.get("battery_sha256", battery.sha256) else None
 
 
-def item_checks(battery: Battery | None, row: StoredResponse) -> ItemScore | None:
+def item_checks(battery: Battery | None, row: StoredResponse) -> AnswerScore | None:
     """The checks of one stored answer (None: an error, or a run without a battery)."""
     if battery is None or not row.ok:
         return None

@@ -36,7 +36,7 @@ from forgegate.plan.lock import (
     read_lock,
 )
 from forgegate.plan.presets import PRESETS, PresetName, write_preset
-from forgegate.plan.schema import Arm, Comparison, Fixture, Plan, Role, Sampling, SeedRange
+from forgegate.plan.schema import Arm, Fixture, Plan, PlanComparison, Role, Sampling, SeedRange
 
 __all__ = [
     "BUNDLED_GLOSS",
@@ -45,7 +45,7 @@ __all__ = [
     "PRESETS",
     "RULE_DOES_NOT_MOVE",
     "Arm",
-    "Comparison",
+    "PlanComparison",
     "DamageParams",
     "Fixture",
     "GlossParams",

@@ -114,7 +114,7 @@ class Sampling(UserFileModel):
     system: PromptText | None = None
 
 
-class Comparison(UserFileModel):
+class PlanComparison(UserFileModel):
     """One pre-registered comparison: control vs candidate, and its one primary endpoint."""
 
     control: str
@@ -143,7 +143,7 @@ class Plan(UserFileModel):
     fixture: Fixture
     arms: tuple[Arm, ...] = Field(min_length=1)
     instruments: Instruments
-    comparisons: tuple[Comparison, ...] = ()
+    comparisons: tuple[PlanComparison, ...] = ()
 
     @field_validator("seeds")
     @classmethod
@@ -166,8 +166,8 @@ class Plan(UserFileModel):
                 return arm
         raise KeyError(name)
 
-    def primary_instrument(self, comparison: Comparison) -> str:
+    def primary_instrument(self, comparison: PlanComparison) -> str:
         return comparison.primary.split(".", 1)[0]
 
 
-__all__ = ["ENDPOINTS", "Arm", "Comparison", "Fixture", "Plan", "Role", "Sampling", "SeedRange"]
+__all__ = ["ENDPOINTS", "Arm", "PlanComparison", "Fixture", "Plan", "Role", "Sampling", "SeedRange"]
