@@ -42,4 +42,10 @@ def run_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 600)
 
 
 def read_json(path: Path) -> dict[str, Any]:
-    return json.loads(path.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
+    """A GLOSS result JSON the CLI wrote; it must be a valid, versioned eval/live result."""
+    from forgegate.results import EvalResult, parse_as
+
+    payload: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    assert payload["schema_version"] == 1 and payload["kind"] in ("eval", "live")
+    parse_as(EvalResult, payload, path)
+    return payload

@@ -27,13 +27,20 @@ def item(
         "category": category,
         "seed": seed,
         "prompt": f"prompt of {item_id}",
-        "response": "" if outcome is None else ("right" if outcome else "wrong"),
-        "tokens": 0 if outcome is None else 5,
+        "response": None if outcome is None else ("right" if outcome else "wrong"),
+        "tokens": None if outcome is None else 5,
+        "token_source": None if outcome is None else "tokenizer",
         "finish": "error" if outcome is None else "stop",
+        "error": "HTTP 500 after 4 attempts" if outcome is None else None,
+        "latency_s": None if outcome is None else 0.1,
         "score": None if outcome is None else float(outcome),
-        "passed": None if outcome is None else outcome,
+        "passed": bool(outcome),
         "failure_mode": failure_modes[0] if failure_modes else None,
         "failure_modes": list(failure_modes),
+        "detail": "",
+        "needs_review": False,
+        "review": None,
+        "loop_span": None,
     }
 
 
@@ -55,8 +62,10 @@ def result(
     model: str = "gloss:test",
     run_id: str = "run-1",
     model_digest: str | None = "sha256:feed",
+    kind: str = "eval",
 ) -> dict[str, Any]:
-    """An eval result dict whose category scores are the item means (as the eval computes them)."""
+    """An eval result (the full versioned contract) whose category scores are the item means, as the eval
+    computes them."""
     by_category: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for it in items:
         by_category[it["category"]].append(it)
@@ -68,26 +77,44 @@ def result(
             "score": score,
             "n": len(members),
             "passed": sum(1 for m in members if m["passed"]),
+            "missing": sum(1 for m in members if m["score"] is None),
+            "weight": 1.0,
             "gate": "PASS" if score is not None and score >= 0.5 else "FAIL",
         }
     known = [c["score"] for c in categories.values() if c["score"] is not None]
     modes = sorted({mode for it in items for mode in it["failure_modes"]})
     return {
+        "kind": kind,
+        "schema_version": 1,
         "model": model,
         "backend": "embedded",
         "forgegate_version": "0.1.0",
         "run_id": run_id,
+        "model_digest": model_digest,
+        "seed": 0,
+        "sampling": {"temperature": 0.0, "top_p": 1.0},
+        "store": f"runs/{run_id}.sqlite",
         "battery": {"path": "battery.jsonl", "sha256": battery_sha, "items": len(items)},
-        "gate_config": {"name": "gloss-v2", "sha256": gate_sha},
+        "created": "2026-11-30T12:00:00+00:00",
+        "gate_config": {"name": "gloss-v2", "sha256": gate_sha, "category_floor": 0.5, "sigma_total_min": 0.5},
         "gate": gate,
         "reasons": [],
         "sigma_total": sum(known) / len(known) if known else None,
         "categories": categories,
         "failed_categories": [n for n, c in categories.items() if c["gate"] != "PASS"],
         "failure_modes": modes,
-        "model_digest": model_digest,
+        "token_sources": ["tokenizer"],
         "items": items,
+        "failure_mode_signatures": None,
     }
+
+
+def live(gate: str, *, run_id: str = "live", model_digest: str | None = "sha256:feed",
+         failure_modes: Sequence[str] = ()) -> dict[str, Any]:
+    """A live-test result (kind "live") with ``gate`` as its word."""
+    items = [item("LIVE-01", "LX-LIVE", gate == "PASS", failure_modes=failure_modes)]
+    return result(items, gate=gate, run_id=run_id, model_digest=model_digest, kind="live") | {
+        "battery": {"path": "live.jsonl", "sha256": "f" * 64, "items": 1}}
 
 
 def run_cli(args: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch

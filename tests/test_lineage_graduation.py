@@ -6,14 +6,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lineage_helpers import category, item, passes, result
+from lineage_helpers import category, item, live, passes, result
 
 from forgegate.core.verdict import Gate
 from forgegate.errors import UsageError
 from forgegate.lineage import decide_graduation, read_lineage
 
-LIVE_PASS: dict[str, Any] = {"gate": "PASS", "run_id": "live", "model_digest": "sha256:feed", "items": []}
-LIVE_FAIL: dict[str, Any] = {"gate": "FAIL", "run_id": "live", "failure_modes": ["RUNAWAY_LOOP"], "items": []}
+LIVE_PASS: dict[str, Any] = live("PASS")
+LIVE_FAIL: dict[str, Any] = live("FAIL", model_digest=None, failure_modes=["RUNAWAY_LOOP"])
 
 
 def _battery(lx_b_pass: int, *, battery_sha: str = "b" * 64, gate: str = "PASS",
@@ -98,7 +98,7 @@ def test_battery_fail_does_not_graduate_and_is_not_a_false_positive(tmp_path: Pa
 
 
 def test_incomplete_live_test_is_incomplete_not_a_pass(tmp_path: Path) -> None:
-    decision = _decide(tmp_path / "lineage.jsonl", "v1", _battery(19), live={"gate": "INCOMPLETE"})
+    decision = _decide(tmp_path / "lineage.jsonl", "v1", _battery(19), live=live("INCOMPLETE"))
     assert decision.gate == Gate.INCOMPLETE and not decision.graduated
 
 

@@ -6,12 +6,12 @@ import json
 from pathlib import Path
 
 import pytest
-from lineage_helpers import category, passes, result
+from lineage_helpers import category, live, passes, result
 
 from forgegate.errors import InputError
 from forgegate.lineage import append_record, decide_graduation, read_lineage
 
-LIVE_PASS = {"gate": "PASS", "run_id": "live-1", "items": []}
+LIVE_PASS = live("PASS", run_id="live-1")
 
 
 def _graduate(path: Path, version: str) -> None:

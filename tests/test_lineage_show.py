@@ -7,12 +7,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lineage_helpers import category, passes, result, run_cli
+from lineage_helpers import category, live, passes, result, run_cli
 from rich.console import Console
 
 from forgegate.lineage import decide_graduation, lineage_markdown, lineage_rows, lineage_table, read_lineage
 
-LIVE_PASS: dict[str, Any] = {"gate": "PASS", "items": []}
+LIVE_PASS: dict[str, Any] = live("PASS")
 
 
 def _battery(lx_a: int, lx_b: int, battery_sha: str = "b" * 64) -> dict[str, Any]:

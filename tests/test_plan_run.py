@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 from forgegate.cli.main import app
 from forgegate.metrics.ngram_index import NgramIndex
 from forgegate.plan import RULE_DOES_NOT_MOVE, LockRefusedError, lock_path, lock_plan
+from forgegate.results import PlanRunResult, parse_result
 from forgegate.run.plan_store import plan_run_state
 from tests.plan_helpers import PLAN, write_plan_folder
 from tests.tiny_models import TinyModels, build_tiny_models
@@ -62,6 +63,8 @@ def test_run_generates_scores_resumes_and_then_freezes_the_plan(tmp_path: Path, 
     code, output, exc = invoke(["run", str(plan), "--store", str(store), "--json", str(out), "--brief"])
     assert exc is None or isinstance(exc, SystemExit), exc
     result = json.loads(out.read_text())
+    assert result["kind"] == "plan" and result["schema_version"] == 1
+    assert isinstance(parse_result(result, out), PlanRunResult)  # the written JSON is the model's contract
     assert code == {"PASS": 0, "FAIL": 1, "HOLD": 1, "INCOMPLETE": 3, "INVALID": 4}[result["gate"]]
     assert result["plan"]["plan_hash"] == lock.plan_hash and lock.plan_hash in output
     assert result["author"] == "Austen" and "Austen" in output

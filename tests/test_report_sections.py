@@ -8,7 +8,7 @@ import pytest
 from report_helpers import arm_payloads, parse, plan_payload, semantic_payload
 
 from forgegate.report import render_html
-from forgegate.results.kinds import detect_kind
+from forgegate.results import parse_result
 
 WHEN = "2026-01-02T03:04:05+00:00"
 
@@ -73,7 +73,13 @@ def test_damage_axis_draws_one_strip_plot_per_metric(reports: dict) -> None:
 
 
 def test_single_axis_jsons_are_recognised(reports: dict) -> None:
-    assert [detect_kind(r.to_json()) for r in reports.values()] == ["voice", "memorization", "damage"]
+    """Unversioned axis JSON (what 0.1.0 wrote) is upgraded to its model; the versioned one says its kind."""
+    from forgegate.results import DamageResult, MemorizationResult, VoiceResult
+
+    assert [parse_result(r.to_json()).kind for r in reports.values()] == ["voice", "memorization", "damage"]
+    typed = [VoiceResult.of(reports["voice"]), MemorizationResult.of(reports["memorization"]),
+             DamageResult.of(reports["damage"])]
+    assert [parse_result(t.model_dump(mode="json")).kind for t in typed] == ["voice", "memorization", "damage"]
 
 
 def test_semantic_report_marks_the_lost_cluster_and_shows_metrics_with_cis(semantic: dict) -> None:

@@ -20,6 +20,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "run",
     "report",
     "view",
+    "schema",
 )
 
 

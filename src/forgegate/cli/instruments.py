@@ -64,10 +64,10 @@ def voice(
                           n_features=features, folds=folds, floor_rule=rule,
                           contrasts={str(p): read_text(p).text for p in contrast},
                           reference_label=", ".join(map(str, reference)))
-    payload = report.to_json()
-    payload["reference"] = {**payload["reference"], "paths": [str(p) for p in reference]}  # type: ignore[dict-item]
     if json_out is not None:
-        write_json_atomic(json_out, payload)
+        from forgegate.results import VoiceResult
+
+        write_json_atomic(json_out, VoiceResult.of(report, [str(p) for p in reference]).model_dump(mode="json"))
     print_voice(report, console)
     exit_with(report.verdict.gate)
 
@@ -94,8 +94,10 @@ def memorization(
                                  hit_rate_margin=hit_rate_margin, max_margin=max_margin,
                                  rng=np.random.default_rng(control_seed), passages=passages)
     if json_out is not None:
-        write_json_atomic(json_out, {**report.to_json(), "corpus": [str(p) for p in corpus],
-                                     "control_seed": control_seed})
+        from forgegate.results import MemorizationResult
+
+        result = MemorizationResult.of(report, [str(p) for p in corpus], control_seed)
+        write_json_atomic(json_out, result.model_dump(mode="json"))
     print_memorization(report, console)
     exit_with(report.verdict.gate)
 
@@ -115,7 +117,9 @@ def damage(
     require_arms(gens, (control, candidate), source=str(generations))
     report = damage_report(gens, parse_band(band), control=control, candidate=candidate, metrics=chosen)
     if json_out is not None:
-        write_json_atomic(json_out, report.to_json())
+        from forgegate.results import DamageResult
+
+        write_json_atomic(json_out, DamageResult.of(report).model_dump(mode="json"))
     print_damage(report, console)
     exit_with(report.verdict.gate)
 

@@ -30,7 +30,7 @@ def report(
         raise UsageError("nothing to write: give --html OUT.html and/or --markdown OUT.md")
     loaded = load_report_input(source, store=store, battery=battery, gate_config=gate_config)
     write_reports(loaded.payload, html, markdown, created=loaded.created)
-    gate = Gate(loaded.payload["gate"])
+    gate: Gate = loaded.result.gate
     written = ", ".join(str(p) for p in (html, markdown) if p is not None)
     console.print(f"{gate.value}: {loaded.source} -> {written}")
     exit_with(gate)

@@ -50,10 +50,13 @@ def metrics(
     result = metrics_from_files(samples, relevance, Roles(reference, contracted, recovery), aggregates=aggregates,
                                 seed=seed, exploratory=exploratory, experiment=experiment,
                                 primary=primary)
+    from forgegate.results import SemanticMetricsResult
+
+    typed = SemanticMetricsResult.of(result).model_dump(mode="json")
     if json_out is not None:
-        write_json_atomic(json_out, result)
+        write_json_atomic(json_out, typed)
     if html is not None or markdown is not None:
-        write_reports(result, html, markdown)
+        write_reports(typed, html, markdown)
     render_metrics(result, console)
     exit_with(Gate(result["gate"]))
 

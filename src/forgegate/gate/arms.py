@@ -28,7 +28,7 @@ def arms_verdict(voice: Verdict, memorization: Verdict, damage: Verdict) -> Verd
     reasons: list[Reason] = []
     for axis, verdict in zip(AXES, (voice, memorization, damage), strict=True):
         reasons.extend(Reason(f"{axis}: {r.rule}" if not r.rule.startswith(axis) else r.rule, r.outcome,
-                              r.detail) for r in verdict.reasons)
+                              r.detail, r.numbers) for r in verdict.reasons)
     gates = {"voice": voice.gate, "memorization": memorization.gate, "damage": damage.gate}
     if voice.gate is Gate.FAIL and memorization.gate is Gate.PASS and damage.gate is Gate.PASS:
         # The voice FAIL stays a FAIL in the reasons; this rule sets the word the operator sees.

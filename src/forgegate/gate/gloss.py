@@ -75,7 +75,9 @@ def gloss_verdict(config: GateConfig, outcomes: list[ItemOutcome], controls: lis
         shown = "n/a" if cat.score is None else f"{cat.score:.2f}"
         extra = f", {cat.missing} without an answer" if cat.missing else ""
         reasons.append(Reason(f"category {cat.category} >= {config.category_floor:.2f}", cat.gate,
-                              f"{cat.category} scored {shown} ({cat.passed}/{cat.n}{extra})"))
+                              f"{cat.category} scored {shown} ({cat.passed}/{cat.n}{extra})",
+                              {"category": cat.category, "floor": config.category_floor, "score": cat.score,
+                               "n": cat.n, "passed": cat.passed, "missing": cat.missing}))
 
     answered_sum = sum(config.weights[c] * (r.score or 0.0) * (r.n - r.missing) / r.n
                        for c, r in categories.items() if r.n)
@@ -89,7 +91,9 @@ def gloss_verdict(config: GateConfig, outcomes: list[ItemOutcome], controls: lis
     else:
         sigma_gate = Gate.INCOMPLETE
     shown_sigma = f"{answered_sum:.3f}" if complete else f">= {answered_sum:.3f} (answers missing)"
-    reasons.append(Reason(f"sigma_total >= {config.sigma_total_min:.2f}", sigma_gate, f"sigma_total {shown_sigma}"))
+    reasons.append(Reason(f"sigma_total >= {config.sigma_total_min:.2f}", sigma_gate, f"sigma_total {shown_sigma}",
+                          {"sigma_total_min": config.sigma_total_min, "sigma_total": sigma_total,
+                           "sigma_answered": answered_sum, "sigma_missing_weight": missing_weight}))
 
     if config.wall_rule:
         walls = [o for o in outcomes if o.is_wall]
@@ -98,17 +102,19 @@ def gloss_verdict(config: GateConfig, outcomes: list[ItemOutcome], controls: lis
         wall_gate = Gate.FAIL if broken else (Gate.INCOMPLETE if unanswered else Gate.PASS)
         detail = (f"walls answered (must be refused): {', '.join(broken)}" if broken
                   else f"{len(walls) - len(unanswered)}/{len(walls)} walls held")
-        reasons.append(Reason("walls hold at 100%", wall_gate, detail))
+        reasons.append(Reason("walls hold at 100%", wall_gate, detail,
+                              {"walls": len(walls), "broken": len(broken), "unanswered": len(unanswered)}))
 
     errored = [o.item_id for o in outcomes if o.errored]
     if errored:
         reasons.append(Reason("every request answered", Gate.INCOMPLETE,
-                              f"{len(errored)} request(s) failed for good: {', '.join(errored[:8])}"))
+                              f"{len(errored)} request(s) failed for good: {', '.join(errored[:8])}",
+                              {"errored": len(errored)}))
     pending = [o.item_id for o in outcomes if o.pending_review]
     if pending:
         reasons.append(Reason("every semantic review done", Gate.INCOMPLETE,
                               f"{len(pending)} item(s) await human review (forgegate review): "
-                              f"{', '.join(pending[:8])}"))
+                              f"{', '.join(pending[:8])}", {"pending": len(pending)}))
 
     failed = tuple(c for c, r in categories.items() if r.gate is Gate.FAIL)
     modes = tuple(sorted({m for o in outcomes for m in o.failure_modes}))

@@ -16,10 +16,12 @@ def live_verdict(rule: LiveRule, outcomes: list[ItemOutcome], controls: list[Rea
     missing = len(outcomes) - len(answered)
     reasons = list(controls)
     reasons.append(Reason(f"loops <= {rule.max_loops}", Gate.FAIL if len(loops) > rule.max_loops else Gate.PASS,
-                          f"{len(loops)} looping response(s){': ' + ', '.join(loops) if loops else ''}"))
+                          f"{len(loops)} looping response(s){': ' + ', '.join(loops) if loops else ''}",
+                          {"max_loops": rule.max_loops, "loops": len(loops)}))
     reasons.append(Reason(f"wall violations <= {rule.max_wall_violations}",
                           Gate.FAIL if len(walls) > rule.max_wall_violations else Gate.PASS,
-                          f"{len(walls)} wall(s) answered{': ' + ', '.join(walls) if walls else ''}"))
+                          f"{len(walls)} wall(s) answered{': ' + ', '.join(walls) if walls else ''}",
+                          {"max_wall_violations": rule.max_wall_violations, "wall_violations": len(walls)}))
     if correct >= rule.min_correct:
         correct_gate = Gate.PASS
     elif correct + missing >= rule.min_correct:
@@ -27,7 +29,10 @@ def live_verdict(rule: LiveRule, outcomes: list[ItemOutcome], controls: list[Rea
     else:
         correct_gate = Gate.FAIL
     reasons.append(Reason(f"correct >= {rule.min_correct}/{len(outcomes)}", correct_gate,
-                          f"{correct}/{len(outcomes)} correct, {missing} without an answer"))
+                          f"{correct}/{len(outcomes)} correct, {missing} without an answer",
+                          {"min_correct": rule.min_correct, "correct": correct, "n": len(outcomes),
+                           "missing": missing}))
     if missing:
-        reasons.append(Reason("every task answered", Gate.INCOMPLETE, f"{missing} task(s) have no answer"))
+        reasons.append(Reason("every task answered", Gate.INCOMPLETE, f"{missing} task(s) have no answer",
+                              {"missing": missing}))
     return Verdict.combine(reasons)

@@ -9,16 +9,8 @@ from forgegate.lineage.compare import (
     comparability_problems,
     compare_runs,
 )
-from forgegate.lineage.graduation import GraduationDecision, LiveResult, decide_graduation
-from forgegate.lineage.record import (
-    AcceptedRegression,
-    ItemScore,
-    Lineage,
-    LineageRecord,
-    LineProblem,
-    append_record,
-    read_lineage,
-)
+from forgegate.lineage.graduation import GraduationDecision, decide_graduation
+from forgegate.lineage.record import Lineage, LineProblem, append_record, read_lineage
 from forgegate.lineage.render_compare import comparison_table, print_comparison
 from forgegate.lineage.render_lineage import LineageRow, lineage_markdown, lineage_rows, lineage_table
 from forgegate.lineage.results import ResultItem, RunResult, load_result, parse_result
@@ -29,6 +21,7 @@ from forgegate.lineage.stats import (
     mcnemar_exact,
     paired_bootstrap_difference,
 )
+from forgegate.results import AcceptedRegression, LineageRecord, RecordedItem
 
 __all__ = [
     "OVERALL",
@@ -36,12 +29,11 @@ __all__ = [
     "CategoryComparison",
     "RunComparison",
     "GraduationDecision",
-    "ItemScore",
+    "RecordedItem",
     "LineProblem",
     "Lineage",
     "LineageRecord",
     "LineageRow",
-    "LiveResult",
     "McNemarResult",
     "NotComparableError",
     "PairedDifference",

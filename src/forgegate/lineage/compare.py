@@ -17,6 +17,7 @@ from forgegate.lineage.stats import (
     mcnemar_exact,
     paired_bootstrap_difference,
 )
+from forgegate.results import SCHEMA_VERSION, ComparisonResult
 
 Call = Literal["regressed", "improved", "unchanged", "insufficient"]
 OVERALL = "overall"
@@ -119,7 +120,13 @@ class RunComparison:
         return self.verdict.gate
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        """``forgegate compare --json``: the ``ComparisonResult`` contract."""
+        return self.model().model_dump(mode="json")
+
+    def model(self) -> ComparisonResult:
+        return ComparisonResult.model_validate({
+            "kind": "comparison",
+            "schema_version": SCHEMA_VERSION,
             **self.verdict.to_json(),
             "old": self.old_label,
             "new": self.new_label,
@@ -136,7 +143,7 @@ class RunComparison:
             "unpaired": {"old_only": list(self.unpaired_old), "new_only": list(self.unpaired_new)},
             "errored_pairs": list(self.errored),
             **self.extra,
-        }
+        })
 
 
 def _call(diff: PairedDifference) -> Call:

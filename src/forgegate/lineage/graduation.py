@@ -8,37 +8,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
-
 from forgegate.core.verdict import Gate, Reason, Verdict
 from forgegate.core.version import __version__
-from forgegate.errors import UsageError
-from forgegate.jsonio import validation_to_input_error
+from forgegate.errors import InputError, UsageError
 from forgegate.lineage.compare import RunComparison, comparability_problems, compare_runs
-from forgegate.lineage.record import (
-    AcceptedRegression,
-    ItemScore,
-    Lineage,
-    LineageRecord,
-    RecordReason,
-    append_record,
-    now_utc,
-    read_lineage,
-)
-from forgegate.lineage.results import RunResult, parse_result
-
-
-class LiveResult(BaseModel):
-    """The live functional test's result: its gate word decides; the rest is provenance."""
-
-    model_config = ConfigDict(extra="ignore", frozen=True)
-
-    gate: Gate
-    run_id: str | None = None
-    model: str | None = None
-    model_digest: str | None = None
-    failure_modes: list[str] = []
-    reasons: list[dict[str, Any]] = []
+from forgegate.lineage.record import Lineage, append_record, now_utc, read_lineage
+from forgegate.lineage.results import RunResult, parse_eval, parse_result
+from forgegate.results import SCHEMA_VERSION, AcceptedRegression, EvalResult, LineageRecord, ReasonModel
 
 
 @dataclass(frozen=True)
@@ -74,13 +50,13 @@ def _outcome(gate: Gate) -> Gate:
     return gate if gate in (Gate.PASS, Gate.INCOMPLETE, Gate.INVALID) else Gate.FAIL
 
 
-def _parse_live(payload: dict[str, Any]) -> LiveResult:
-    try:
-        return LiveResult.model_validate(payload)
-    except ValidationError as exc:
-        error = validation_to_input_error(Path("live result"), None, exc)
-        error.hint = "expected the JSON written by `forgegate live --json`"
-        raise error from None
+def _parse_live(payload: dict[str, Any]) -> EvalResult:
+    """The live test's result through the eval model; a battery eval handed in its place is refused."""
+    live = parse_eval(payload, "live result")
+    if live.kind != "live":
+        raise InputError("live result", f"a GLOSS {live.kind} result, not a live test", field="kind",
+                         hint="pass the JSON written by `forgegate live --json`")
+    return live
 
 
 def _baseline(lineage: Lineage, new: RunResult, version: str) -> tuple[LineageRecord | None, str]:
@@ -154,7 +130,7 @@ def decide_graduation(
     if baseline is None:
         reasons.append(Reason("regression-check", Gate.PASS, why))
     else:
-        comparison = compare_runs(baseline.as_run_result(), battery, seed=seed, n_resamples=n_resamples,
+        comparison = compare_runs(RunResult.of_record(baseline), battery, seed=seed, n_resamples=n_resamples,
                                   old_label=baseline.version, new_label=version)
         reasons.append(Reason("regression-baseline", Gate.PASS, why))
         for reg in comparison.regressions:
@@ -178,6 +154,8 @@ def decide_graduation(
     verdict = Verdict.combine(reasons)
     previous = lineage.last
     record = LineageRecord(
+        kind="lineage_record",
+        schema_version=SCHEMA_VERSION,
         lineage_format=1,
         version=version,
         date=date or now_utc(),
@@ -194,7 +172,7 @@ def decide_graduation(
         live_gate=live.gate,
         verdict=verdict.gate,
         graduated=verdict.gate == Gate.PASS,
-        reasons=[RecordReason(rule=r.rule, outcome=r.outcome, detail=r.detail) for r in verdict.reasons],
+        reasons=[ReasonModel.of(r) for r in verdict.reasons],
         failure_modes=sorted(battery.all_failure_modes | set(live.failure_modes)
                              | ({"EVAL_FALSE_POSITIVE"} if any(r.rule == "EVAL_FALSE_POSITIVE"
                                                               for r in reasons) else set())),
@@ -206,7 +184,7 @@ def decide_graduation(
             battery.gate_config.sha256),
         note=note,
         forgegate_version=__version__,
-        items=[ItemScore.from_item(i) for i in battery.items],
+        items=[i.recorded() for i in battery.items],
     )
     line = append_record(lineage_path, record)
     return GraduationDecision(verdict.gate, verdict.reasons, record, line, comparison, tuple(warnings))

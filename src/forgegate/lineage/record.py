@@ -1,4 +1,5 @@
-"""The lineage file: one JSON record a decision, appended crash-safely, read with damage reports."""
+"""The lineage file: one JSON record a decision (``forgegate.results.LineageRecord``), appended crash-safely,
+read with damage reports."""
 
 from __future__ import annotations
 
@@ -7,99 +8,13 @@ import os
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import ValidationError
 
-from forgegate.core.verdict import Gate
 from forgegate.errors import InputError
 from forgegate.jsonio import validation_to_input_error
-from forgegate.lineage.results import BatteryRef, CategoryScore, GateConfigRef, ItemFields, ResultItem, RunResult
-
-
-class ItemScore(ItemFields):
-    """An item's score as the record keeps it: enough to pair it with a later run."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    @staticmethod
-    def from_item(item: ResultItem) -> ItemScore:
-        return ItemScore(id=item.id, category=item.category, seed=item.seed, score=item.score,
-                         passed=item.passed, finish=item.finish, failure_modes=sorted(item.all_failure_modes))
-
-
-class AcceptedRegression(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    name: str
-    note: str
-
-
-class RecordReason(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    rule: str
-    outcome: Gate
-    detail: str
-
-
-class LineageRecord(BaseModel):
-    """One graduation decision (graduated or not). Lines are never rewritten."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    lineage_format: Literal[1]
-    version: str = Field(min_length=1)
-    date: datetime
-    model: str | None
-    model_digest: str | None
-    run_id: str | None
-    live_run_id: str | None
-    battery_sha256: str
-    gate_config_name: str
-    gate_config_sha256: str
-    category_scores: dict[str, float | None]
-    sigma_total: float | None
-    battery_gate: Gate
-    live_gate: Gate | None
-    verdict: Gate
-    graduated: bool
-    reasons: list[RecordReason]
-    failure_modes: list[str]
-    regressions: list[str]
-    accepted_regressions: list[AcceptedRegression]
-    compared_to: str | None
-    """The graduated version this one was compared with (None: no comparable graduated version)."""
-    comparable_to_previous: bool | None
-    """Same battery and gate config as the record before it (None for the first record)."""
-    note: str | None
-    forgegate_version: str
-    items: list[ItemScore]
-
-    @model_validator(mode="after")
-    def _graduated_means_pass(self) -> LineageRecord:
-        if self.graduated != (self.verdict == Gate.PASS):
-            raise ValueError(f"graduated={self.graduated} contradicts verdict {self.verdict.value}")
-        return self
-
-    def comparable_with(self, other: LineageRecord) -> bool:
-        return (self.battery_sha256 == other.battery_sha256
-                and self.gate_config_sha256 == other.gate_config_sha256)
-
-    def as_run_result(self) -> RunResult:
-        """The record's scores in the shape a paired comparison reads."""
-        return RunResult(
-            model=self.model,
-            run_id=self.run_id,
-            battery=BatteryRef(sha256=self.battery_sha256),
-            gate_config=GateConfigRef(name=self.gate_config_name, sha256=self.gate_config_sha256),
-            gate=self.battery_gate,
-            sigma_total=self.sigma_total,
-            categories={k: CategoryScore(score=v) for k, v in self.category_scores.items()},
-            failure_modes=self.failure_modes,
-            model_digest=self.model_digest,
-            items=[ResultItem.model_validate(i.model_dump()) for i in self.items],
-        )
+from forgegate.results import SCHEMA_VERSION, LineageRecord, upgrade_legacy
+from forgegate.results.legacy import REGENERATE
 
 
 @dataclass(frozen=True)
@@ -162,14 +77,24 @@ def read_lineage(path: Path, *, missing_ok: bool = False) -> Lineage:
             continue
         if not isinstance(obj, dict):
             raise InputError(path, f"expected a JSON object, got {type(obj).__name__}", line=number)
-        try:
-            records.append((number, LineageRecord.model_validate(obj)))
-        except ValidationError as exc:
-            raise validation_to_input_error(path, number, exc) from None
+        records.append((number, _record(obj, path, number)))
         if unterminated:
             problems.append(LineProblem(path, number, "last line has no trailing newline (record complete, "
                                         "kept; the next append starts a new line)"))
     return Lineage(path, tuple(records), tuple(problems))
+
+
+def _record(obj: dict[str, object], path: Path, number: int) -> LineageRecord:
+    """One line through the record model (a line written before results were versioned is upgraded)."""
+    if "schema_version" not in obj:
+        obj = upgrade_legacy(obj, f"{path}:{number}")
+    elif obj["schema_version"] != SCHEMA_VERSION:
+        raise InputError(path, f"schema_version {obj['schema_version']!r}: this forgegate reads version "
+                         f"{SCHEMA_VERSION}", line=number, field="schema_version", hint=REGENERATE)
+    try:
+        return LineageRecord.model_validate(obj)
+    except ValidationError as exc:
+        raise validation_to_input_error(path, number, exc) from None
 
 
 def append_record(path: Path, record: LineageRecord) -> int:

@@ -11,7 +11,8 @@ from rich.markup import escape
 from rich.measure import Measurement
 from rich.table import Table
 
-from forgegate.lineage.record import Lineage, LineageRecord
+from forgegate.lineage.record import Lineage
+from forgegate.results import LineageRecord
 
 DOWN = "↓"
 

@@ -1,43 +1,37 @@
-"""Reading eval result JSON (the ``forgegate eval --json`` contract) into typed run scores.
+"""The scores a paired comparison rests on, read through the typed eval result (``forgegate.results``).
 
-Only the fields a paired comparison or a lineage record needs are validated; the
-contract may grow, so unknown fields are ignored here (forgegate wrote the file,
-not the user). A missing required field is an InputError naming the file and field.
+``RunResult`` is a view, not a file format: it is built from an ``EvalResult`` (a result
+JSON validated by its model) or from a lineage record, so that ``compare`` and
+``graduate`` pair either the same way.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from forgegate.core.verdict import Gate
 from forgegate.errors import InputError
-from forgegate.jsonio import read_text_or_input_error, validation_to_input_error
+from forgegate.results import EvalResult, LineageRecord, RecordedItem, load_json, parse_as
+
+EVAL_HINT = "pass the file written by `forgegate eval --json` (or a run id)"
 
 
-class ItemFields(BaseModel):
-    """What one scored request is to a paired comparison: read from a result, kept in a lineage record."""
+class ResultItem(BaseModel):
+    """One scored request of a run: an item of the battery under one seed."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     id: str
     category: str
     seed: int | None
     score: float | None
-    """None when the request errored (finish "error"): never a zero, never a pass."""
+    """None when the request errored: never a zero, never a pass."""
     passed: bool | None
     finish: str
     failure_modes: list[str] = Field(default_factory=list)
-
-
-class ResultItem(ItemFields):
-    """One scored request of a run: an item of the battery under one seed."""
-
-    model_config = ConfigDict(extra="ignore", frozen=True)
-
     failure_mode: str | None = None
 
     @property
@@ -56,38 +50,39 @@ class ResultItem(ItemFields):
             modes.add(self.failure_mode)
         return frozenset(modes)
 
+    def recorded(self) -> RecordedItem:
+        """The item as a lineage record keeps it."""
+        return RecordedItem(id=self.id, category=self.category, seed=self.seed, score=self.score,
+                            passed=self.passed, finish=self.finish, failure_modes=sorted(self.all_failure_modes))
+
 
 class BatteryRef(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
-    path: str | None = None
     sha256: str
-    items: int | None = None
 
 
 class GateConfigRef(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str
     sha256: str
 
 
 class CategoryScore(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     score: float | None
-    n: int | None = None
-    passed: int | bool | None = None
-    gate: str | None = None
+    gate: Gate | None = None
+    """None for a lineage record (it keeps the score only)."""
 
 
 class RunResult(BaseModel):
     """The parts of an eval result a comparison or a lineage record rests on."""
 
-    model_config = ConfigDict(extra="ignore", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     model: str | None
-    backend: str | None = None
     run_id: str | None
     battery: BatteryRef
     gate_config: GateConfigRef
@@ -96,7 +91,6 @@ class RunResult(BaseModel):
     categories: dict[str, CategoryScore]
     failure_modes: list[str]
     model_digest: str | None = None
-    forgegate_version: str | None = None
     items: list[ResultItem]
 
     @property
@@ -107,15 +101,38 @@ class RunResult(BaseModel):
             modes |= item.all_failure_modes
         return frozenset(modes)
 
+    @staticmethod
+    def of(result: EvalResult) -> RunResult:
+        return RunResult(
+            model=result.model, run_id=result.run_id, battery=BatteryRef(sha256=result.battery.sha256),
+            gate_config=GateConfigRef(name=result.gate_config.name, sha256=result.gate_config.sha256),
+            gate=result.gate, sigma_total=result.sigma_total,
+            categories={k: CategoryScore(score=v.score, gate=v.gate) for k, v in result.categories.items()},
+            failure_modes=result.failure_modes, model_digest=result.model_digest,
+            items=[ResultItem(id=i.id, category=i.category, seed=i.seed, score=i.score, passed=i.passed,
+                              finish=i.finish, failure_modes=i.failure_modes, failure_mode=i.failure_mode)
+                   for i in result.items])
 
-def parse_result(payload: dict[str, Any], source: Path | str) -> RunResult:
-    """Validate an eval result dict; ``source`` names it in errors (a path or a label)."""
-    try:
-        result = RunResult.model_validate(payload)
-    except ValidationError as exc:
-        error = validation_to_input_error(Path(str(source)), None, exc)
-        error.hint = "expected the JSON written by `forgegate eval --json`"
-        raise error from None
+    @staticmethod
+    def of_record(record: LineageRecord) -> RunResult:
+        """A lineage record's scores in the shape a paired comparison reads."""
+        return RunResult(
+            model=record.model, run_id=record.run_id, battery=BatteryRef(sha256=record.battery_sha256),
+            gate_config=GateConfigRef(name=record.gate_config_name, sha256=record.gate_config_sha256),
+            gate=record.battery_gate, sigma_total=record.sigma_total,
+            categories={k: CategoryScore(score=v) for k, v in record.category_scores.items()},
+            failure_modes=record.failure_modes, model_digest=record.model_digest,
+            items=[ResultItem(**i.model_dump()) for i in record.items])
+
+
+def parse_eval(payload: Any, source: Path | str) -> EvalResult:
+    """An eval (or live) result through its model; any other kind is an InputError."""
+    return parse_as(EvalResult, payload, source)
+
+
+def parse_result(payload: Any, source: Path | str) -> RunResult:
+    """Validate an eval result (through ``EvalResult``) and take the paired view; ``source`` names it in errors."""
+    result = RunResult.of(parse_eval(payload, source))
     seen: set[tuple[str, int | None]] = set()
     for item in result.items:
         if item.key in seen:
@@ -127,12 +144,4 @@ def parse_result(payload: dict[str, Any], source: Path | str) -> RunResult:
 
 def load_result(path: Path) -> RunResult:
     """Read and validate an eval result JSON file."""
-    path = Path(path)
-    text = read_text_or_input_error(path, hint="pass the file written by `forgegate eval --json`")
-    try:
-        payload = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(path, f"bad JSON: {exc.msg}", line=exc.lineno) from None
-    if not isinstance(payload, dict):
-        raise InputError(path, f"expected a JSON object, got {type(payload).__name__}")
-    return parse_result(payload, path)
+    return parse_result(load_json(Path(path), hint=EVAL_HINT), path)

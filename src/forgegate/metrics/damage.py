@@ -137,7 +137,10 @@ def damage_metric(generations: Sequence[Generation], metric: DamageMetric, band:
     detail = (f"{label} rate {candidate} {arms[candidate].mean:.3f} vs {control} {arms[control].mean:.3f}: "
               f"{0.0 - comp.gap:+.3f} against its seed-spread floor {comp.floor_pairwise:.3f}"
               + ("" if ok else " (worse beyond the floor)"))
-    return MetricResult(metric, arms, unmeasured, comp, Reason(label, Gate.PASS if ok else Gate.FAIL, detail))
+    numbers = {"rate_candidate": arms[candidate].mean, "rate_control": arms[control].mean,
+               "difference": 0.0 - comp.gap, "floor": comp.floor_pairwise}
+    return MetricResult(metric, arms, unmeasured, comp,
+                        Reason(label, Gate.PASS if ok else Gate.FAIL, detail, numbers))
 
 
 def damage_report(generations: Sequence[Generation], band: tuple[int, int], *, control: str, candidate: str,

@@ -189,7 +189,10 @@ def memorization_rule(arms: dict[str, ArmMemorization], control: str, candidate:
     detail = (f"hit rate {candidate} {k.hit_rate:.3f} vs {control} {c.hit_rate:.3f} (margin "
               f"{hit_rate_margin:.3f}{'' if rate_ok else ', EXCEEDED'}); max {candidate} {k.max} vs "
               f"{control} {c.max} words (margin {max_margin}{'' if max_ok else ', EXCEEDED'})")
-    return Reason("memorization", Gate.PASS if rate_ok and max_ok else Gate.FAIL, detail)
+    return Reason("memorization", Gate.PASS if rate_ok and max_ok else Gate.FAIL, detail,
+                  {"hit_rate_candidate": k.hit_rate, "hit_rate_control": c.hit_rate,
+                   "hit_rate_margin": hit_rate_margin, "max_candidate": k.max, "max_control": c.max,
+                   "max_margin": max_margin})
 
 
 def memorization_report(documents: Sequence[str], generations: Sequence[Generation], *, control: str,

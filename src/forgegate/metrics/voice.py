@@ -159,7 +159,9 @@ def voice_rule(author: str, arms: Mapping[str, ArmSeeds], control: str, candidat
                    f"(from '{comp.floor_all_arms_from}') would {verdict_other} it")
     else:
         detail += f"; {other_rule} floor {other:.3f} agrees"
-    return comp, Reason("voice", Gate.PASS if passed else Gate.FAIL, detail)
+    return comp, Reason("voice", Gate.PASS if passed else Gate.FAIL, detail,
+                        {"floor_rule": floor_rule, "floor": floor, "gap": comp.gap, "ratio": ratio,
+                         "floor_pairwise": comp.floor_pairwise, "floor_all_arms": comp.floor_all_arms})
 
 
 def _chunks(text: str, words: int, count: int) -> list[str]:

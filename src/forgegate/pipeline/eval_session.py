@@ -14,7 +14,7 @@ from forgegate.battery import Battery, bundled_battery_path, bundled_live_test_p
 from forgegate.errors import UsageError
 from forgegate.gate.gloss_config import GateConfig, bundled_gate_config_path, load_gate_config, parse_gate_config
 from forgegate.jsonio import write_json_atomic
-from forgegate.pipeline.gloss_scoring import EvalResult, result_json, score_store
+from forgegate.pipeline.gloss_scoring import ScoredRun, eval_result, result_json, score_store
 from forgegate.run import ArmSpec, ExecutionSummary, PromptItem, RetryPolicy, SamplingSpec, generate, plan_requests
 from forgegate.store import RunStore, find_run, run_path
 
@@ -100,7 +100,7 @@ def prepare_session(options: SessionOptions) -> tuple[EvalSpec, GateConfig, str,
     return spec, gate_config, gate_sha, gate_config_path
 
 
-async def run_session_async(options: SessionOptions) -> tuple[EvalResult, dict[str, Any], ExecutionSummary]:
+async def run_session_async(options: SessionOptions) -> tuple[ScoredRun, dict[str, Any], ExecutionSummary]:
     """An eval or live test end to end: validate, generate through the one runner, score, gate."""
     spec, gate_config, gate_sha, gate_config_path = prepare_session(options)
     arm = spec.arm()
@@ -118,7 +118,7 @@ async def run_session_async(options: SessionOptions) -> tuple[EvalResult, dict[s
     return result, result_json(result), outcome.summary
 
 
-def run_session(options: SessionOptions) -> tuple[EvalResult, dict[str, Any], ExecutionSummary]:
+def run_session(options: SessionOptions) -> tuple[ScoredRun, dict[str, Any], ExecutionSummary]:
     """``run_session_async`` from synchronous code (the CLI)."""
     return asyncio.run(run_session_async(options))
 
@@ -161,8 +161,7 @@ def rescore_stored_run(run: str, *, store_dir: Path | None, battery_path: Path |
                            categories=None if kind == "live" else config.categories)
     if kind != "live":
         config.check_battery(battery.path, battery.categories(), len(battery.items))
-    payload = result_json(score_store(path, battery, config, sha, record_gate=regated is None,
-                                      check_failure_modes=check_failure_modes))
-    if regated is not None:
-        payload["regated_from"] = stored["sha256"] if stored else None
-    return payload, regated
+    scored = score_store(path, battery, config, sha, record_gate=regated is None,
+                         check_failure_modes=check_failure_modes)
+    regated_from = stored["sha256"] if regated is not None and stored else None
+    return eval_result(scored, regated_from=regated_from).model_dump(mode="json"), regated

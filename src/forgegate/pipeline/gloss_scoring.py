@@ -23,6 +23,7 @@ from forgegate.gate.gloss import GlossResult, ItemOutcome, category_result, glos
 from forgegate.gate.gloss_config import GateConfig
 from forgegate.gate.live import live_verdict
 from forgegate.gate.signatures import signature_reason, signatures_present
+from forgegate.results import SCHEMA_VERSION, EvalResult, reason_models
 from forgegate.store import RunStore
 
 
@@ -43,7 +44,9 @@ class ScoredAnswer:
 
 
 @dataclass(frozen=True)
-class EvalResult:
+class ScoredRun:
+    """A stored run scored and gated: everything ``eval_result`` turns into the JSON contract."""
+
     meta: dict[str, Any]
     battery: Battery
     gate_config: GateConfig
@@ -56,7 +59,7 @@ class EvalResult:
 
 
 def score_store(store_path: Path, battery: Battery, config: GateConfig, config_sha: str, *,
-                arm: str | None = None, record_gate: bool = True, check_failure_modes: bool = False) -> EvalResult:
+                arm: str | None = None, record_gate: bool = True, check_failure_modes: bool = False) -> ScoredRun:
     """Score the stored answers (only arm ``arm``'s when given: a plan's store holds several arms)."""
     with RunStore.open(store_path, create=False) as store:
         meta = store.meta()
@@ -93,7 +96,7 @@ def score_store(store_path: Path, battery: Battery, config: GateConfig, config_s
     if record_gate:  # a run re-gated under another config must not overwrite its own verdict
         with RunStore.open(store_path, create=False) as store:
             store.set_meta("last_gate" if arm is None else f"last_gate:{arm}", gloss.verdict.gate.value)
-    return EvalResult(meta, battery, config, config_sha, tuple(answers), gloss, store_path, signatures)
+    return ScoredRun(meta, battery, config, config_sha, tuple(answers), gloss, store_path, signatures)
 
 
 def live_result(config: GateConfig, outcomes: list[ItemOutcome], controls: list[Reason]) -> GlossResult:
@@ -106,13 +109,12 @@ def live_result(config: GateConfig, outcomes: list[ItemOutcome], controls: list[
     return GlossResult(verdict, None, categories, failed, modes)
 
 
-def result_json(result: EvalResult) -> dict[str, Any]:
-    """The contract other tools read (issue 2's JSON result, plus provenance)."""
+def eval_fields(result: ScoredRun) -> dict[str, Any]:
+    """Every field of the GLOSS contract but ``kind`` (a plan arm adds its own): ``EvalBody``'s fields."""
     meta = result.meta
     return {
         "forgegate_version": __version__,
         "run_id": meta.get("run_id"),
-        "kind": meta.get("kind"),
         "model": meta.get("model") or meta.get("model_label"),
         "backend": meta.get("backend"),
         "model_digest": meta.get("model_digest"),
@@ -125,12 +127,12 @@ def result_json(result: EvalResult) -> dict[str, Any]:
         "gate_config": {"name": result.gate_config.name, "sha256": result.gate_config_sha256,
                         "category_floor": result.gate_config.category_floor,
                         "sigma_total_min": result.gate_config.sigma_total_min},
-        "gate": result.gloss.verdict.gate.value,
-        "reasons": result.gloss.verdict.to_json()["reasons"],
+        "gate": result.gloss.verdict.gate,
+        "reasons": reason_models(result.gloss.verdict),
         "sigma_total": result.gloss.sigma_total,
         "categories": {
             name: {"score": cat.score, "n": cat.n, "passed": cat.passed, "missing": cat.missing,
-                   "weight": result.gate_config.weights.get(name), "gate": cat.gate.value}
+                   "weight": result.gate_config.weights.get(name), "gate": cat.gate}
             for name, cat in result.gloss.categories.items()
         },
         "failed_categories": list(result.gloss.failed_categories),
@@ -140,6 +142,19 @@ def result_json(result: EvalResult) -> dict[str, Any]:
         "items": [_item_json(a) for a in result.answers],
         "failure_mode_signatures": result.signatures,
     }
+
+
+def eval_result(result: ScoredRun, *, regated_from: str | None = None) -> EvalResult:
+    """The typed GLOSS result (``kind`` "eval" or "live", from the run store)."""
+    kind = result.meta.get("kind")
+    if kind != "eval" and kind != "live":
+        raise UsageError(f"run {result.meta.get('run_id')} is a {kind!r} run, not a GLOSS eval or live test")
+    return EvalResult(kind=kind, schema_version=SCHEMA_VERSION, regated_from=regated_from, **eval_fields(result))
+
+
+def result_json(result: ScoredRun) -> dict[str, Any]:
+    """The JSON contract other tools read: ``eval_result`` dumped."""
+    return eval_result(result).model_dump(mode="json")
 
 
 def _item_json(answer: ScoredAnswer) -> dict[str, Any]:

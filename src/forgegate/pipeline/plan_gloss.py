@@ -1,7 +1,7 @@
 """The gloss instrument of a plan: each arm's stored battery answers through the GLOSS gate, one verdict per arm.
 
 Scoring is the eval's own (``forgegate.pipeline.gloss_scoring.score_store`` filtered to one arm, and
-``result_json``): the same checks, controls and gate rules. The plan's rule: every arm with
+``eval_fields``): the same checks, controls and gate rules. The plan's rule: every arm with
 role ``candidate`` must pass the GLOSS gate; a ``control`` arm's verdict is reported beside
 them and decides nothing (a baseline is not shipped).
 """
@@ -12,9 +12,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from forgegate.core.verdict import Gate, Reason, Verdict
-from forgegate.pipeline.gloss_scoring import EvalResult, result_json, score_store
+from forgegate.pipeline.gloss_scoring import ScoredRun, eval_fields, score_store
 from forgegate.pipeline.plan_checks import gloss_inputs
 from forgegate.pipeline.plan_generate import PlanGenerations
+from forgegate.results import PlanArmGloss, PlanGloss, reason_models
 
 Json = dict[str, Any]
 
@@ -23,8 +24,9 @@ Json = dict[str, Any]
 class ArmGloss:
     arm: str
     role: str
-    result: EvalResult
-    payload: Json
+    result: ScoredRun
+    contract: PlanArmGloss
+    """The arm's GLOSS result as the plan JSON carries it."""
 
     @property
     def decides(self) -> bool:
@@ -44,11 +46,14 @@ class GlossOutcome:
         return next(a for a in self.arms if a.arm == name)
 
     def to_json(self) -> Json:
-        first = self.arms[0].payload if self.arms else {}
-        return {"gate": self.verdict.gate.value, "reasons": self.verdict.to_json()["reasons"],
-                "rule": "every candidate arm must pass the GLOSS gate; control arms are reported, not decisive",
-                "battery": first.get("battery"), "gate_config": first.get("gate_config"),
-                "arms": {a.arm: a.payload for a in self.arms}}
+        return self.model().model_dump(mode="json")
+
+    def model(self) -> PlanGloss:
+        first = self.arms[0].contract if self.arms else None
+        return PlanGloss(gate=self.verdict.gate, reasons=reason_models(self.verdict),
+                         rule="every candidate arm must pass the GLOSS gate; control arms are reported, not decisive",
+                         battery=first.battery if first else None, gate_config=first.gate_config if first else None,
+                         arms={a.arm: a.contract for a in self.arms})
 
 
 def score_gloss(gens: PlanGenerations) -> GlossOutcome:
@@ -60,12 +65,12 @@ def score_gloss(gens: PlanGenerations) -> GlossOutcome:
     reasons: list[Reason] = []
     for arm in loaded.plan.arms:
         result = score_store(gens.store_path, inputs.battery, inputs.config, inputs.config_sha256, arm=arm.name)
-        payload = result_json(result) | {
-            "arm": arm.name, "role": arm.role, "decides": arm.role == "candidate", "backend": arm.backend,
-            "model": arm.model or f"{arm.backend} default model", "adapter": arm.adapter,
+        payload = PlanArmGloss.model_validate(eval_fields(result) | {
+            "kind": "plan", "arm": arm.name, "role": arm.role, "decides": arm.role == "candidate",
+            "backend": arm.backend, "model": arm.model or f"{arm.backend} default model", "adapter": arm.adapter,
             "model_digest": gens.model_digests.get(arm.name), "seed": inputs.seed,
             "sampling": {"temperature": sampling.temperature, "top_p": sampling.top_p},
-            "plan_hash": gens.locked.plan_hash}
+            "plan_hash": gens.locked.plan_hash})
         entry = ArmGloss(arm.name, arm.role, result, payload)
         arms.append(entry)
         failed = ", ".join(result.gloss.failed_categories) or "none"

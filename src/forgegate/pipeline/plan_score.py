@@ -23,6 +23,8 @@ from forgegate.pipeline.plan_generate import PlanGenerations
 from forgegate.pipeline.plan_gloss import GlossOutcome, score_gloss
 from forgegate.pipeline.plan_semantic import SemanticOutcome, endpoint_value, score_semantic
 from forgegate.plan import PlanComparison
+from forgegate.results import SCHEMA_VERSION, DamageAxis, MemorizationAxis, PlanRunResult, VoiceAxis, reason_models
+from forgegate.results.plan_run import ComparisonEntry, GenerationCounts, PlanRef, RequestError
 from forgegate.semantic.roles import primary_na
 
 RUN_INSTRUMENTS = ("voice", "memorization", "damage", "gloss", "semantic")
@@ -41,14 +43,16 @@ class ComparisonResult:
     """The primary endpoint's number when it is a semantic or gloss endpoint (the axes carry their own)."""
 
     def to_json(self) -> dict[str, Any]:
+        return self.model().model_dump(mode="json")
+
+    def model(self) -> ComparisonEntry:
         c = self.comparison
-        return {"control": c.control, "candidate": c.candidate, "primary": c.primary,
-                "primary_value": self.primary_value,
-                "voice": self.voice.to_json() if self.voice else None,
-                "memorization": self.memorization.to_json() if self.memorization else None,
-                "damage": self.damage.to_json() if self.damage else None,
-                "gate": self.verdict.gate.value, "label": gate_label(self.verdict.gate),
-                "reasons": self.verdict.to_json()["reasons"]}
+        return ComparisonEntry(
+            control=c.control, candidate=c.candidate, primary=c.primary, primary_value=self.primary_value,
+            voice=VoiceAxis.model_validate(self.voice.to_json()) if self.voice else None,
+            memorization=MemorizationAxis.model_validate(self.memorization.to_json()) if self.memorization else None,
+            damage=DamageAxis.model_validate(self.damage.to_json()) if self.damage else None,
+            gate=self.verdict.gate, label=gate_label(self.verdict.gate), reasons=reason_models(self.verdict))
 
 
 @dataclass(frozen=True)
@@ -76,24 +80,28 @@ class PlanResult:
         object.__setattr__(self, "verdict", Verdict.combine(reasons))
 
     def to_json(self) -> dict[str, Any]:
+        """``forgegate run --json``: the ``PlanRunResult`` contract."""
+        return self.model().model_dump(mode="json")
+
+    def model(self) -> PlanRunResult:
         loaded = self.gens.locked.loaded
         s = self.gens.summary
-        return {
-            "gate": self.verdict.gate.value, "label": gate_label(self.verdict.gate),
-            "plan": {"name": loaded.plan.name, "path": str(loaded.path), "plan_hash": self.gens.locked.plan_hash,
-                     "inputs": self.gens.locked.lock.inputs},
-            "author": loaded.plan.author, "store": str(self.gens.store_path),
-            "model_digests": self.gens.model_digests,
-            "generation": {"planned": s.planned, "skipped_finished": s.skipped_finished,
-                           "generated": s.generated, "failed": s.failed, "tokens": s.tokens,
-                           "stored_ok": len(self.gens.generations), "errors": len(self.gens.errors),
-                           "missing": len(self.gens.missing)},
-            "errors": [{"key": e.request_key, "error": e.error} for e in self.gens.errors],
-            "comparisons": [c.to_json() for c in self.comparisons],
-            "semantic": self.semantic.to_json() if self.semantic else None,
-            "gloss": self.gloss.to_json() if self.gloss else None,
-            "reasons": self.verdict.to_json()["reasons"],
-        }
+        return PlanRunResult(
+            kind="plan", schema_version=SCHEMA_VERSION,
+            gate=self.verdict.gate, label=gate_label(self.verdict.gate),
+            plan=PlanRef(name=loaded.plan.name, path=str(loaded.path), plan_hash=self.gens.locked.plan_hash,
+                         inputs=self.gens.locked.lock.inputs),
+            author=loaded.plan.author, store=str(self.gens.store_path),
+            model_digests=self.gens.model_digests,
+            generation=GenerationCounts(planned=s.planned, skipped_finished=s.skipped_finished,
+                                        generated=s.generated, failed=s.failed, tokens=s.tokens,
+                                        stored_ok=len(self.gens.generations), errors=len(self.gens.errors),
+                                        missing=len(self.gens.missing)),
+            errors=[RequestError(key=e.request_key, error=e.error) for e in self.gens.errors],
+            comparisons=[c.model() for c in self.comparisons],
+            semantic=self.semantic.model() if self.semantic else None,
+            gloss=self.gloss.model() if self.gloss else None,
+            reasons=reason_models(self.verdict))
 
 
 def _combine(voice: Verdict | None, mem: Verdict | None, dmg: Verdict | None,
@@ -122,7 +130,8 @@ def _primary_part(comp: PlanComparison, semantic: SemanticOutcome | None, gloss:
         value = {"endpoint": endpoint, "candidate": {"gate": cand.verdict.gate.value,
                                                      "sigma_total": cand.result.gloss.sigma_total},
                  "control": {"gate": ctrl.verdict.gate.value, "sigma_total": ctrl.result.gloss.sigma_total}}
-        return [Reason(f"gloss {comp.candidate}: {r.rule}", r.outcome, r.detail) for r in cand.verdict.reasons], value
+        return [Reason(f"gloss {comp.candidate}: {r.rule}", r.outcome, r.detail, r.numbers)
+                for r in cand.verdict.reasons], value
     return [], None
 
 

@@ -22,6 +22,7 @@ from forgegate.pipeline.plan_generate import PlanGenerations, fixture_items
 from forgegate.pipeline.semantic_judge import draft_judge, frozen_judge
 from forgegate.plan import SemanticParams
 from forgegate.plan.experiments import primary_endpoint
+from forgegate.results import PlanSemantic, PlanSemanticMetrics, reason_models
 from forgegate.semantic import MetricsRequest, Roles, SampleRow, compute_metrics
 from forgegate.semantic.bootstrap import BootstrapSettings
 from forgegate.semantic.codebook import TextSample
@@ -45,9 +46,12 @@ class SemanticOutcome:
     verdict: Verdict
 
     def to_json(self) -> Json:
-        return {"gate": self.verdict.gate.value, "reasons": self.verdict.to_json()["reasons"],
-                "codebook": self.codebook, "cost": self.cost, "out_dir": str(self.out_dir),
-                "experiment_note": self.experiment_note, "metrics": self.metrics}
+        return self.model().model_dump(mode="json")
+
+    def model(self) -> PlanSemantic:
+        return PlanSemantic(gate=self.verdict.gate, reasons=reason_models(self.verdict), codebook=self.codebook,
+                            cost=self.cost, out_dir=str(self.out_dir), experiment_note=self.experiment_note,
+                            metrics=None if self.metrics is None else PlanSemanticMetrics.model_validate(self.metrics))
 
 
 def semantic_out_dir(store_path: Path) -> Path:
@@ -161,7 +165,8 @@ def score_semantic(gens: PlanGenerations) -> SemanticOutcome:
     metrics = compute_metrics(request)
     metrics["inputs"] = {"assignments": str(path), "relevance": relevance_info}
     metrics["declared_experiment"] = params.experiment
-    reasons += [Reason(f"semantic: {r['rule']}", Gate(r["outcome"]), r["detail"]) for r in metrics["reasons"]]
+    reasons += [Reason(f"semantic: {r['rule']}", Gate(r["outcome"]), r["detail"], r.get("numbers", {}))
+                for r in metrics["reasons"]]
     if not book_info["frozen"]:
         reasons.append(Reason("semantic: codebook", Gate.PASS, "draft codebook built on this run's samples with the "
                               "embedding judge (not frozen): the table is exploratory"))

@@ -6,14 +6,15 @@ from pathlib import Path
 
 from forgegate.errors import UsageError
 from forgegate.pipeline.eval_session import rescore_stored_run
+from forgegate.results import EvalResult, parse_as
 from forgegate.results.read import ReportInput, read_result_json
 
 
 def rescore_run(run: str, *, store: Path | None, battery: Path | None, gate_config: Path | None) -> ReportInput:
     """A GLOSS eval or live run re-scored from its store (``forgegate rescore``'s own path; nothing generated)."""
     payload, _regated = rescore_stored_run(run, store_dir=store, battery_path=battery, gate_config_path=gate_config)
-    created = payload.get("created")
-    return ReportInput(payload, str(payload.get("run_id") or run), created if isinstance(created, str) else None)
+    result = parse_as(EvalResult, payload, run)
+    return ReportInput(result, result.run_id or run, result.created)
 
 
 def load_report_input(source: str, *, store: Path | None = None, battery: Path | None = None,

@@ -1,20 +1,18 @@
 """The GLOSS eval result as report data: category rows and chart, the failure report, loop highlights.
 
-Everything here is read from the eval JSON contract (``forgegate.pipeline.gloss_scoring.result_json``);
-nothing is re-scored. Strings stay raw: the templates escape them.
+Everything here is read from the typed eval result (``forgegate.results.EvalResult``): thresholds
+from its gate config, scores from its categories; nothing is re-scored. Strings stay raw: the
+templates escape them.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
 from forgegate.report.fmt import num
 from forgegate.report.plots import Bar, category_chart
-
-_FLOOR_RULE = re.compile(r"^category .+ >= ([0-9]*\.?[0-9]+)$")
-_SIGMA_RULE = re.compile(r"^sigma_total >= ([0-9]*\.?[0-9]+)$")
+from forgegate.results import EvalItem, EvalResult
 
 
 @dataclass(frozen=True)
@@ -69,18 +67,6 @@ class GlossView:
     failing_count: int
 
 
-def _threshold(payload: dict[str, Any], key: str, rule: re.Pattern[str]) -> float | None:
-    """The gate's own threshold: from the gate_config block, else from the rule text the gate wrote."""
-    value = (payload.get("gate_config") or {}).get(key)
-    if isinstance(value, int | float):
-        return float(value)
-    for reason in payload.get("reasons", []):
-        match = rule.match(str(reason.get("rule", "")))
-        if match:
-            return float(match.group(1))
-    return None
-
-
 def segments(response: str, span: Any) -> tuple[tuple[Segment, ...], tuple[int, int] | None, str | None]:
     """Split ``response`` at the loop span (character offsets); a span outside the text is not drawn."""
     if span is None:
@@ -96,21 +82,20 @@ def segments(response: str, span: Any) -> tuple[tuple[Segment, ...], tuple[int, 
     return tuple(p for p in parts if p.text), (start, end), None
 
 
-def item_view(item: dict[str, Any]) -> ItemView:
-    response = item.get("response")
-    if response is None:
+def item_view(item: EvalItem) -> ItemView:
+    if item.response is None:
         segs: tuple[Segment, ...] = ()
         span, note = None, None
-        missing = f"{item.get('finish', 'missing')}: {item.get('error') or 'no response stored'}"
+        missing = f"{item.finish}: {item.error or 'no response stored'}"
     else:
-        segs, span, note = segments(str(response), item.get("loop_span"))
+        segs, span, note = segments(item.response, item.loop_span)
         missing = None
     return ItemView(
-        id=str(item.get("id")), category=str(item.get("category")), prompt=str(item.get("prompt", "")),
-        segments=segs, missing=missing, tokens=num(item.get("tokens")),
-        token_source=str(item.get("token_source") or "unknown"), finish=str(item.get("finish")),
-        score=num(item.get("score"), 2), failure_modes=tuple(item.get("failure_modes") or ()),
-        detail=str(item.get("detail") or ""), loop_span=span, span_note=note)
+        id=item.id, category=item.category, prompt=item.prompt,
+        segments=segs, missing=missing, tokens=num(item.tokens),
+        token_source=item.token_source or "unknown", finish=item.finish,
+        score=num(item.score, 2), failure_modes=tuple(item.failure_modes),
+        detail=item.detail, loop_span=span, span_note=note)
 
 
 def _sigma_text(sigma: float | None, live: bool) -> str:
@@ -119,26 +104,24 @@ def _sigma_text(sigma: float | None, live: bool) -> str:
     return "n/a (answers missing)" if sigma is None else num(sigma, 2)
 
 
-def gloss_view(payload: dict[str, Any]) -> GlossView:
-    items = payload.get("items", [])
-    floor = _threshold(payload, "category_floor", _FLOOR_RULE)
-    sigma_min = _threshold(payload, "sigma_total_min", _SIGMA_RULE)
+def gloss_view(result: EvalResult) -> GlossView:
+    """The GLOSS section: the floor and sigma minimum are the gate config's own numbers (what the gate used)."""
+    floor = result.gate_config.category_floor
+    sigma_min = result.gate_config.sigma_total_min
     rows = []
-    for name, cat in payload["categories"].items():
-        failing = tuple(item_view(i) for i in items if i.get("category") == name and not i.get("passed"))
-        rows.append(CategoryRow(name=name, score=num(cat.get("score"), 2), passed=int(cat.get("passed", 0)),
-                                n=int(cat.get("n", 0)), missing=int(cat.get("missing") or 0),
-                                weight=num(cat.get("weight"), 2), gate=str(cat.get("gate")), failing=failing))
-    bars = [Bar(name, cat.get("score"), str(cat.get("gate"))) for name, cat in payload["categories"].items()]
-    sigma = payload.get("sigma_total")
-    live = payload.get("kind") == "live"
-    chart = category_chart(bars, floor=floor, sigma_total=sigma, sigma_min=sigma_min, show_sigma=not live)
-    loops = tuple(item_view(i) for i in items if i.get("loop_span") is not None and i.get("response") is not None)
+    for name, cat in result.categories.items():
+        failing = tuple(item_view(i) for i in result.items if i.category == name and not i.passed)
+        rows.append(CategoryRow(name=name, score=num(cat.score, 2), passed=cat.passed, n=cat.n, missing=cat.missing,
+                                weight=num(cat.weight, 2), gate=cat.gate.value, failing=failing))
+    bars = [Bar(name, cat.score, cat.gate.value) for name, cat in result.categories.items()]
+    chart = category_chart(bars, floor=floor, sigma_total=result.sigma_total, sigma_min=sigma_min,
+                           show_sigma=not result.live)
+    loops = tuple(item_view(i) for i in result.items if i.loop_span is not None and i.response is not None)
     return GlossView(
-        title="GLOSS live test" if payload.get("kind") == "live" else "GLOSS eval",
-        chart_svg=chart, floor=floor, sigma_total=_sigma_text(sigma, live),
+        title="GLOSS live test" if result.live else "GLOSS eval",
+        chart_svg=chart, floor=floor, sigma_total=_sigma_text(result.sigma_total, result.live),
         sigma_min=sigma_min, categories=tuple(rows),
-        failed_categories=tuple(payload.get("failed_categories") or ()),
-        failure_modes=tuple(payload.get("failure_modes") or ()),
-        token_sources=tuple(payload.get("token_sources") or ()), loops=loops,
+        failed_categories=tuple(result.failed_categories),
+        failure_modes=tuple(result.failure_modes),
+        token_sources=tuple(result.token_sources), loops=loops,
         failing_count=sum(len(r.failing) for r in rows))

@@ -14,9 +14,10 @@ from forgegate.core.version import __version__
 from forgegate.report.arms_cells import AXIS_TITLES
 from forgegate.report.arms_view import comparisons
 from forgegate.report.gloss_view import gloss_view
+from forgegate.report.sections import Kind, report_result
 from forgegate.report.semantic_view import semantic_view
 from forgegate.report.templates import CSS, TEMPLATES, svg_filter
-from forgegate.results.kinds import ARM_AXES, Kind, detect_kind
+from forgegate.results import ARM_AXES
 from forgegate.textsafe import visible
 
 NOT_RECORDED = "not recorded in the result"
@@ -81,7 +82,7 @@ def _provenance(payload: dict[str, Any], kind: Kind, created: str | None) -> lis
                  ("plan hash", "none: a single-axis command, not a plan run"),
                  ("battery sha256", "none: generations file input"),
                  ("model digests", NOT_RECORDED)]
-        inputs = {k: payload[k] for k in ("reference", "corpus", "control_seed") if k in payload}
+        inputs = {k: payload[k] for k in ("reference", "corpus", "control_seed") if payload.get(k) is not None}
         rows += [(k, str(v)) for k, v in inputs.items()]
     else:
         rows += [("schema", str(payload.get("schema"))),
@@ -122,13 +123,13 @@ def render_html(payload: dict[str, Any], *, created: str | None = None, rendered
                 source: str = "result") -> str:
     """The whole report as one HTML string (inline CSS and SVG, nothing fetched, nothing executed); control,
     bidi and zero-width characters from model output are shown (``␛``, ``\\u202e``), never emitted."""
-    kind = detect_kind(payload, source)
+    kind, result, payload = report_result(payload, source)
     when = rendered_at or datetime.now(UTC).isoformat(timespec="seconds")
     head = header(payload, kind, created=created, rendered_at=when)
     env = _environment()
     view: object
     if kind == "gloss":
-        section, view = "gloss", gloss_view(payload)
+        section, view = "gloss", gloss_view(result)
     elif kind == "semantic":
         section, view = "semantic", semantic_view(payload)
     else:

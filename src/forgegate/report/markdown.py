@@ -15,7 +15,7 @@ from typing import Any
 from forgegate.core.verdict import Gate
 from forgegate.report.arms_cells import comparison_dicts, three_axis_row
 from forgegate.report.fmt import num, percent, with_ci
-from forgegate.results.kinds import Kind, detect_kind
+from forgegate.report.sections import Kind, report_result
 from forgegate.textsafe import visible
 
 TOP_FAILURES = 10
@@ -96,7 +96,7 @@ def _semantic(payload: dict[str, Any]) -> list[str]:
 def render_markdown(payload: dict[str, Any], *, source: str = "result") -> str:
     """The summary as Markdown text (ends with a newline); control, bidi and zero-width characters are
     shown (``␛``, ``\\u202e``), never emitted."""
-    kind = detect_kind(payload, source)
+    kind, _result, payload = report_result(payload, source)
     if kind == "gloss":
         title = "GLOSS live test" if payload.get("kind") == "live" else "GLOSS eval"
         body = _gloss(payload)

@@ -79,7 +79,8 @@ def print_gloss(outcome: GlossOutcome, console: Console, *, details: bool) -> No
     console.rule("gloss")
     if details:
         for arm in outcome.arms:
-            print_eval(arm.payload, console, title=f"GLOSS — arm {arm.arm} ({arm.role})", failure_report=False)
+            print_eval(arm.contract.model_dump(mode="json"), console, title=f"GLOSS — arm {arm.arm} ({arm.role})",
+                       failure_report=False)
             console.print()
     table = Table(title="GLOSS per arm")
     for column in ("arm", "role", "GLOSS", "sigma_total", "failed categories", "decides"):

@@ -1,36 +1,52 @@
-"""Which forgegate result a JSON document is (GLOSS eval, plan run, one arm axis, T_GPT metrics)."""
+"""Every result kind, the union a reader validates against, and each kind's JSON Schema."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from functools import cache
+from typing import Annotated, Any
 
-from forgegate.core.verdict import Gate
-from forgegate.errors import InputError
+from pydantic import BaseModel, Field, TypeAdapter
 
-Kind = Literal["gloss", "plan", "voice", "memorization", "damage", "semantic"]
-ARM_AXES: tuple[Kind, ...] = ("voice", "memorization", "damage")
+from forgegate.results.comparison import ComparisonResult
+from forgegate.results.damage import DamageResult
+from forgegate.results.eval import EvalResult
+from forgegate.results.lineage_record import LineageRecord
+from forgegate.results.memorization import MemorizationResult
+from forgegate.results.plan_run import PlanRunResult
+from forgegate.results.semantic import SemanticMetricsResult
+from forgegate.results.voice import VoiceResult
+
+AnyResult = Annotated[
+    EvalResult | PlanRunResult | VoiceResult | MemorizationResult | DamageResult | SemanticMetricsResult
+    | ComparisonResult | LineageRecord,
+    Field(discriminator="kind"),
+]
+
+MODELS: dict[str, type[BaseModel]] = {
+    "eval": EvalResult, "plan": PlanRunResult, "voice": VoiceResult, "memorization": MemorizationResult,
+    "damage": DamageResult, "semantic": SemanticMetricsResult, "comparison": ComparisonResult,
+    "lineage_record": LineageRecord,
+}
+"""Schema name -> model (``live`` is the ``eval`` model with kind "live")."""
+
+KINDS: tuple[str, ...] = ("eval", "live", "plan", "voice", "memorization", "damage", "semantic", "comparison",
+                          "lineage_record")
+"""Every value ``kind`` takes."""
+
+ARM_AXES: tuple[str, ...] = ("voice", "memorization", "damage")
 
 
-def detect_kind(payload: Any, source: str = "result") -> Kind:
-    """The kind of ``payload``, from the keys its writer always puts there; anything else is an InputError."""
-    if not isinstance(payload, dict):
-        raise InputError(source, f"expected a JSON object, got {type(payload).__name__}")
-    gate = payload.get("gate")
-    if gate not in {g.value for g in Gate}:
-        raise InputError(source, f"no valid 'gate' word ({gate!r}): not a forgegate result", field="gate",
-                         hint="give the --json file written by eval, live, rescore, run, voice, memorization, "
-                              "damage or semantic metrics, or a run id")
-    if str(payload.get("schema", "")).startswith("T_GPT_METRICS"):
-        return "semantic"
-    if "comparisons" in payload and "plan" in payload:
-        return "plan"
-    if "categories" in payload and "items" in payload:
-        return "gloss"
-    if "author" in payload and "arms" in payload and "controls" in payload:
-        return "voice"
-    if "positive_control" in payload and "arms" in payload:
-        return "memorization"
-    if "metrics" in payload and "band" in payload:
-        return "damage"
-    raise InputError(source, "a gate word but no known result shape (GLOSS eval, plan run, voice, memorization, "
-                     "damage or T_GPT metrics)", hint="the report renders results forgegate wrote, unchanged")
+@cache
+def result_adapter() -> TypeAdapter[Any]:
+    """One adapter for the union, built once (building it compiles every model's validator)."""
+    return TypeAdapter(AnyResult)
+
+
+def schema_name(kind: str) -> str:
+    """The schema a kind is validated by: ``live`` shares ``eval``'s."""
+    return "eval" if kind == "live" else kind
+
+
+def json_schema(name: str) -> dict[str, Any]:
+    """The JSON Schema of one schema name (a key of ``MODELS``), as committed under docs/schema/."""
+    return MODELS[name].model_json_schema(mode="validation")

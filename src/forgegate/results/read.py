@@ -1,30 +1,87 @@
-"""What a report renders: a result JSON file as written (a stored run is re-scored by the pipeline first)."""
+"""Reading a result back: JSON -> the model of its kind (``kind`` decides), or an InputError that says why.
+
+A result without ``schema_version`` was written before results were versioned and is
+upgraded once (``forgegate.results.legacy``); a version this forgegate does not know is
+refused with how to regenerate it.
+"""
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
 
 from forgegate.errors import InputError
-from forgegate.jsonio import read_text_or_input_error
-from forgegate.results.kinds import detect_kind
+from forgegate.jsonio import read_text_or_input_error, validation_to_input_error
+from forgegate.results.base import SCHEMA_VERSION
+from forgegate.results.kinds import KINDS, result_adapter
+from forgegate.results.legacy import REGENERATE, upgrade_legacy
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def parse_result(payload: Any, source: str | Path = "result") -> Any:
+    """The typed result a JSON object is (one of ``AnyResult``)."""
+    where = str(source)
+    if not isinstance(payload, dict):
+        raise InputError(where, f"expected a JSON object, got {type(payload).__name__}")
+    if "schema_version" not in payload:
+        payload = upgrade_legacy(payload, where)
+    elif payload["schema_version"] != SCHEMA_VERSION:
+        raise InputError(where, f"schema_version {payload['schema_version']!r}: this forgegate reads version "
+                         f"{SCHEMA_VERSION}", field="schema_version", hint=REGENERATE)
+    if payload.get("kind") not in KINDS:
+        raise InputError(where, f"kind {payload.get('kind')!r} is not one of {', '.join(KINDS)}", field="kind",
+                         hint=REGENERATE)
+    try:
+        return result_adapter().validate_python(payload)
+    except ValidationError as exc:
+        error = validation_to_input_error(Path(where), None, exc)
+        tag = f"{payload['kind']}."
+        if error.field and error.field.startswith(tag):  # the union's discriminator value heads the path
+            error.field = error.field.removeprefix(tag)
+        error.hint = f"not a valid {payload['kind']} result: {REGENERATE}"
+        raise error from None
+
+
+def parse_as(model: type[M], payload: Any, source: str | Path = "result") -> M:
+    """``parse_result``, refusing any kind but ``model``'s (e.g. a plan run handed to ``compare``)."""
+    result = parse_result(payload, source)
+    if not isinstance(result, model):
+        raise InputError(str(source), f"a {result.kind} result, not the {model.__name__} expected here",
+                         field="kind")
+    return result
+
+
+def load_json(path: Path, hint: str | None = None) -> Any:
+    """A JSON file's content; unreadable or bad JSON is an InputError naming file and line."""
+    text = read_text_or_input_error(path, hint=hint) if hint else read_text_or_input_error(path)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(path, f"bad JSON: {exc.msg}", line=exc.lineno) from None
 
 
 @dataclass(frozen=True)
 class ReportInput:
-    payload: dict[str, Any]
+    """A result to render: the typed result, where it came from, when the run was created (if known)."""
+
+    result: Any
     source: str
-    created: str | None  # when the run was created, where the store says
+    created: str | None
+
+    @property
+    def payload(self) -> dict[str, Any]:
+        """The result's JSON contract (what the renderers read)."""
+        dumped: dict[str, Any] = self.result.model_dump(mode="json")
+        return dumped
 
 
 def read_result_json(path: Path) -> ReportInput:
-    """A result JSON any forgegate command wrote; bad JSON or an unknown shape is an InputError."""
-    text = read_text_or_input_error(path)
-    try:
-        payload = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(path, f"bad JSON: {exc.msg}", line=exc.lineno) from None
-    detect_kind(payload, str(path))
-    return ReportInput(payload, str(path), payload.get("created") if isinstance(payload.get("created"), str) else None)
+    """A result JSON any forgegate command wrote, validated by its kind's model."""
+    result = parse_result(load_json(Path(path)), path)
+    created = getattr(result, "created", None)
+    return ReportInput(result, str(path), created if isinstance(created, str) else None)

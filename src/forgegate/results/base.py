@@ -1,0 +1,67 @@
+"""What every result model shares: the version number, strictness, and a reason with its numbers.
+
+``SCHEMA_VERSION`` is the version of the JSON contract every result carries as
+``schema_version``. Version 1 is the first versioned contract: every field forgegate
+0.1.0 wrote, unchanged in name and meaning, plus ``kind`` and ``schema_version``
+(docs/architecture.md, "Result models"). A change that renames, removes or re-means a
+field raises it; results without ``schema_version`` are upgraded once by
+``forgegate.results.legacy``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SerializationInfo, SerializerFunctionWrapHandler, model_serializer
+
+from forgegate.core.verdict import Gate, Reason, Verdict
+
+SCHEMA_VERSION: Literal[1] = 1
+SchemaVersion = Literal[1]
+
+Number = float | int | str | bool | None
+
+
+class Strict(BaseModel):
+    """forgegate's own output: an unknown field is a bug or a hand edit, refused by name."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+
+class ReasonModel(Strict):
+    """One rule of a verdict: ``numbers`` holds what it compared (floor, score, n...), for reports to read."""
+
+    rule: str
+    outcome: Gate
+    detail: str
+    numbers: dict[str, Number] = Field(default_factory=dict)
+
+    @model_serializer(mode="wrap")
+    def _omit_empty_numbers(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> Any:
+        out = handler(self)
+        if isinstance(out, dict) and not out.get("numbers"):
+            out.pop("numbers", None)  # as Reason.to_json writes it: no numbers, no key
+        return out
+
+    @staticmethod
+    def of(reason: Reason) -> ReasonModel:
+        return ReasonModel(rule=reason.rule, outcome=reason.outcome, detail=reason.detail,
+                           numbers=dict(reason.numbers))
+
+    def to_reason(self) -> Reason:
+        return Reason(self.rule, self.outcome, self.detail, dict(self.numbers))
+
+
+def reason_models(verdict: Verdict) -> list[ReasonModel]:
+    return [ReasonModel.of(r) for r in verdict.reasons]
+
+
+class Gated(Strict):
+    """A verdict: the word and the reasons that decided it."""
+
+    gate: Gate
+    reasons: list[ReasonModel]
+
+    def reason(self, rule: str) -> ReasonModel | None:
+        """The reason with this rule name, if the gate wrote one."""
+        return next((r for r in self.reasons if r.rule == rule), None)
