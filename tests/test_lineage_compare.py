@@ -50,6 +50,8 @@ def test_known_differences_give_improved_regressed_unchanged_and_fail() -> None:
     assert (cats["LX-C"].mcnemar.lost, cats["LX-C"].mcnemar.gained) == (3, 3)  # type: ignore[union-attr]
     assert [r.name for r in comparison.regressions] == ["LX-B"]
     assert comparison.gate == Gate.FAIL
+    numbers = next(r for r in comparison.to_json()["reasons"] if r["rule"] == "regression:LX-B")["numbers"]
+    assert numbers["difference"] == pytest.approx(-0.4) and numbers["ci_high"] < 0  # the reason carries its numbers
 
 
 def test_no_regression_passes_with_its_reason() -> None:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from forgegate.core.verdict import Gate, Reason, Verdict
+from forgegate.core.verdict import Gate, Number, Reason, Verdict
 from forgegate.errors import ForgegateError
 from forgegate.lineage.results import ResultItem, RunResult
 from forgegate.lineage.stats import (
@@ -93,6 +93,8 @@ class Regression:
     name: str
     kind: Literal["category", "overall", "failure_mode"]
     detail: str
+    numbers: Mapping[str, Number] = field(default_factory=dict)
+    """What the call rests on (difference, CI, paired counts), carried into the reason."""
 
 
 @dataclass(frozen=True)
@@ -195,6 +197,12 @@ def _describe(c: CategoryComparison) -> str:
             f"over {d.n_clusters} items / {d.n_pairs} pairs{mc}{holm}")
 
 
+def _numbers(c: CategoryComparison) -> dict[str, Number]:
+    d = c.difference
+    return {"score_old": c.score_old, "score_new": c.score_new, "difference": d.difference, "ci_low": d.ci_low,
+            "ci_high": d.ci_high, "n_items": d.n_clusters, "n_pairs": d.n_pairs, "p_holm": c.p_holm}
+
+
 def _seed_hint(old: RunResult, new: RunResult) -> str:
     """Say so when the same items ran under different seeds: pairs are (item, seed)."""
     old_seeds, new_seeds = {i.seed for i in old.items}, {i.seed for i in new.items}
@@ -269,18 +277,18 @@ def compare_runs(
         for mode in sorted(new_modes - old_modes)
     }
     regressions: list[Regression] = [
-        Regression(c.category, "category", _describe(c)) for c in compared if c.call == "regressed"
+        Regression(c.category, "category", _describe(c), _numbers(c)) for c in compared if c.call == "regressed"
     ]
     if overall.call == "regressed" and not regressions:
         # A decline spread thin over categories, none of which regressed on its own.
         regressions.append(Regression(OVERALL, "overall", _describe(overall) + " (no single category "
-                                      "regressed: a decline spread over categories)"))
+                                      "regressed: a decline spread over categories)", _numbers(overall)))
     for mode, where in new_failure_modes.items():
         shown = ", ".join(where[:5]) + (" ..." if len(where) > 5 else "") if where else "run-level label"
         regressions.append(Regression(mode, "failure_mode",
                                       f"{mode} present in {new_label}, absent in {old_label} ({shown})"))
 
-    reasons: list[Reason] = [Reason("regression:" + r.name, Gate.FAIL, r.detail) for r in regressions]
+    reasons: list[Reason] = [Reason("regression:" + r.name, Gate.FAIL, r.detail, r.numbers) for r in regressions]
     if errored:
         reasons.append(Reason("errored-items", Gate.INCOMPLETE,
                               f"{len(errored)} paired item(s) errored and could not be compared: "
