@@ -3,7 +3,7 @@
 ``SCHEMA_VERSION`` is the version of the JSON contract every result carries as
 ``schema_version``. Version 1 is the first versioned contract: every field forgegate
 0.1.0 wrote, unchanged in name and meaning, plus ``kind`` and ``schema_version``
-(docs/architecture.md, "Result models"). A change that renames, removes or re-means a
+(docs/architecture.md, "Results"). A change that renames, removes or re-means a
 field raises it; results without ``schema_version`` are upgraded once by
 ``forgegate.results.legacy``.
 """
