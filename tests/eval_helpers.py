@@ -42,10 +42,10 @@ def run_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 600)
 
 
 def read_json(path: Path) -> dict[str, Any]:
-    """A GLOSS result JSON the CLI wrote; it must be a valid, versioned eval/live result."""
-    from forgegate.results import EvalResult, parse_as
+    """A result JSON the CLI wrote (eval, live, comparison...); it must be valid and versioned."""
+    from forgegate.results import parse_result
 
     payload: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    assert payload["schema_version"] == 1 and payload["kind"] in ("eval", "live")
-    parse_as(EvalResult, payload, path)
+    assert payload["schema_version"] == 1
+    assert parse_result(payload, path).kind == payload["kind"]
     return payload
