@@ -27,6 +27,11 @@ class Strict(BaseModel):
 
     model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
+    def to_json(self) -> dict[str, Any]:
+        """The JSON contract (what ``--json`` writes)."""
+        dumped: dict[str, Any] = self.model_dump(mode="json")
+        return dumped
+
 
 class ReasonModel(Strict):
     """One rule of a verdict: ``numbers`` holds what it compared (floor, score, n...), for reports to read."""

@@ -102,10 +102,6 @@ class EvalResult(EvalBody):
     def live(self) -> bool:
         return self.kind == "live"
 
-    def to_json(self) -> dict[str, object]:
-        """The JSON contract (what ``--json`` writes)."""
-        return self.model_dump(mode="json")
-
 
 class PlanArmGloss(EvalBody):
     """One arm's GLOSS result inside a plan run (``kind`` is the run store's: "plan")."""

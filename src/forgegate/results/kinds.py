@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, Field, TypeAdapter
 
+from forgegate.gate.arms import AXES
 from forgegate.results.comparison import ComparisonResult
 from forgegate.results.damage import DamageResult
 from forgegate.results.eval import EvalResult
@@ -33,7 +34,8 @@ KINDS: tuple[str, ...] = ("eval", "live", "plan", "voice", "memorization", "dama
                           "lineage_record")
 """Every value ``kind`` takes."""
 
-ARM_AXES: tuple[str, ...] = ("voice", "memorization", "damage")
+ARM_AXES: tuple[str, ...] = AXES
+"""The single-axis kinds (the three-axis gate's axes)."""
 
 
 @cache
