@@ -91,11 +91,11 @@ def test_compare_page_gives_the_paired_comparison_and_flipped_answers_side_by_si
 
 def test_lineage_page_shows_versions_and_charts_only_for_files_given(tmp_path: Path,
                                                                      store: tuple[Path, str, str]) -> None:
-    from lineage_helpers import category, passes, result
+    from lineage_helpers import category, live, passes, result
 
     path = tmp_path / "lineage.jsonl"
     for version, lx in (("v1", 8), ("v2", 6)):
-        decide_graduation(version, result(category("LX-A", passes(lx, 10 - lx))), {"gate": "PASS", "items": []},
+        decide_graduation(version, result(category("LX-A", passes(lx, 10 - lx))), live("PASS"),
                           path, [], f"note <b>{version}</b>", n_resamples=200)
     web = client(store[0], lineage_files=(path,))
     page = web.get("/lineage/0")
