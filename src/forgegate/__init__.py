@@ -1,14 +1,33 @@
 """forgegate: decide whether a trained language-model checkpoint ships.
 
-A pre-registered plan -> generation through a model backend into a durable run
-store -> instruments -> a gate -> a report.
+A pre-registered plan -> generation through a model backend into a durable run store -> instruments
+-> a gate -> a report (docs/architecture.md). The Python API::
+
+    import forgegate
+    result = forgegate.evaluate(backend="openai", model="qwen", base_urls=["http://127.0.0.1:8000/v1"])
+    result.gate            # "PASS", "FAIL", "INCOMPLETE" or "INVALID"
+
+The API's names load on first use, so ``import forgegate`` (and the CLI's start-up) stays light.
 """
 
-from importlib.metadata import PackageNotFoundError, version
+from __future__ import annotations
 
-try:
-    __version__ = version("forgegate")
-except PackageNotFoundError:  # running from a source tree that was never installed
-    __version__ = "0.0.0+unknown"
+import importlib
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["__version__"]
+from forgegate.core.version import __version__
+from forgegate.errors import ForgegateError, InputError, UsageError
+
+if TYPE_CHECKING:
+    from forgegate.api import compare, evaluate, evaluate_async, run_plan, run_plan_async
+
+_API = ("compare", "evaluate", "evaluate_async", "run_plan", "run_plan_async")
+
+__all__ = ["ForgegateError", "InputError", "UsageError", "__version__", "compare", "evaluate", "evaluate_async",
+           "run_plan", "run_plan_async"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _API:
+        return getattr(importlib.import_module("forgegate.api"), name)
+    raise AttributeError(f"module 'forgegate' has no attribute {name!r}")

@@ -1,0 +1,106 @@
+"""The Python API: the CLI's road from a script and from inside a running event loop, with the CLI's errors.
+
+The model side is a real llama.cpp server (llama-cpp-python's ``llama_cpp.server`` on the packaged
+SmolLM2 GGUF) and the embedded backend, never a fake.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from eval_helpers import run_cli
+from llamacpp_server import llamacpp_server
+from typer.testing import CliRunner
+
+import forgegate
+from forgegate.cli.main import app
+from forgegate.core.verdict import Gate
+
+ROOT = Path(__file__).resolve().parent.parent
+TINY = ROOT / "examples" / "batteries" / "tiny.jsonl"
+TINY_GATE = ROOT / "examples" / "batteries" / "tiny-gate.toml"
+EXIT = {g.value: g.exit_code for g in Gate}
+
+
+@pytest.fixture(scope="module")
+def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    pytest.importorskip("llama_cpp.server", reason="needs llama-cpp-python[server]")
+    with llamacpp_server(tmp_path_factory.mktemp("llamacpp")) as url:
+        yield url
+
+
+@pytest.mark.slow
+def test_evaluate_async_runs_inside_a_running_loop_and_agrees_with_the_cli(server_url: str, tmp_path: Path) -> None:
+    store = tmp_path / "runs"
+    kwargs = {"backend": "openai", "model": "smollm2", "base_urls": [server_url], "gate_config": TINY_GATE,
+              "store": store, "concurrency": 1}
+
+    async def in_a_loop() -> tuple[Any, Any]:
+        first = await forgegate.evaluate_async(TINY, **kwargs)
+        # The synchronous call from a coroutine (a notebook cell): must not die on the running loop.
+        again = forgegate.evaluate(TINY, **kwargs)
+        return first, again
+
+    first, again = asyncio.run(in_a_loop())
+    payload = first.model_dump(mode="json")
+    assert first.gate in {g.value for g in Gate} and payload["gate"] == first.gate
+    assert payload["kind"] == "eval" and payload["schema_version"]
+    assert len(payload["items"]) == 5 and all(item["response"] is not None for item in payload["items"])
+    assert again.model_dump(mode="json")["run_id"] == payload["run_id"]  # the same run, resumed
+    assert [i["response"] for i in again.model_dump(mode="json")["items"]] == [i["response"] for i in payload["items"]]
+
+    # The CLI re-scoring the same store says the same word and the same numbers.
+    out = tmp_path / "cli.json"
+    done = CliRunner().invoke(app, ["rescore", payload["run_id"], "--store", str(store), "--json", str(out)])
+    cli = json.loads(out.read_text(encoding="utf-8"))
+    assert done.exit_code == EXIT[cli["gate"]]
+    assert cli["gate"] == payload["gate"] and cli["categories"] == payload["categories"]
+
+
+def test_bad_input_raises_forgegate_error_with_the_message_the_cli_prints(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"category": "LX-A", "prompt": "p", "expected": "x", "max_tokens": 8, "eval_type": "contain"}\n',
+                   encoding="utf-8")
+    with pytest.raises(forgegate.ForgegateError) as caught:
+        forgegate.evaluate(bad, store=tmp_path / "runs")
+    assert isinstance(caught.value, forgegate.InputError)
+    done = run_cli("eval", "--battery", str(bad), "--store", str(tmp_path / "runs"), "--quiet")
+    assert done.returncode == 2
+    printed = " ".join(done.stderr.split())
+    assert " ".join(f"error: {caught.value}".split()) in printed
+
+
+def test_an_unknown_backend_is_a_forgegate_error_with_a_suggestion(tmp_path: Path) -> None:
+    with pytest.raises(forgegate.ForgegateError, match="did you mean 'ollama'"):
+        forgegate.evaluate(TINY, backend="olama", model="x", store=tmp_path / "runs")
+
+
+def test_import_forgegate_stays_light() -> None:
+    """The API's names load on first use: ``import forgegate`` pulls in none of the heavy libraries."""
+    probe = ("import sys, forgegate; "
+             "print(sorted(m for m in ('numpy', 'scipy', 'llama_cpp', 'torch') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
+
+
+@pytest.mark.slow
+def test_the_readme_python_api_example_runs(tmp_path: Path) -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Python API", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```python\n(.*?)```", section, flags=re.S)
+    assert blocks, "the README's Python API section has no python example"
+    env = {**os.environ, "FORGEGATE_HOME": str(tmp_path / "home")}
+    done = subprocess.run([sys.executable, "-c", blocks[0]], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=900, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    first = done.stdout.splitlines()[0]
+    assert first.split()[0] in {g.value for g in Gate}, done.stdout
