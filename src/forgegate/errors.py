@@ -38,6 +38,17 @@ class UsageError(ForgegateError):
     """The command line asks for something that cannot be done (exit 2)."""
 
 
+class StoreError(ForgegateError):
+    """The run store or its folder cannot be used as it is (damaged, read-only, a file where a folder
+    belongs, held by another process): the user must act, so it is bad input (exit 2), never a verdict."""
+
+    def __init__(self, path: Path | str, problem: str, remedy: str) -> None:
+        super().__init__(f"{path}: {problem}; {remedy}")
+        self.path = Path(path)
+        self.problem = problem
+        self.remedy = remedy
+
+
 def closest(word: str, known: Collection[str]) -> str | None:
     """The known name nearest to a mistyped ``word``, if any is near enough."""
     close = difflib.get_close_matches(word, list(known), n=1)

@@ -8,25 +8,35 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from forgegate.cli.common import console
-from forgegate.errors import UsageError
+from forgegate.cli.common import console, err_console
+from forgegate.errors import StoreError, UsageError
 from forgegate.pipeline.review import item_checks, record_review, review_states, run_battery
 from forgegate.store import RunStore, find_run, list_runs
+from forgegate.store.faults import DamagedStoreError
 
 
 def register(app: typer.Typer) -> None:
     @app.command("runs", help="List the runs in the store: id, kind, plan or model, arms, answers, verdict, date.")
     def runs(store: Path | None = typer.Option(None, help="Run store directory.")) -> None:
         table = Table("run", "kind", "plan / model", "arms", "answers", "errors", "last verdict", "created")
+        unusable: list[StoreError] = []
         for path in list_runs(store):
-            with RunStore.open(path, create=False) as opened:
-                meta, latest = opened.meta(), opened.latest()
+            try:
+                with RunStore.open(path, readonly=True) as opened:
+                    meta, latest = opened.meta(), opened.latest()
+            except StoreError as exc:  # one bad file must not hide the others
+                unusable.append(exc)
+                kind = "damaged" if isinstance(exc, DamagedStoreError) else "unreadable"
+                table.add_row(path.stem, f"[red]{kind}[/]", *["-"] * 6)
+                continue
             label = meta.get("plan_name") or meta.get("model") or meta.get("model_label") or "-"
             table.add_row(path.stem, str(meta.get("kind", "-")), escape(str(label)),
                           escape(", ".join(sorted({r.arm for r in latest}))), str(sum(r.ok for r in latest)),
                           str(sum(not r.ok for r in latest)), str(meta.get("last_gate", "-")),
                           str(meta.get("created", "-")))
         console.print(table)
+        for problem in unusable:
+            err_console.print(f"[bold yellow]warning:[/] {escape(str(problem))}", soft_wrap=True)
 
     @app.command("show", help="Print one item of a run: prompt, response, tokens, finish, checks, history.")
     def show(
@@ -34,7 +44,7 @@ def register(app: typer.Typer) -> None:
         item: str = typer.Argument(..., help="Item id (or full request key arm/item/seed)."),
         store: Path | None = typer.Option(None, help="Run store directory."),
     ) -> None:
-        with RunStore.open(find_run(run, store), create=False) as opened:
+        with RunStore.open(find_run(run, store), readonly=True) as opened:
             battery = run_battery(opened.meta())
             rows = [r for r in opened.latest() if item in (r.item_id, r.request_key)]
             if not rows:

@@ -17,7 +17,7 @@ from forgegate.checks.controls import run_loop_detector_controls
 from forgegate.core.records import StoredResponse
 from forgegate.core.verdict import Gate, Reason
 from forgegate.core.version import __version__
-from forgegate.errors import UsageError
+from forgegate.errors import StoreError, UsageError
 from forgegate.gate.controls import control_reason
 from forgegate.gate.gloss import GlossResult, ItemOutcome, category_result, gloss_verdict
 from forgegate.gate.gloss_config import GateConfig
@@ -61,7 +61,7 @@ class ScoredRun:
 def score_store(store_path: Path, battery: Battery, config: GateConfig, config_sha: str, *,
                 arm: str | None = None, record_gate: bool = True, check_failure_modes: bool = False) -> ScoredRun:
     """Score the stored answers (only arm ``arm``'s when given: a plan's store holds several arms)."""
-    with RunStore.open(store_path, create=False) as store:
+    with RunStore.open(store_path, readonly=True) as store:
         meta = store.meta()
         latest = {r.item_id: r for r in store.latest() if arm is None or r.arm == arm}
         reviews = store.reviews()
@@ -94,9 +94,18 @@ def score_store(store_path: Path, battery: Battery, config: GateConfig, config_s
     else:
         gloss = gloss_verdict(config, outcomes, controls)
     if record_gate:  # a run re-gated under another config must not overwrite its own verdict
-        with RunStore.open(store_path, create=False) as store:
-            store.set_meta("last_gate" if arm is None else f"last_gate:{arm}", gloss.verdict.gate.value)
+        _record_last_gate(store_path, "last_gate" if arm is None else f"last_gate:{arm}", gloss.verdict.gate.value)
     return ScoredRun(meta, battery, config, config_sha, tuple(answers), gloss, store_path, signatures)
+
+
+def _record_last_gate(store_path: Path, key: str, gate: str) -> None:
+    """Note the verdict for `forgegate runs`; a store that cannot be written (a read-only folder,
+    where rescore and report still work) simply keeps its earlier note."""
+    try:
+        with RunStore.open(store_path, create=False) as store:
+            store.set_meta(key, gate)
+    except StoreError:
+        pass
 
 
 def live_result(config: GateConfig, outcomes: list[ItemOutcome], controls: list[Reason]) -> GlossResult:

@@ -40,7 +40,7 @@ def item_checks(battery: Battery | None, row: StoredResponse) -> AnswerScore | N
 
 def review_states(store_path: Path) -> list[ReviewState]:
     """Every answer whose check needs a human decision, with the latest decision if any."""
-    with RunStore.open(store_path, create=False) as store:
+    with RunStore.open(store_path, readonly=True) as store:
         battery = run_battery(store.meta())
         reviews = store.reviews()
         rows = store.latest()

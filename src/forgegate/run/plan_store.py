@@ -8,12 +8,11 @@ and is refused rather than quietly starting a fresh one.
 from __future__ import annotations
 
 import re
-import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
 from forgegate.plan import LoadedPlan, load_plan
-from forgegate.store import run_path
+from forgegate.store import RunStore, run_path
 
 
 def plan_run_id(plan_name: str) -> str:
@@ -37,16 +36,8 @@ def plan_run_state(plan: LoadedPlan | Path | str, store_dir: Path | None = None)
     """Read-only look at the plan's run store (a missing store has no generations)."""
     loaded = plan if isinstance(plan, LoadedPlan) else load_plan(plan)
     path = run_path(plan_run_id(loaded.plan.name), store_dir)
-    if not path.exists():
+    if not path.exists() or (path.is_file() and path.stat().st_size == 0):  # 0 bytes: killed while creating
         return PlanRunState(path, 0, None)
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    try:
-        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        count = db.execute("SELECT COUNT(*) FROM responses").fetchone()[0] if "responses" in tables else 0
-        stored = None
-        if "meta" in tables:
-            row = db.execute("SELECT value FROM meta WHERE key = 'plan_hash'").fetchone()
-            stored = row[0].strip('"') if row else None
-    finally:
-        db.close()
-    return PlanRunState(path, int(count), stored)
+    with RunStore.open(path, readonly=True) as store:
+        stored = store.meta().get("plan_hash")
+        return PlanRunState(path, store.row_count(), str(stored) if stored is not None else None)

@@ -6,10 +6,27 @@ import os
 from pathlib import Path
 
 from forgegate.errors import UsageError
+from forgegate.store.faults import check_folder, ensure_folder
+
+HOME_VARIABLE = "FORGEGATE_HOME"
 
 
 def default_store_dir() -> Path:
-    return Path(os.environ.get("FORGEGATE_HOME", ".forgegate")) / "runs"
+    return Path(os.environ.get(HOME_VARIABLE, ".forgegate")) / "runs"
+
+
+def store_dir_source(store_dir: Path | None) -> str:
+    """Which setting chose the store folder, for messages that tell the user what to change."""
+    if store_dir is not None:
+        return "--store"
+    return HOME_VARIABLE if HOME_VARIABLE in os.environ else "the default store (./.forgegate/runs)"
+
+
+def writable_store_dir(store_dir: Path | None) -> Path:
+    """The store folder, created if needed; a file in its way is a clear error, not a crash."""
+    directory = store_dir or default_store_dir()
+    ensure_folder(directory, store_dir_source(store_dir))
+    return directory
 
 
 def run_path(run_id: str, store_dir: Path | None = None) -> Path:
@@ -18,6 +35,7 @@ def run_path(run_id: str, store_dir: Path | None = None) -> Path:
 
 def list_runs(store_dir: Path | None = None) -> list[Path]:
     directory = store_dir or default_store_dir()
+    check_folder(directory, store_dir_source(store_dir))
     return sorted(directory.glob("*.sqlite"), key=lambda p: p.stat().st_mtime) if directory.exists() else []
 
 

@@ -18,6 +18,8 @@ from typing import Any
 from forgegate.core.records import Completion, GenerationRequest, StoredResponse
 from forgegate.core.version import __version__
 from forgegate.errors import UsageError
+from forgegate.store.faults import check_run_file, ensure_folder, store_errors
+from forgegate.store.readonly import open_readonly
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -74,21 +76,35 @@ def _now() -> str:
 class RunStore:
     """One run's SQLite file. Open with ``RunStore.open(path)``; close when done."""
 
-    def __init__(self, path: Path, connection: sqlite3.Connection) -> None:
+    def __init__(self, path: Path, connection: sqlite3.Connection, *, readonly: bool = False) -> None:
         self.path = path
+        self.readonly = readonly
         self._db = connection
 
     @classmethod
-    def open(cls, path: Path, *, create: bool = True) -> RunStore:
+    def open(cls, path: Path, *, create: bool = True, readonly: bool = False) -> RunStore:
+        """Open a run file for writing (created when ``create``), or ``readonly`` for commands that only read.
+
+        Read-only opening never writes, so it works on a read-only folder or mount; a damaged
+        file, a folder in the file's place or a read-only folder for a writer is a StoreError.
+        """
         path = Path(path)
-        if not create and not path.exists():
+        check_run_file(path)
+        if (readonly or not create) and not path.exists():
             raise UsageError(f"no run store at {path}")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        db = sqlite3.connect(path, isolation_level=None)
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA synchronous=NORMAL")
-        db.executescript(SCHEMA)
-        _add_missing_columns(db)
+        if readonly:
+            return cls(path, open_readonly(path), readonly=True)
+        ensure_folder(path.parent, "the run store")
+        with store_errors(path):
+            db = sqlite3.connect(path, isolation_level=None)
+            try:
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute("PRAGMA synchronous=NORMAL")
+                db.executescript(SCHEMA)
+                _add_missing_columns(db)
+            except BaseException:
+                db.close()
+                raise
         return cls(path, db)
 
     def close(self) -> None:
@@ -106,7 +122,7 @@ class RunStore:
         existing = self.meta()
         if not existing:
             rows = {**meta, "forgegate_version": __version__, "created": _now()}
-            with self._db:
+            with store_errors(self.path), self._db:
                 self._db.executemany(
                     "INSERT INTO meta (key, value) VALUES (?, ?)",
                     [(k, json.dumps(v)) for k, v in rows.items()],
@@ -116,15 +132,15 @@ class RunStore:
             if key in existing and existing[key] != value:
                 raise UsageError(
                     f"run store {self.path} belongs to a different run: '{key}' is "
-                    f"{existing[key]!r} there, {value!r} now; use another --store or --run-id"
+                    f"{existing[key]!r} there, {value!r} now; use another --store"
                 )
 
     def meta(self) -> dict[str, Any]:
-        return {k: json.loads(v) for k, v in self._db.execute("SELECT key, value FROM meta")}
+        return {k: json.loads(v) for k, v in self._fetch("SELECT key, value FROM meta")[1]}
 
     def set_meta(self, key: str, value: Any) -> None:
-        """Record a fact learned during the run (a model digest); never overwrites identity keys."""
-        self._db.execute(
+        """Record a fact learned during the run (a model digest, where its files were last seen)."""
+        self._fetch(
             "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
             (key, json.dumps(value)),
         )
@@ -146,7 +162,7 @@ class RunStore:
         if (completion is None) == (error is None):
             raise ValueError("record needs a completion or an error, not both")
         c = completion
-        self._db.execute(
+        self._fetch(
             "INSERT INTO responses (request_key, arm, item_id, seed, request_json, prompt, response, tokens,"
             " token_source, token_texts, finish, latency_s, ttft_s, model_digest, endpoint, error, attempts,"
             " created, prompt_tokens, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
@@ -161,25 +177,34 @@ class RunStore:
             ),
         )
 
+    def row_count(self) -> int:
+        """Every outcome row (answers and errors, history included)."""
+        return int(self._fetch("SELECT COUNT(*) FROM responses")[1][0][0])
+
     def finished_keys(self) -> set[str]:
         """Keys whose latest row is a real answer (stop or length): never generated again."""
         return {r.request_key for r in self.latest() if r.ok}
 
     def latest(self) -> list[StoredResponse]:
         """The current outcome of every request key, in first-seen order."""
-        rows = self._db.execute(
+        names, rows = self._fetch(
             "SELECT r.* FROM responses r JOIN (SELECT request_key, MAX(seq) AS seq FROM responses"
             " GROUP BY request_key) last ON r.seq = last.seq ORDER BY (SELECT MIN(seq) FROM responses f"
             " WHERE f.request_key = r.request_key)"
         )
-        names = [d[0] for d in rows.description]
         return [self._to_stored(dict(zip(names, row, strict=True))) for row in rows]
 
     def history(self, request_key: str) -> Iterator[dict[str, Any]]:
-        rows = self._db.execute("SELECT * FROM responses WHERE request_key = ? ORDER BY seq", (request_key,))
-        names = [d[0] for d in rows.description]
+        names, rows = self._fetch("SELECT * FROM responses WHERE request_key = ? ORDER BY seq", (request_key,))
         for row in rows:
             yield dict(zip(names, row, strict=True))
+
+    def _fetch(self, sql: str, params: tuple[Any, ...] = ()) -> tuple[list[str], list[tuple[Any, ...]]]:
+        """Run one statement and read all its rows, SQLite failures raised as StoreErrors naming the file."""
+        with store_errors(self.path):
+            cursor = self._db.execute(sql, params)
+            names = [d[0] for d in cursor.description or ()]
+            return names, cursor.fetchall()
 
     @staticmethod
     def _to_stored(row: dict[str, Any]) -> StoredResponse:
@@ -196,7 +221,7 @@ class RunStore:
 
     # -- human review ---------------------------------------------------------------------------
     def add_review(self, request_key: str, verdict: str, reviewer: str, note: str | None) -> None:
-        self._db.execute(
+        self._fetch(
             "INSERT INTO reviews (request_key, verdict, reviewer, note, created) VALUES (?, ?, ?, ?, ?)",
             (request_key, verdict, reviewer, note, _now()),
         )
@@ -204,8 +229,11 @@ class RunStore:
     def reviews(self) -> dict[str, tuple[str, str]]:
         """request_key -> (verdict, reviewer) of the latest review."""
         out: dict[str, tuple[str, str]] = {}
-        for key, verdict, reviewer in self._db.execute(
-            "SELECT request_key, verdict, reviewer FROM reviews ORDER BY seq"
-        ):
+        if self.readonly and "reviews" not in self._tables():  # a store from before reviews existed
+            return out
+        for key, verdict, reviewer in self._fetch("SELECT request_key, verdict, reviewer FROM reviews ORDER BY seq")[1]:
             out[key] = (verdict, reviewer)
         return out
+
+    def _tables(self) -> set[str]:
+        return {row[0] for row in self._fetch("SELECT name FROM sqlite_master WHERE type = 'table'")[1]}
