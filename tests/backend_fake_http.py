@@ -38,6 +38,10 @@ class Behaviour:
     default: str = "ok"
     honour_cap: bool = True
     forever: bool = False
+    blank_chunks: bool = False
+    """Stream chunks with no text and never finish: a server that keeps the connection busy, not answering."""
+    blanks_between: int = 0
+    """Empty chunks after each token chunk, not counted in the final token count (eval_count, usage)."""
     fail_first: int = 0
     fail_status: int = 500
     drop_first: int = 0
@@ -182,6 +186,8 @@ class FakeServer:
         """The chunks to stream, the finish reason and the token count, after stop strings and the cap."""
         b = self.behaviour
         text = self.answer(prompt)
+        if b.blank_chunks:
+            return itertools.repeat("", FOREVER_LIMIT), "never", 0
         if b.forever:
             tokens = tokenize(text) or ["x"]
             tokens[-1] = tokens[-1] if tokens[-1][-1:].isspace() else tokens[-1] + " "
@@ -199,6 +205,7 @@ class FakeServer:
         k = self.behaviour.tokens_per_chunk
         while batch := list(itertools.islice(tokens, k)):
             yield "".join(batch)
+            yield from itertools.repeat("", self.behaviour.blanks_between)
 
     def fault(self, handler: FakeHandler, n: int, error_body: Any) -> bool:
         """Apply the fail/stall modes to generation request ``n``; True when the request was answered."""
@@ -221,7 +228,7 @@ class FakeServer:
                 handler.chunk(line)
                 if b.chunk_delay_s:
                     time.sleep(b.chunk_delay_s)
-            if n <= b.drop_first or b.forever:
+            if n <= b.drop_first or b.forever or b.blank_chunks:
                 handler.drop()
                 return
             if not cut:

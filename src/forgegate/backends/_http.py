@@ -8,6 +8,7 @@ mapping failures to transient / permanent :class:`BackendError`) lives here once
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
@@ -26,13 +27,13 @@ TRANSIENT_STATUS = frozenset({408, 409, 425, 429})
 _BODY_SNIPPET = 300
 
 
-def make_client(timeout_s: float, headers: Mapping[str, str] | None = None) -> httpx.AsyncClient:
-    """The one way a backend builds its client: ``timeout_s`` bounds connect, each read and each write.
+def make_client(idle_s: float, headers: Mapping[str, str] | None = None) -> httpx.AsyncClient:
+    """The one way a backend builds its client: ``idle_s`` bounds connect, each read and each write.
 
-    There is no whole-request deadline: a stream that keeps producing is bounded by
-    the token cap, a stalled one by the read timeout.
+    This is the idle timeout: the longest silence on the connection, the wait for the
+    first byte included. The whole-request deadline is ``post_stream``'s ``deadline_s``.
     """
-    timeout = httpx.Timeout(timeout_s, connect=min(timeout_s, 30.0))
+    timeout = httpx.Timeout(idle_s, connect=min(idle_s, 30.0))
     limits = httpx.Limits(max_connections=None, max_keepalive_connections=64)
     return httpx.AsyncClient(timeout=timeout, limits=limits, headers=dict(headers or {}))
 
@@ -175,19 +176,28 @@ async def post_stream(
     redact: Redactor,
     events: Callable[[httpx.Response], AsyncIterator[StreamEvent]],
     max_tokens: int,
+    deadline_s: float | None = None,
 ) -> Streamed:
     """POST ``body`` to ``path`` on the least-busy replica and read the streamed answer under the hard cap.
 
     ``events`` turns the response into :class:`StreamEvent` s (the one part that differs
     between server APIs); failures become transient / permanent :class:`BackendError` s.
+    ``deadline_s`` bounds the whole request, connect to last byte: a server that keeps a
+    stream open without finishing it (a chunk now and then, no answer) misses it, and that
+    is a transient error (retried, then recorded as an error), never a model's answer.
     """
     with pool.acquire() as base:
         url = join_url(base, path)
         started = time.perf_counter()
-        posting = client.stream("POST", url, json=body)
-        async with http_errors(url, redact), posting as response:
-            await raise_for_status(response, redact)
-            got = await collect_capped(events(response), max_tokens, started)
+        try:
+            async with asyncio.timeout(deadline_s):
+                posting = client.stream("POST", url, json=body)
+                async with http_errors(url, redact), posting as response:
+                    await raise_for_status(response, redact)
+                    got = await collect_capped(events(response), max_tokens, started)
+        except TimeoutError:
+            raise BackendError(redact(f"no complete answer from {url} within the {deadline_s:g} s deadline "
+                                      "(--timeout)"), transient=True) from None
     return Streamed(got, base, url, started)
 
 
@@ -252,7 +262,8 @@ async def http_errors(url: str, redact: Redactor) -> AsyncIterator[None]:
     try:
         yield
     except httpx.TimeoutException as exc:
-        raise BackendError(redact(f"timeout talking to {url}: {type(exc).__name__}"), transient=True) from None
+        raise BackendError(redact(f"{url} went silent past the idle timeout (--idle-timeout): {type(exc).__name__}"),
+                           transient=True) from None
     except httpx.TransportError as exc:
         raise BackendError(redact(f"connection to {url} failed: {type(exc).__name__}: {exc}"), transient=True) from None
 

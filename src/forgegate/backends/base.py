@@ -8,8 +8,9 @@ say where its token count came from.
 from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
+from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from forgegate.core.records import Completion, GenerationRequest
 from forgegate.registry import Registry
@@ -25,6 +26,24 @@ class BackendError(Exception):
         self.transient = transient
 
 
+DEFAULT_TIMEOUT_S = 600.0
+"""The whole-request deadline of a server backend: connect to last byte, however the bytes trickle."""
+DEFAULT_IDLE_S = 120.0
+"""The longest silence on a connection (no byte at all, the wait for the first included) before it is stalled."""
+
+
+def base_url_problem(url: str) -> str | None:
+    """Why ``url`` cannot be a server's base URL (None when it can): it must be http(s)://host[:port][/path]."""
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - reading it validates it (a non-numeric or out-of-range port raises)
+    except ValueError as exc:
+        return f"'{url}' is not a URL ({exc})"
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return f"'{url}' is not an http(s) URL with a host (e.g. http://127.0.0.1:11434)"
+    return None
+
+
 class BackendConfig(BaseModel):
     """How to reach a model; from the CLI flags or a plan's arm."""
 
@@ -33,10 +52,17 @@ class BackendConfig(BaseModel):
     model: str | None = None
     base_urls: tuple[str, ...] = ()
     adapter: str | None = None
-    timeout_s: float = 120.0
+    timeout_s: float = Field(default=DEFAULT_TIMEOUT_S, gt=0)
+    """Whole-request deadline (server backends): a request not finished by then is a transient error."""
+    idle_timeout_s: float | None = Field(default=None, gt=0)
+    """Longest silence on the connection; None: ``min(timeout_s, DEFAULT_IDLE_S)``."""
     api_key_env: str | None = None
     n_ctx: int = 2048
     n_threads: int | None = None
+
+    @property
+    def idle_s(self) -> float:
+        return self.idle_timeout_s if self.idle_timeout_s is not None else min(self.timeout_s, DEFAULT_IDLE_S)
 
 
 @runtime_checkable

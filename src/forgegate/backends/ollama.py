@@ -19,6 +19,7 @@ from typing import Any
 import httpx
 
 from forgegate.backends._http import (
+    Collected,
     EndpointPool,
     Redactor,
     StreamEvent,
@@ -31,7 +32,7 @@ from forgegate.backends._http import (
     post_stream,
 )
 from forgegate.backends.base import BACKENDS, BackendConfig, BackendError
-from forgegate.core.records import Completion, FinishReason, GenerationRequest
+from forgegate.core.records import Completion, FinishReason, GenerationRequest, TokenSource
 from forgegate.errors import UsageError
 
 DEFAULT_HOST = "http://127.0.0.1:11434"
@@ -96,7 +97,7 @@ class OllamaBackend:
         self.model: str = config.model
         urls = config.base_urls or (parse_ollama_host(os.environ.get("OLLAMA_HOST", "")),)
         self._pool = EndpointPool(tuple(u.rstrip("/") for u in urls))
-        self._client = make_client(config.timeout_s)
+        self._client = make_client(config.idle_s)
         self._redact = Redactor()
         self._digest: str | None = None
         self._digest_lock = asyncio.Lock()
@@ -151,28 +152,45 @@ class OllamaBackend:
     async def generate(self, request: GenerationRequest) -> Completion:
         digest = await self.model_digest()
         path, body = self._body(request)
-        streamed = await post_stream(self._client, self._pool, path, body, self._redact, _events, request.max_tokens)
+        streamed = await post_stream(self._client, self._pool, path, body, self._redact, _events, request.max_tokens,
+                                     deadline_s=self.config.timeout_s)
         got = streamed.got
         if not got.capped and not got.ended:
             raise BackendError(f"stream from {streamed.url} ended without done: true", transient=True)
-        finish = _finish(got.server_finish, got.capped, len(got.token_texts), request.max_tokens)
+        tokens, source, texts = _count(got, request.max_tokens)
+        finish = _finish(got.server_finish, got.capped, tokens, request.max_tokens)
         extra = {"server_done_reason": got.server_finish} if got.server_finish else {}
         if got.usage_tokens is not None:
             extra["server_eval_count"] = str(got.usage_tokens)
         return build_completion(
             got,
             finish=finish,
-            tokens=len(got.token_texts),
-            token_source="stream-chunks",
+            tokens=tokens,
+            token_source=source,
             started=streamed.started,
             model_digest=digest,
             endpoint=streamed.endpoint,
-            token_texts=tuple(got.token_texts),
+            token_texts=texts,
             extra=extra,
         )
 
     async def aclose(self) -> None:
         await self._client.aclose()
+
+
+def _count(got: Collected, max_tokens: int) -> tuple[int, TokenSource, tuple[str, ...] | None]:
+    """Tokens of the answer: one per chunk that carried text, unless Ollama's final ``eval_count`` says more.
+
+    A chunk with no text is not counted as it arrives (a server that sends empty chunks and
+    never finishes would otherwise fill the cap with nothing and look like a model that ran
+    on). When the stream finishes, ``eval_count`` is Ollama's own count: more than the text
+    chunks means some generated tokens rendered no text (a thinking model's hidden tokens), and
+    then its count is the answer's (server-usage; the chunks no longer line up with tokens).
+    """
+    chunks = len(got.token_texts)
+    if got.capped or got.usage_tokens is None or got.usage_tokens <= chunks:
+        return chunks, "stream-chunks", tuple(got.token_texts)
+    return min(got.usage_tokens, max_tokens), "server-usage", None
 
 
 def _finish(server: str | None, capped: bool, tokens: int, max_tokens: int) -> FinishReason:
@@ -194,8 +212,8 @@ async def _events(response: httpx.Response) -> AsyncIterator[StreamEvent]:
         if text is None:
             text = (obj.get("message") or {}).get("content")
         done = bool(obj.get("done"))
-        if text or not done:
-            yield StreamEvent(token=text or "")
+        if text:  # an empty chunk is not a token: see _count
+            yield StreamEvent(token=text)
         if done:
             count = obj.get("eval_count")
             prompt = obj.get("prompt_eval_count")  # absent when Ollama reused a cached prompt

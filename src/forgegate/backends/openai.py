@@ -64,7 +64,7 @@ class OpenAIBackend:
         key = read_api_key(config.api_key_env)
         headers = {"Authorization": f"Bearer {key}"} if key else {}
         self._redact = Redactor((key,) if key else ())
-        self._client = make_client(config.timeout_s, headers)
+        self._client = make_client(config.idle_s, headers)
         self._pool = EndpointPool(tuple(u.rstrip("/") for u in config.base_urls))
         self._model: str | None = config.model
         self._model_lock = asyncio.Lock()
@@ -114,7 +114,8 @@ class OpenAIBackend:
     async def generate(self, request: GenerationRequest) -> Completion:
         path, body = self._body(request, await self._model_name())
         streamed = await post_stream(self._client, self._pool, path, body, self._redact,
-                                     lambda response: _events(response, self._redact), request.max_tokens)
+                                     lambda response: _events(response, self._redact), request.max_tokens,
+                                     deadline_s=self.config.timeout_s)
         got = streamed.got
         if not got.capped and not got.ended and got.server_finish is None:
             raise BackendError(f"stream from {streamed.url} ended before a finish_reason or [DONE]", transient=True)

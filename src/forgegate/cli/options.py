@@ -7,6 +7,7 @@ list of ``inspect.Parameter`` and each command's signature is that list plus its
 from __future__ import annotations
 
 import inspect
+import math
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ import typer
 
 from forgegate.backends import BACKENDS, BackendConfig
 from forgegate.backends.adapters import adapter_refusal
+from forgegate.backends.base import DEFAULT_IDLE_S, DEFAULT_TIMEOUT_S, base_url_problem
 from forgegate.cli.common import quiet_default
 from forgegate.errors import UsageError
 from forgegate.pipeline.eval_session import SessionOptions
@@ -22,8 +24,12 @@ from forgegate.pipeline.eval_session import SessionOptions
 _P = inspect.Parameter
 
 
-def _opt(name: str, annotation: Any, default: Any, help_text: str, *decls: str) -> inspect.Parameter:
-    return _P(name, _P.KEYWORD_ONLY, default=typer.Option(default, *decls, help=help_text), annotation=annotation)
+def _opt(name: str, annotation: Any, default: Any, help_text: str, *decls: str, **limits: Any) -> inspect.Parameter:
+    option = typer.Option(default, *decls, help=help_text, **limits)
+    return _P(name, _P.KEYWORD_ONLY, default=option, annotation=annotation)
+
+
+NO_WAIT_HELP = "If another process is generating this run, exit 2 at once instead of waiting for it."
 
 
 MODEL_OPTIONS: list[inspect.Parameter] = [
@@ -32,13 +38,18 @@ MODEL_OPTIONS: list[inspect.Parameter] = [
     _opt("base_url", list[str] | None, None, "Server URL; repeat to spread load over replicas.", "--base-url"),
     _opt("adapter", str | None, None, "LoRA adapter directory (transformers backend)."),
     _opt("gate_config", Path | None, None, "Gate config TOML (default: the bundled GLOSS v2 gate)."),
-    _opt("concurrency", int, 4, "Requests in flight at once."),
+    _opt("concurrency", int, 4, "Requests in flight at once.", min=1),
     _opt("seed", int, 0, "Sampling seed passed to the backend (printed with every result)."),
     _opt("temperature", float, 0.0, "Sampling temperature (0 = greedy)."),
     _opt("top_p", float, 1.0, "Nucleus sampling p."),
     _opt("system", str | None, None, "System prompt for chat requests."),
-    _opt("retries", int, 4, "Attempts per request on transient errors (5xx, dropped connections)."),
-    _opt("timeout", float, 120.0, "Seconds per request."),
+    _opt("retries", int, 4, "Attempts per request (at least 1), the later ones only after a transient error "
+         "(5xx, a dropped connection, a missed deadline).", min=1),
+    _opt("timeout", float, DEFAULT_TIMEOUT_S, "Whole-request deadline in seconds, connect to last byte (server "
+         "backends); a request that misses it is retried, and recorded as an error if it never succeeds."),
+    _opt("idle_timeout", float | None, None, f"Seconds of silence (no byte at all) after which a server "
+         f"request counts as stalled [default: the smaller of --timeout and {DEFAULT_IDLE_S:g}].", "--idle-timeout"),
+    _opt("no_wait", bool, False, NO_WAIT_HELP, "--no-wait"),
     _opt("api_key_env", str | None, None, "Environment variable holding the API key (openai)."),
     _opt("store", Path | None, None, "Run store directory (default: $FORGEGATE_HOME/runs, ./.forgegate/runs)."),
     _opt("quiet", bool, False, "No progress bar (also off when stderr is not a terminal)."),
@@ -60,14 +71,25 @@ def with_options(params: list[inspect.Parameter]) -> Callable[[Callable[..., Non
     return decorate
 
 
+def _seconds(flag: str, value: float | None) -> None:
+    if value is not None and not (value > 0 and math.isfinite(value)):
+        raise UsageError(f"{flag} must be a positive number of seconds, not {value:g}")
+
+
 def session_options(kind: str, kw: dict[str, Any], battery: Path | None) -> SessionOptions:
+    """The session the flags ask for; a flag that cannot work is a usage error here, before anything is stored."""
     BACKENDS.get(kw["backend"])  # an unknown name is a usage error with a did-you-mean
     if kw["adapter"] is not None and (why := adapter_refusal(kw["backend"])) is not None:
         raise UsageError(f"--adapter: {why}")
+    _seconds("--timeout", kw["timeout"])
+    _seconds("--idle-timeout", kw["idle_timeout"])
+    for url in kw["base_url"] or ():
+        if (problem := base_url_problem(url)) is not None:
+            raise UsageError(f"--base-url {problem}")
     config = BackendConfig(model=kw["model"], base_urls=tuple(kw["base_url"] or ()), adapter=kw["adapter"],
-                           timeout_s=kw["timeout"], api_key_env=kw["api_key_env"])
+                           timeout_s=kw["timeout"], idle_timeout_s=kw["idle_timeout"], api_key_env=kw["api_key_env"])
     return SessionOptions(kind=kind, backend=kw["backend"], config=config, battery_path=battery,
                           gate_config_path=kw["gate_config"], seed=kw["seed"], temperature=kw["temperature"],
                           top_p=kw["top_p"], system=kw["system"], concurrency=kw["concurrency"],
                           retries=kw["retries"], store_dir=kw["store"], quiet=kw["quiet"] or quiet_default(),
-                          check_failure_modes=kw.get("check_failure_modes", False))
+                          check_failure_modes=kw.get("check_failure_modes", False), wait=not kw["no_wait"])

@@ -16,7 +16,7 @@ from forgegate.gate.gloss_config import GateConfig, bundled_gate_config_path, lo
 from forgegate.jsonio import write_json_atomic
 from forgegate.pipeline.gloss_scoring import ScoredRun, eval_result, result_json, score_store
 from forgegate.run import ArmSpec, ExecutionSummary, PromptItem, RetryPolicy, SamplingSpec, generate, plan_requests
-from forgegate.store import RunStore, find_run, run_path
+from forgegate.store import RunStore, find_run, run_path, writable_store_dir
 
 REMOTE_BACKENDS = frozenset({"ollama", "openai"})
 
@@ -77,6 +77,8 @@ class SessionOptions:
     store_dir: Path | None
     quiet: bool
     check_failure_modes: bool = False
+    wait: bool = True
+    """Wait for another process generating the same run (False: refuse at once)."""
 
 
 def prepare_session(options: SessionOptions) -> tuple[EvalSpec, GateConfig, str, Path]:
@@ -86,6 +88,8 @@ def prepare_session(options: SessionOptions) -> tuple[EvalSpec, GateConfig, str,
                          "result comes from it; there is no default)")
     if options.concurrency < 1:
         raise UsageError("--concurrency must be at least 1")
+    if options.retries < 1:
+        raise UsageError("--retries must be at least 1 (the first attempt counts)")
     gate_config_path = options.gate_config_path or bundled_gate_config_path()
     gate_config, gate_sha = load_gate_config(gate_config_path)
     if options.kind == "live":
@@ -105,14 +109,14 @@ async def run_session_async(options: SessionOptions) -> tuple[ScoredRun, dict[st
     spec, gate_config, gate_sha, gate_config_path = prepare_session(options)
     arm = spec.arm()
     outcome = await generate(
-        run_path(spec.run_id, options.store_dir),
+        run_path(spec.run_id, writable_store_dir(options.store_dir)),
         identity={**spec.identity(), "run_id": spec.run_id},
         metadata={"battery_path": str(spec.battery.path), "base_urls": list(spec.config.base_urls),
                   "gate_config": {"path": str(gate_config_path), "sha256": gate_sha,
                                   "toml": gate_config_path.read_text(encoding="utf-8")}},
         arms=[arm], planned=plan_requests([arm], spec.items(), [spec.seed], spec.sampling()),
         concurrency=options.concurrency, quiet=options.quiet, retry=RetryPolicy(attempts=options.retries),
-        per_arm_digests=False)
+        per_arm_digests=False, wait=options.wait)
     result = score_store(outcome.store_path, spec.battery, gate_config, gate_sha,
                          check_failure_modes=options.check_failure_modes)
     return result, result_json(result), outcome.summary
@@ -137,7 +141,7 @@ def rescore_stored_run(run: str, *, store_dir: Path | None, battery_path: Path |
     than its own, a line saying so (printed and kept in the JSON as ``regated_from``).
     """
     path = find_run(run, store_dir)
-    with RunStore.open(path, create=False) as opened:
+    with RunStore.open(path, readonly=True) as opened:
         meta = opened.meta()
     kind = meta.get("kind")
     if kind not in ("eval", "live"):

@@ -27,7 +27,7 @@ from forgegate.plan import (
 )
 from forgegate.run import ArmSpec, ExecutionSummary, PromptItem, SamplingSpec, generate, plan_requests
 from forgegate.run.plan_store import plan_run_id, plan_run_state
-from forgegate.store import RunStore
+from forgegate.store import RunStore, writable_store_dir
 
 
 @dataclass(frozen=True)
@@ -84,8 +84,11 @@ def _generation(row: StoredResponse) -> Generation:
 
 
 async def generate_plan_async(plan_path: Path | str, *, store_dir: Path | None = None, concurrency: int = 1,
-                              quiet: bool = True) -> PlanGenerations:
-    """Lock check, then every missing generation of the plan (a resumed run repeats nothing finished)."""
+                              quiet: bool = True, wait: bool = True) -> PlanGenerations:
+    """Lock check, then every missing generation of the plan (a resumed run repeats nothing finished).
+
+    One process generates a plan's run at a time: another waits for it, or with ``wait=False`` refuses.
+    """
     if concurrency < 1:
         raise UsageError("--concurrency must be at least 1")
     state = plan_run_state(load_plan(plan_path), store_dir)
@@ -103,9 +106,11 @@ async def generate_plan_async(plan_path: Path | str, *, store_dir: Path | None =
     metadata: dict[str, object] = {"plan_hash": locked.plan_hash, "plan_file": str(locked.loaded.path)}
     if battery is not None:
         metadata["battery_sha256"] = battery.sha256
+    writable_store_dir(store_dir)
     outcome = await generate(state.store_path, identity={"kind": "plan", "run_id": plan_run_id(locked.loaded.plan.name),
                                                          "plan_name": locked.loaded.plan.name},
-                             metadata=metadata, arms=arms, planned=planned, concurrency=concurrency, quiet=quiet)
+                             metadata=metadata, arms=arms, planned=planned, concurrency=concurrency, quiet=quiet,
+                             wait=wait)
     summary, digests = outcome.summary, outcome.model_digests
     with RunStore.open(state.store_path, create=False) as store:
         latest = {row.request_key: row for row in store.latest()}
@@ -119,6 +124,7 @@ async def generate_plan_async(plan_path: Path | str, *, store_dir: Path | None =
 
 
 def generate_plan(plan_path: Path | str, *, store_dir: Path | None = None, concurrency: int = 1,
-                  quiet: bool = True) -> PlanGenerations:
+                  quiet: bool = True, wait: bool = True) -> PlanGenerations:
     """``generate_plan_async`` from synchronous code (the CLI)."""
-    return asyncio.run(generate_plan_async(plan_path, store_dir=store_dir, concurrency=concurrency, quiet=quiet))
+    return asyncio.run(generate_plan_async(plan_path, store_dir=store_dir, concurrency=concurrency, quiet=quiet,
+                                           wait=wait))

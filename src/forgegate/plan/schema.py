@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Discriminator, Field, Tag, ValidationInfo, field_validator, model_validator
 
 from forgegate.backends.adapters import adapter_refusal
-from forgegate.backends.base import BackendConfig
+from forgegate.backends.base import BackendConfig, base_url_problem
 from forgegate.errors import not_one_of
 from forgegate.plan.instruments import ENDPOINTS, Instruments, endpoint_names
 from forgegate.userfile import MaxTokens, PromptText, UserFileModel
@@ -55,6 +55,14 @@ class Arm(UserFileModel):
         backend = info.data.get("backend")  # absent when the backend itself was refused
         if value is not None and backend is not None and (why := adapter_refusal(backend)) is not None:
             raise ValueError(why)
+        return value
+
+    @field_validator("base_urls")
+    @classmethod
+    def _urls_are_http(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for url in value:
+            if (problem := base_url_problem(url)) is not None:
+                raise ValueError(problem)
         return value
 
     @field_validator("prompt_template")

@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from forgegate.backends import Backend, BackendConfig, make_backend
+from forgegate.console import notice
 from forgegate.core.records import GenerationRequest
 from forgegate.run.engine import ExecutionSummary, PlannedRequest, RetryPolicy, execute, record_model_digest
-from forgegate.store import RunStore
+from forgegate.store import RunStore, run_lock
 
 
 @dataclass(frozen=True)
@@ -97,12 +98,23 @@ def digest_key(arm: str, per_arm: bool) -> str:
 
 async def generate(store_path: Path, *, identity: Mapping[str, Any], metadata: Mapping[str, Any],
                    arms: Sequence[ArmSpec], planned: Sequence[PlannedRequest], concurrency: int, quiet: bool,
-                   retry: RetryPolicy | None = None, per_arm_digests: bool = True) -> RunOutcome:
+                   retry: RetryPolicy | None = None, per_arm_digests: bool = True, wait: bool = True) -> RunOutcome:
     """Generate every missing answer of ``planned`` into the store at ``store_path`` (resuming if it exists).
 
     ``identity`` must match what the store already holds (a different run refuses); ``metadata``
-    (paths, labels) is recorded and may change between resumes.
+    (paths, labels) is recorded and may change between resumes. One process generates a run at
+    a time: another waits for it (saying so on stderr) and then resumes from its answers, or,
+    with ``wait=False``, refuses at once.
     """
+    async with run_lock(store_path, wait=wait, on_wait=notice):
+        return await _generate_locked(store_path, identity=identity, metadata=metadata, arms=arms, planned=planned,
+                                      concurrency=concurrency, quiet=quiet, retry=retry,
+                                      per_arm_digests=per_arm_digests)
+
+
+async def _generate_locked(store_path: Path, *, identity: Mapping[str, Any], metadata: Mapping[str, Any],
+                           arms: Sequence[ArmSpec], planned: Sequence[PlannedRequest], concurrency: int,
+                           quiet: bool, retry: RetryPolicy | None, per_arm_digests: bool) -> RunOutcome:
     with RunStore.open(store_path) as store:
         store.init_meta(dict(identity))
         for key, value in metadata.items():
