@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from store_helpers import LIVE, copy_store, make_live_run
+from store_helpers import LIVE, copy_store, live_args, make_live_run
 
 
 def _user_namespace_works() -> bool:
@@ -83,6 +83,9 @@ def test_read_only_commands_work_on_a_read_only_store_and_write_nothing(read_onl
     for proc in (listing, shown, rescored, reported, reviews):
         assert proc.returncode == 0, proc.stderr
         assert "Traceback" not in proc.stderr
+    generating = cli(prefix, *live_args("http://127.0.0.1:9", store))  # a writer is refused, clearly
+    assert generating.returncode == 2 and "cannot create the run's lock file" in generating.stderr
+    assert "--store" in generating.stderr
     assert run.stem in listing.stdout and "PASS" in listing.stdout
     assert item in shown.stdout and "finish stop" in shown.stdout
     assert (out / "r.json").exists() and (out / "r.html").exists()

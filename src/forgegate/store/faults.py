@@ -20,8 +20,8 @@ from forgegate.errors import StoreError
 SQLITE_PERM, SQLITE_BUSY, SQLITE_LOCKED, SQLITE_READONLY = 3, 5, 6, 8
 SQLITE_IOERR, SQLITE_CORRUPT, SQLITE_FULL, SQLITE_CANTOPEN, SQLITE_NOTADB = 10, 11, 13, 14, 26
 
-MOVE_ASIDE = "move it aside (e.g. `mv {path} {path}.damaged`) and run again to start that run afresh, " \
-             "or give --store another folder"
+MOVE_ASIDE = ("move it aside (e.g. `mv {path} {path}.damaged`) and run again to start that run afresh, "
+              "or give --store another folder")
 ELSEWHERE = "give --store a folder you can write to (or set FORGEGATE_HOME)"
 
 
