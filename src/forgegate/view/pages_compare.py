@@ -25,7 +25,7 @@ RESAMPLES = 9999
 
 
 def _answers(path: Any) -> dict[tuple[str, int | None], str | None]:
-    with RunStore.open(path, create=False) as store:
+    with RunStore.open(path, readonly=True) as store:
         return {(r.item_id, r.seed): (r.response if r.ok else f"[{r.finish}] {r.error}") for r in store.latest()}
 
 

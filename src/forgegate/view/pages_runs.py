@@ -54,7 +54,7 @@ def item_page(request: Request) -> Response:
     scored = next((i for i in (run.result or {}).get("items", [])
                    if i.get("id") == row.item_id and i.get("seed") == row.seed), None)
     parts, span, note = segments(row.response or "", scored.get("loop_span") if scored else None)
-    with RunStore.open(run.path, create=False) as store:
+    with RunStore.open(run.path, readonly=True) as store:
         history = list(store.history(key))
     return render(request, "item.html", run=run, row=row, scored=scored, parts=parts, span=span, span_note=note,
                   word=outcome(scored) if scored else None, history=history)

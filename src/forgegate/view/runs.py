@@ -97,7 +97,7 @@ def run_file(store_dir: Path, run_id: str) -> Path:
 def read_run(path: Path) -> tuple[dict[str, Any], list[StoredResponse]]:
     """A run's meta and current answers; a damaged file raises a UsageError that names it and what to do."""
     try:
-        with RunStore.open(path, create=False) as store:
+        with RunStore.open(path, readonly=True) as store:
             return store.meta(), store.latest()
     except STORE_ERRORS as exc:
         raise UsageError(f"run file {path} cannot be read ({type(exc).__name__}: {exc}): it is damaged or not "
