@@ -6,14 +6,16 @@ Before, `--retries 0` stored one "no attempt made" row per item (INCOMPLETE, exi
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 from backend_servers import Behaviour, FakeOllamaServer
 from eval_helpers import run_cli
 
+import forgegate
 from forgegate.backends.base import base_url_problem
-from forgegate.errors import InputError
+from forgegate.errors import InputError, UsageError
 from forgegate.plan.load import load_plan
 from tests.plan_helpers import PLAN, line_of, write_plan_folder
 
@@ -75,4 +77,18 @@ def test_run_refuses_concurrency_below_one(tmp_path: Path) -> None:
     plan = write_plan_folder(tmp_path / "p")
     proc = run_cli("run", str(plan), "--concurrency", "0", "--store", str(tmp_path / "store"))
     assert proc.returncode == 2 and "Invalid value for '--concurrency'" in " ".join(proc.stderr.split())
+    assert not (tmp_path / "store").exists()
+
+
+@pytest.mark.parametrize(("keywords", "message"), [
+    ({"timeout": 0}, "--timeout must be a positive number of seconds, not 0"),
+    ({"base_urls": ["not-a-url"]}, "--base-url 'not-a-url' is not an http(s) URL"),
+    ({"retries": 0}, "--retries must be at least 1"),
+])
+def test_the_python_api_refuses_the_same_options_with_the_same_words(tmp_path: Path, keywords: dict[str, object],
+                                                                      message: str) -> None:
+    arguments: dict[str, object] = {"backend": "ollama", "model": MODEL, "base_urls": ["http://127.0.0.1:9"],
+                                    "store": tmp_path / "store", "live": True, **keywords}
+    with pytest.raises(UsageError, match=re.escape(message)):
+        forgegate.evaluate(**arguments)  # type: ignore[arg-type]
     assert not (tmp_path / "store").exists()

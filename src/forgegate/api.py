@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 
 from forgegate.backends import BACKENDS, BackendConfig
 from forgegate.backends.adapters import adapter_refusal
+from forgegate.backends.base import DEFAULT_TIMEOUT_S
 from forgegate.errors import UsageError
 from forgegate.lineage import compare_runs
 from forgegate.pipeline.eval_session import SessionOptions, run_session_async
@@ -67,7 +68,7 @@ async def evaluate_async(
     base_urls: Sequence[str] = (), adapter: str | None = None, gate_config: str | Path | None = None,
     store: str | Path | None = None, concurrency: int = DEFAULT_CONCURRENCY, seed: int = DEFAULT_SEED,
     temperature: float = 0.0, top_p: float = 1.0, system: str | None = None, retries: int = 4,
-    timeout: float = 120.0, api_key_env: str | None = None, check_failure_modes: bool = False,
+    timeout: float = DEFAULT_TIMEOUT_S, api_key_env: str | None = None, check_failure_modes: bool = False,
     quiet: bool = True, live: bool = False,
 ) -> EvalResult:
     """Run a battery (default: the bundled GLOSS v2) against a model and gate it, as ``forgegate eval`` does.
@@ -89,7 +90,7 @@ def evaluate(
     base_urls: Sequence[str] = (), adapter: str | None = None, gate_config: str | Path | None = None,
     store: str | Path | None = None, concurrency: int = DEFAULT_CONCURRENCY, seed: int = DEFAULT_SEED,
     temperature: float = 0.0, top_p: float = 1.0, system: str | None = None, retries: int = 4,
-    timeout: float = 120.0, api_key_env: str | None = None, check_failure_modes: bool = False,
+    timeout: float = DEFAULT_TIMEOUT_S, api_key_env: str | None = None, check_failure_modes: bool = False,
     quiet: bool = True, live: bool = False,
 ) -> EvalResult:
     """:func:`evaluate_async` from synchronous code (a script, or a notebook cell with its loop running)."""

@@ -7,10 +7,11 @@ say where its token count came from.
 
 from __future__ import annotations
 
+import math
 from typing import Protocol, runtime_checkable
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
 
 from forgegate.core.records import Completion, GenerationRequest
 from forgegate.registry import Registry
@@ -52,9 +53,9 @@ class BackendConfig(BaseModel):
     model: str | None = None
     base_urls: tuple[str, ...] = ()
     adapter: str | None = None
-    timeout_s: float = Field(default=DEFAULT_TIMEOUT_S, gt=0)
+    timeout_s: float = DEFAULT_TIMEOUT_S
     """Whole-request deadline (server backends): a request not finished by then is a transient error."""
-    idle_timeout_s: float | None = Field(default=None, gt=0)
+    idle_timeout_s: float | None = None
     """Longest silence on the connection; None: ``min(timeout_s, DEFAULT_IDLE_S)``."""
     api_key_env: str | None = None
     n_ctx: int = 2048
@@ -63,6 +64,14 @@ class BackendConfig(BaseModel):
     @property
     def idle_s(self) -> float:
         return self.idle_timeout_s if self.idle_timeout_s is not None else min(self.timeout_s, DEFAULT_IDLE_S)
+
+    def problems(self) -> list[str]:
+        """What in this config cannot work, worded for the user (the flags' names); empty when all can."""
+        found = [f"{flag} must be a positive number of seconds, not {value:g}"
+                 for flag, value in (("--timeout", self.timeout_s), ("--idle-timeout", self.idle_timeout_s))
+                 if value is not None and not (value > 0 and math.isfinite(value))]
+        found += [f"--base-url {problem}" for url in self.base_urls if (problem := base_url_problem(url))]
+        return found
 
 
 @runtime_checkable

@@ -7,7 +7,6 @@ list of ``inspect.Parameter`` and each command's signature is that list plus its
 from __future__ import annotations
 
 import inspect
-import math
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,7 @@ import typer
 
 from forgegate.backends import BACKENDS, BackendConfig
 from forgegate.backends.adapters import adapter_refusal
-from forgegate.backends.base import DEFAULT_IDLE_S, DEFAULT_TIMEOUT_S, base_url_problem
+from forgegate.backends.base import DEFAULT_IDLE_S, DEFAULT_TIMEOUT_S
 from forgegate.cli.common import quiet_default
 from forgegate.errors import UsageError
 from forgegate.pipeline.eval_session import SessionOptions
@@ -71,21 +70,11 @@ def with_options(params: list[inspect.Parameter]) -> Callable[[Callable[..., Non
     return decorate
 
 
-def _seconds(flag: str, value: float | None) -> None:
-    if value is not None and not (value > 0 and math.isfinite(value)):
-        raise UsageError(f"{flag} must be a positive number of seconds, not {value:g}")
-
-
 def session_options(kind: str, kw: dict[str, Any], battery: Path | None) -> SessionOptions:
     """The session the flags ask for; a flag that cannot work is a usage error here, before anything is stored."""
     BACKENDS.get(kw["backend"])  # an unknown name is a usage error with a did-you-mean
     if kw["adapter"] is not None and (why := adapter_refusal(kw["backend"])) is not None:
         raise UsageError(f"--adapter: {why}")
-    _seconds("--timeout", kw["timeout"])
-    _seconds("--idle-timeout", kw["idle_timeout"])
-    for url in kw["base_url"] or ():
-        if (problem := base_url_problem(url)) is not None:
-            raise UsageError(f"--base-url {problem}")
     config = BackendConfig(model=kw["model"], base_urls=tuple(kw["base_url"] or ()), adapter=kw["adapter"],
                            timeout_s=kw["timeout"], idle_timeout_s=kw["idle_timeout"], api_key_env=kw["api_key_env"])
     return SessionOptions(kind=kind, backend=kw["backend"], config=config, battery_path=battery,

@@ -90,6 +90,8 @@ def prepare_session(options: SessionOptions) -> tuple[EvalSpec, GateConfig, str,
         raise UsageError("--concurrency must be at least 1")
     if options.retries < 1:
         raise UsageError("--retries must be at least 1 (the first attempt counts)")
+    if problems := options.config.problems():
+        raise UsageError(problems[0])
     gate_config_path = options.gate_config_path or bundled_gate_config_path()
     gate_config, gate_sha = load_gate_config(gate_config_path)
     if options.kind == "live":
