@@ -15,11 +15,11 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from forgegate.core.version import __version__
 from forgegate.errors import ForgegateError, InputError, UsageError
 
 if TYPE_CHECKING:
     from forgegate.api import compare, evaluate, evaluate_async, run_plan, run_plan_async
+    from forgegate.core.version import __version__
 
 _API = ("compare", "evaluate", "evaluate_async", "run_plan", "run_plan_async")
 
@@ -28,6 +28,12 @@ __all__ = ["ForgegateError", "InputError", "UsageError", "__version__", "compare
 
 
 def __getattr__(name: str) -> Any:
+    """The API and ``__version__`` load on first use: importing any part of forgegate (the CLI's ``--help``
+    first of all) pays for neither the pipeline nor ``importlib.metadata``."""
     if name in _API:
         return getattr(importlib.import_module("forgegate.api"), name)
-    raise AttributeError(f"module 'forgegate' has no attribute {name!r}")
+    if name == "__version__":
+        from forgegate.core.version import __version__
+
+        return __version__
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 from forgegate.backends import BACKENDS, BackendConfig
 from forgegate.backends.adapters import adapter_refusal
-from forgegate.backends.base import DEFAULT_TIMEOUT_S
+from forgegate.core.limits import DEFAULT_TIMEOUT_S
 from forgegate.errors import UsageError
 from forgegate.lineage import compare_runs
 from forgegate.pipeline.eval_session import SessionOptions, run_session_async

@@ -2,10 +2,15 @@
 
 The CLI's choices, the plan schema's allowed values and the docs all read
 ``Registry.names()``, so there is never a second list to keep in step.
+
+An entry may be *declared* before its module is imported (``declare(name, module)``): its name is
+listed at once and its module imported on first ``get``, so that listing the choices (``--help``)
+does not import an HTTP client or a model runtime.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
@@ -31,6 +36,11 @@ class Registry(Generic[T]):
     def __init__(self, kind: str) -> None:
         self.kind = kind
         self._entries: dict[str, T] = {}
+        self._declared: dict[str, str] = {}
+
+    def declare(self, name: str, module: str) -> None:
+        """``module`` registers ``name`` when imported; list the name now, import the module on first use."""
+        self._declared[name] = module
 
     def register(self, name: str) -> Callable[[T], T]:
         """Decorator: register the decorated object under ``name`` (names are unique)."""
@@ -44,13 +54,15 @@ class Registry(Generic[T]):
         return decorate
 
     def get(self, name: str) -> T:
+        if name not in self._entries and name in self._declared:
+            importlib.import_module(self._declared[name])
         try:
             return self._entries[name]
         except KeyError:
             raise UnknownNameError(self.kind, name, self.names()) from None
 
     def names(self) -> tuple[str, ...]:
-        return tuple(sorted(self._entries))
+        return tuple(sorted(self._entries.keys() | self._declared.keys()))
 
     def __contains__(self, name: object) -> bool:
-        return name in self._entries
+        return name in self._entries or name in self._declared

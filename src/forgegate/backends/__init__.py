@@ -1,13 +1,35 @@
 """Model backends, registered by name in ``BACKENDS``.
 
-Importing this package registers every built-in backend.
+Each backend's module is declared here and imported the first time the backend is asked for, and
+the protocol's records (``forgegate.backends.base``) when first named, so that listing the names
+(``forgegate --help``) imports neither an HTTP client, a model runtime nor pydantic.
 """
 
-from forgegate.backends.base import BACKENDS, Backend, BackendConfig, BackendError
-from forgegate.backends.embedded import EmbeddedBackend
-from forgegate.backends.ollama import OllamaBackend
-from forgegate.backends.openai import OpenAIBackend
-from forgegate.backends.transformers_backend import TransformersBackend as TransformersBackend
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from forgegate.registry import Registry
+
+if TYPE_CHECKING:
+    from forgegate.backends.base import Backend, BackendConfig, BackendError, BackendFactory
+    from forgegate.backends.embedded import EmbeddedBackend
+    from forgegate.backends.ollama import OllamaBackend
+    from forgegate.backends.openai import OpenAIBackend
+    from forgegate.backends.transformers_backend import TransformersBackend
+
+BACKENDS: Registry[BackendFactory] = Registry("backend")
+
+# name -> (module that registers it, the class it exports)
+_BUILT_IN: dict[str, tuple[str, str]] = {
+    "embedded": ("forgegate.backends.embedded", "EmbeddedBackend"),
+    "ollama": ("forgegate.backends.ollama", "OllamaBackend"),
+    "openai": ("forgegate.backends.openai", "OpenAIBackend"),
+    "transformers": ("forgegate.backends.transformers_backend", "TransformersBackend"),
+}
+for _name, (_module, _) in _BUILT_IN.items():
+    BACKENDS.declare(_name, _module)
 
 __all__ = [
     "BACKENDS",
@@ -17,10 +39,24 @@ __all__ = [
     "EmbeddedBackend",
     "OllamaBackend",
     "OpenAIBackend",
+    "TransformersBackend",
     "make_backend",
 ]
 
 
 def make_backend(name: str, config: BackendConfig) -> Backend:
-    """Build the backend registered under ``name``."""
+    """Build the backend registered under ``name`` (importing its module on first use)."""
     return BACKENDS.get(name)(config)
+
+
+_BASE = frozenset({"Backend", "BackendConfig", "BackendError", "BackendFactory"})
+
+
+def __getattr__(attr: str) -> Any:
+    """The protocol's records and the backend classes, imported when first named."""
+    if attr in _BASE:
+        return getattr(importlib.import_module("forgegate.backends.base"), attr)
+    for module, cls in _BUILT_IN.values():
+        if cls == attr:
+            return getattr(importlib.import_module(module), cls)
+    raise AttributeError(f"module {__name__!r} has no attribute {attr!r}")

@@ -13,8 +13,9 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict
 
+from forgegate.backends import BACKENDS
+from forgegate.core.limits import DEFAULT_IDLE_S, DEFAULT_TIMEOUT_S
 from forgegate.core.records import Completion, GenerationRequest
-from forgegate.registry import Registry
 
 __all__ = ["BACKENDS", "Backend", "BackendConfig", "BackendError", "BackendFactory"]
 
@@ -27,10 +28,6 @@ class BackendError(Exception):
         self.transient = transient
 
 
-DEFAULT_TIMEOUT_S = 600.0
-"""The whole-request deadline of a server backend: connect to last byte, however the bytes trickle."""
-DEFAULT_IDLE_S = 120.0
-"""The longest silence on a connection (no byte at all, the wait for the first included) before it is stalled."""
 
 
 def base_url_problem(url: str) -> str | None:
@@ -95,5 +92,3 @@ class Backend(Protocol):
 class BackendFactory(Protocol):
     def __call__(self, config: BackendConfig) -> Backend: ...
 
-
-BACKENDS: Registry[BackendFactory] = Registry("backend")

@@ -3,22 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
-from forgegate.audit import (
-    load_battery_prompts,
-    read_corpus,
-    run_contamination_audit,
-    run_format_audit,
-    run_leak_audit,
-    run_loop_audit,
-    with_clean_copy,
-)
-from forgegate.audit.render import contamination_lines, format_lines, leak_lines, loop_lines
 from forgegate.cli.common import console, exit_with
-from forgegate.core.verdict import Gate
-from forgegate.jsonio import write_json_atomic
+
+if TYPE_CHECKING:
+    from forgegate.core.verdict import Gate
 
 audit_app = typer.Typer(
     help="Training-data audits before the forge; each runs its controls every time "
@@ -34,6 +26,8 @@ _CORPUS = typer.Option(..., "--corpus", help=_CORPUS_HELP)
 
 
 def _finish(lines: list[str], payload: dict[str, object], json_out: Path | None, gate: Gate) -> None:
+    from forgegate.jsonio import write_json_atomic
+
     for line in lines:
         console.print(line, markup=False, soft_wrap=True)
     if json_out is not None:
@@ -53,6 +47,9 @@ def loops(
 ) -> None:
     """CORPUS_LOOP_INJECTION: rows that repeat a phrase, escalate a symbol, echo the prompt, or
     near-duplicate one prompt."""
+    from forgegate.audit import read_corpus, run_loop_audit, with_clean_copy
+    from forgegate.audit.render import loop_lines
+
     report = run_loop_audit(read_corpus(corpus), seed=seed, top=top, min_repeats=min_repeats)
     if write_clean is not None:
         report = with_clean_copy(report, corpus, write_clean)
@@ -77,6 +74,9 @@ def leak(
     json_out: Path | None = _JSON,
 ) -> None:
     """Removed character names still present in built pairs, per split and half."""
+    from forgegate.audit import run_leak_audit
+    from forgegate.audit.render import leak_lines
+
     report = run_leak_audit(source, renamed, pairs, seed=seed, rename_map=rename_map, planted=planted,
                             glob=glob)
     _finish(leak_lines(report), report.to_json(), json_out, report.gate.verdict_gate)
@@ -91,6 +91,9 @@ def format_(
     json_out: Path | None = _JSON,
 ) -> None:
     """EVAL_FALSE_NEGATIVE: battery prompts shaped unlike the training prompts."""
+    from forgegate.audit import load_battery_prompts, read_corpus, run_format_audit
+    from forgegate.audit.render import format_lines
+
     report = run_format_audit(load_battery_prompts(battery), read_corpus(corpus), min_rows=min_rows)
     _finish(format_lines(report), report.to_json(), json_out, report.gate.verdict_gate)
 
@@ -108,6 +111,9 @@ def contamination(
     json_out: Path | None = _JSON,
 ) -> None:
     """Battery items present verbatim or near-verbatim in the training corpus."""
+    from forgegate.audit import load_battery_prompts, read_corpus, run_contamination_audit
+    from forgegate.audit.render import contamination_lines
+
     report = run_contamination_audit(load_battery_prompts(battery), read_corpus(corpus), n=ngram,
                                      seed=seed, planted=planted)
     _finish(contamination_lines(report), report.to_json(), json_out, report.gate.verdict_gate)

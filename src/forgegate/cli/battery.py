@@ -3,23 +3,20 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
-from rich.table import Table
 
-from forgegate.battery import (
-    Battery,
-    build_battery_file,
-    bundled_lattice_path,
-    load_battery,
-)
 from forgegate.cli.common import console
-from forgegate.jsonio import write_json_atomic
+
+if TYPE_CHECKING:
+    from forgegate.battery import Battery
 
 
 def _print_summary(battery: Battery, label: str) -> None:
+    from rich.table import Table
+
     console.print(f"{label}: {escape(str(battery.path))}", soft_wrap=True)
     table = Table()
     table.add_column("category")
@@ -46,6 +43,8 @@ def register(app: typer.Typer) -> None:
         ] = None,
         live: Annotated[bool, typer.Option("--live", help="Build the 10-task live functional test.")] = False,
     ) -> None:
+        from forgegate.battery import build_battery_file, bundled_lattice_path, load_battery
+
         source = symbols if symbols is not None else bundled_lattice_path()
         console.print(f"symbols: {escape(str(source))}" + ("" if symbols is not None else " (bundled)"))
         build_battery_file(source, out, "live" if live else "battery")
@@ -62,6 +61,9 @@ def register(app: typer.Typer) -> None:
         ] = None,
         json_path: Annotated[Path | None, typer.Option("--json", help="Write the summary here.")] = None,
     ) -> None:
+        from forgegate.battery import load_battery
+        from forgegate.jsonio import write_json_atomic
+
         battery = load_battery(path, categories=category or None)
         _print_summary(battery, "valid battery")
         if json_path is not None:

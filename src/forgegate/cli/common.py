@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 import typer
 
 from forgegate.console import console, err_console
-from forgegate.core.verdict import Gate
+
+if TYPE_CHECKING:
+    from forgegate.core.verdict import Gate
 
 __all__ = ["console", "err_console", "exit_with", "quiet_default"]
-
 
 
 def quiet_default() -> bool:

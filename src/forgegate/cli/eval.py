@@ -1,10 +1,10 @@
-"""`forgegate eval`, `live` and `rescore`: wiring only (the work is in forgegate.gloss)."""
+"""`forgegate eval`, `live` and `rescore`: wiring only (the work is in forgegate.pipeline)."""
 
 from __future__ import annotations
 
 import inspect
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -18,11 +18,10 @@ from forgegate.cli.options import (
     session_options,
     with_options,
 )
-from forgegate.core.verdict import Gate
-from forgegate.pipeline.eval_session import rescore_stored_run, run_session, write_result
-from forgegate.report import write_reports
-from forgegate.report.eval_terminal import print_eval
-from forgegate.run.engine import ExecutionSummary
+
+if TYPE_CHECKING:
+    from forgegate.core.verdict import Gate
+    from forgegate.run.engine import ExecutionSummary
 
 
 def report_summary(summary: ExecutionSummary) -> None:
@@ -33,6 +32,11 @@ def report_summary(summary: ExecutionSummary) -> None:
 def finish(payload: dict[str, Any], json_path: Path | None, title: str, *,
            html: Path | None = None, markdown: Path | None = None) -> Gate:
     """Write the JSON (and reports), print the result, and return the gate the exit code follows."""
+    from forgegate.core.verdict import Gate
+    from forgegate.pipeline.eval_session import write_result
+    from forgegate.report import write_reports
+    from forgegate.report.eval_terminal import print_eval
+
     write_result(payload, json_path)
     if html is not None or markdown is not None:
         write_reports(payload, html, markdown, created=payload.get("created"))
@@ -55,6 +59,8 @@ def _session_command(kind: str, title: str) -> Any:
 
     @with_options([BATTERY_OPTION, *MODEL_OPTIONS, JSON_OPTION, HTML_OPTION, MARKDOWN_OPTION, extra])
     def command(**kw: Any) -> None:
+        from forgegate.pipeline.eval_session import run_session
+
         _result, payload, summary = run_session(session_options(kind, kw, kw["battery"]))
         report_summary(summary)
         exit_with(finish(payload, kw["json_out"], title, html=kw["html"],
@@ -80,6 +86,8 @@ def register(app: typer.Typer) -> None:
         html: Path | None = typer.Option(None, "--html", help="Write a self-contained HTML report here."),
         markdown: Path | None = typer.Option(None, "--markdown", help="Write a Markdown summary here."),
     ) -> None:
+        from forgegate.pipeline.eval_session import rescore_stored_run
+
         payload, regated = rescore_stored_run(run, store_dir=store, battery_path=battery,
                                               gate_config_path=gate_config, check_failure_modes=check_failure_modes)
         if regated:

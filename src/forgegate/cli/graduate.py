@@ -12,9 +12,6 @@ from rich.markup import escape
 from forgegate.cli.common import console, exit_with
 from forgegate.cli.eval import finish, report_summary
 from forgegate.cli.options import BATTERY_OPTION, JSON_OPTION, MODEL_OPTIONS, session_options, with_options
-from forgegate.jsonio import write_json_atomic
-from forgegate.lineage import decide_graduation
-from forgegate.pipeline.eval_session import run_session
 
 _P = inspect.Parameter
 GRADUATE_OPTIONS = [
@@ -37,6 +34,10 @@ def register(app: typer.Typer) -> None:
                                   "appends one lineage record.")
     @with_options([BATTERY_OPTION, *MODEL_OPTIONS, *GRADUATE_OPTIONS, JSON_OPTION])
     def graduate(**kw: Any) -> None:
+        from forgegate.jsonio import write_json_atomic
+        from forgegate.lineage import decide_graduation
+        from forgegate.pipeline.eval_session import run_session
+
         _, battery_payload, summary = run_session(session_options("eval", kw, kw["battery"]))
         report_summary(summary)
         finish(battery_payload, None, "GLOSS EVAL v2")

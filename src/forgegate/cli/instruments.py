@@ -4,32 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import typer
 
 from forgegate.cli.common import console, exit_with
-from forgegate.fixture import build_fixture, read_pairs, split_responses
-from forgegate.jsonio import write_json_atomic
-from forgegate.metrics import (
-    checkpoint_ties,
-    damage_report,
-    load_generations,
-    memorization_report,
-    read_text,
-    read_trainer_state,
-    require_arms,
-    voice_report,
-)
-from forgegate.metrics.damage import parse_band, parse_metrics
-from forgegate.metrics.voice import parse_floor_rule
 from forgegate.plan.declared import DAMAGE_METRICS
-from forgegate.report.metrics_terminal import (
-    print_checkpoints,
-    print_damage,
-    print_fixture,
-    print_memorization,
-    print_voice,
-)
 
 _JSON = typer.Option(None, "--json", help="Write the full result here (JSON, carries \"gate\").")
 _GENS = typer.Option(..., "--generations", help='gens.jsonl: rows {"arm", "seed", "text"} '
@@ -56,6 +34,11 @@ def voice(
     json_out: Path | None = _JSON,
 ) -> None:
     """Axis A: Burrows's Delta over character bigrams to a held-out reference, per arm and seed."""
+    from forgegate.jsonio import write_json_atomic
+    from forgegate.metrics import load_generations, read_text, require_arms, voice_report
+    from forgegate.metrics.voice import parse_floor_rule
+    from forgegate.report.metrics_terminal import print_voice
+
     rule = parse_floor_rule(floor)
     gens = load_generations(generations)
     require_arms(gens, (control, candidate), source=str(generations))
@@ -87,6 +70,12 @@ def memorization(
     json_out: Path | None = _JSON,
 ) -> None:
     """Axis B: longest verbatim n-gram of each generation against the corpus, beside the control arm."""
+    import numpy as np
+
+    from forgegate.jsonio import write_json_atomic
+    from forgegate.metrics import load_generations, memorization_report, read_text, require_arms
+    from forgegate.report.metrics_terminal import print_memorization
+
     gens = load_generations(generations)
     require_arms(gens, (control, candidate), source=str(generations))
     documents = [read_text(p, strip=False).text for p in corpus]
@@ -112,6 +101,11 @@ def damage(
     json_out: Path | None = _JSON,
 ) -> None:
     """Axis C: ran-on and out-of-band rates per arm and seed against the control's seed spread."""
+    from forgegate.jsonio import write_json_atomic
+    from forgegate.metrics import damage_report, load_generations, require_arms
+    from forgegate.metrics.damage import parse_band, parse_metrics
+    from forgegate.report.metrics_terminal import print_damage
+
     chosen = parse_metrics(metrics)
     gens = load_generations(generations)
     require_arms(gens, (control, candidate), source=str(generations))
@@ -129,6 +123,10 @@ def checkpoints(
     json_out: Path | None = _JSON,
 ) -> None:
     """Loss-curve ties: median neighbour jitter, the minimum, and which checkpoints it cannot separate."""
+    from forgegate.jsonio import write_json_atomic
+    from forgegate.metrics import checkpoint_ties, read_trainer_state
+    from forgegate.report.metrics_terminal import print_checkpoints
+
     ties = checkpoint_ties(read_trainer_state(trainer_state))
     if json_out is not None:
         write_json_atomic(json_out, ties.to_json())
@@ -148,6 +146,11 @@ def fixture_build(
     json_out: Path | None = _JSON,
 ) -> None:
     """Sample a beat fixture from a held-out split inside a word band, round-robin across works."""
+    from forgegate.fixture import build_fixture, read_pairs, split_responses
+    from forgegate.jsonio import write_json_atomic
+    from forgegate.metrics.damage import parse_band
+    from forgegate.report.metrics_terminal import print_fixture
+
     rows = read_pairs(pairs)
     build = build_fixture(rows, split=split, n=n, band=parse_band(band), seed=seed, source=str(pairs))
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -9,15 +9,6 @@ import typer
 from rich.markup import escape
 
 from forgegate.cli.common import console, err_console, exit_with
-from forgegate.jsonio import write_json_atomic
-from forgegate.lineage import (
-    compare_runs,
-    lineage_markdown,
-    lineage_table,
-    print_comparison,
-    read_lineage,
-)
-from forgegate.pipeline.sources import eval_run_result
 
 
 def register(app: typer.Typer) -> None:
@@ -38,6 +29,10 @@ def register(app: typer.Typer) -> None:
         resamples: Annotated[int, typer.Option(min=100, help="Bootstrap resamples.")] = 9999,
         store: Annotated[Path | None, typer.Option(help="Run store directory (for run ids).")] = None,
     ) -> None:
+        from forgegate.jsonio import write_json_atomic
+        from forgegate.lineage import compare_runs, print_comparison
+        from forgegate.pipeline.sources import eval_run_result
+
         comparison = compare_runs(eval_run_result(old, store), eval_run_result(new, store), seed=seed,
                                   n_resamples=resamples, old_label=old, new_label=new)
         print_comparison(console, comparison)
@@ -56,6 +51,8 @@ def register(app: typer.Typer) -> None:
             bool, typer.Option("--markdown", help="Print a Markdown table (for a README).")
         ] = False,
     ) -> None:
+        from forgegate.lineage import lineage_markdown, lineage_table, read_lineage
+
         lineage = read_lineage(path)
         for problem in lineage.problems:
             err_console.print(f"[yellow]warning:[/] {escape(str(problem))}")

@@ -9,16 +9,17 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
-from forgegate.backends import BACKENDS, BackendConfig
-from forgegate.backends.adapters import adapter_refusal
-from forgegate.backends.base import DEFAULT_IDLE_S, DEFAULT_TIMEOUT_S
+from forgegate.backends import BACKENDS
+from forgegate.core.limits import DEFAULT_IDLE_S, DEFAULT_TIMEOUT_S
 from forgegate.cli.common import quiet_default
 from forgegate.errors import UsageError
-from forgegate.pipeline.eval_session import SessionOptions
+
+if TYPE_CHECKING:
+    from forgegate.pipeline.eval_session import SessionOptions
 
 _P = inspect.Parameter
 
@@ -71,7 +72,12 @@ def with_options(params: list[inspect.Parameter]) -> Callable[[Callable[..., Non
 
 
 def session_options(kind: str, kw: dict[str, Any], battery: Path | None) -> SessionOptions:
-    """The session the flags ask for; a flag that cannot work is a usage error here, before anything is stored."""
+    """The session the flags ask for; a flag that cannot work is a usage error here, before anything is stored.
+    (Its imports wait until a command runs.)"""
+    from forgegate.backends import BackendConfig
+    from forgegate.backends.adapters import adapter_refusal
+    from forgegate.pipeline.eval_session import SessionOptions
+
     BACKENDS.get(kw["backend"])  # an unknown name is a usage error with a did-you-mean
     if kw["adapter"] is not None and (why := adapter_refusal(kw["backend"])) is not None:
         raise UsageError(f"--adapter: {why}")

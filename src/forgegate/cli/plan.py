@@ -7,19 +7,7 @@ from pathlib import Path
 import typer
 
 from forgegate.cli.common import console
-from forgegate.plan import (
-    PRESETS,
-    RULE_DOES_NOT_MOVE,
-    check_adapters,
-    check_inputs,
-    load_plan,
-    lock_path,
-    lock_plan,
-    read_lock,
-    write_preset,
-)
-from forgegate.plan.lock import current_lock
-from forgegate.run.plan_store import plan_run_state
+from forgegate.plan.presets import PRESETS
 
 plan_app = typer.Typer(help="Pre-registered plans: write one from a preset, lock it, check it.",
                        no_args_is_help=True)
@@ -34,6 +22,8 @@ def new(
     force: bool = typer.Option(False, "--force", help="Overwrite an existing file."),
 ) -> None:
     """Write a commented starting plan; edit it, then `forgegate plan lock`."""
+    from forgegate.plan import write_preset
+
     path = write_preset(preset, out, overwrite=force)
     console.print(f"wrote {path} (preset {preset}); fill in your paths, then: forgegate plan lock {path}")
 
@@ -44,6 +34,9 @@ def lock(
     store: Path | None = _STORE,
 ) -> None:
     """Freeze the plan: write PLAN.lock with its content hash (refused once its run has generations)."""
+    from forgegate.plan import lock_path, lock_plan
+    from forgegate.run.plan_store import plan_run_state
+
     state = plan_run_state(plan, store)
     written = lock_plan(plan, run_has_generations=state.has_generations, stored_plan_hash=state.stored_plan_hash)
     console.print(f"locked {plan} -> {lock_path(plan)}")
@@ -58,6 +51,10 @@ def check(
     store: Path | None = _STORE,
 ) -> None:
     """Validate the plan and its files; say whether it is locked and whether its run has started."""
+    from forgegate.plan import RULE_DOES_NOT_MOVE, check_adapters, check_inputs, load_plan, read_lock
+    from forgegate.plan.lock import current_lock
+    from forgegate.run.plan_store import plan_run_state
+
     loaded = load_plan(plan)
     inputs = check_inputs(loaded)
     check_adapters(loaded)

@@ -7,7 +7,6 @@ from pathlib import Path
 import typer
 
 from forgegate.cli.common import console, exit_with
-from forgegate.core.verdict import Gate
 from forgegate.errors import UsageError
 
 
@@ -23,6 +22,7 @@ def report(
                                             help="Gate config TOML (a run: default GLOSS v2, as rescore)."),
 ) -> None:
     """Render a result; exits like the gate it shows (0 PASS, 1 FAIL/HOLD, 3 INCOMPLETE, 4 INVALID)."""
+    from forgegate.core.verdict import Gate
     from forgegate.pipeline.report_source import load_report_input
     from forgegate.report import write_reports
 

@@ -8,11 +8,6 @@ import typer
 
 from forgegate.cli.common import console, exit_with, quiet_default
 from forgegate.cli.options import HTML_OPTION, MARKDOWN_OPTION, NO_WAIT_HELP
-from forgegate.jsonio import write_json_atomic
-from forgegate.pipeline.plan_generate import generate_plan
-from forgegate.pipeline.plan_score import score_plan
-from forgegate.report import write_reports
-from forgegate.report.plan_terminal import print_plan_result
 
 
 def run(
@@ -27,6 +22,12 @@ def run(
     quiet: bool = typer.Option(False, "--quiet", help="No progress bars (also off when stderr is not a terminal)."),
 ) -> None:
     """Check the lock, generate arm x item x seed (resuming), score every instrument, print the verdict."""
+    from forgegate.jsonio import write_json_atomic
+    from forgegate.pipeline.plan_generate import generate_plan
+    from forgegate.pipeline.plan_score import score_plan
+    from forgegate.report import write_reports
+    from forgegate.report.plan_terminal import print_plan_result
+
     generations = generate_plan(plan, store_dir=store, concurrency=concurrency, quiet=quiet or quiet_default(),
                                 wait=not no_wait)
     result = score_plan(generations)

@@ -6,18 +6,19 @@ from pathlib import Path
 
 import typer
 from rich.markup import escape
-from rich.table import Table
 
 from forgegate.cli.common import console, err_console
 from forgegate.errors import StoreError, UsageError
-from forgegate.pipeline.review import item_checks, record_review, review_states, run_battery
-from forgegate.store import RunStore, find_run, list_runs
-from forgegate.store.faults import DamagedStoreError
 
 
 def register(app: typer.Typer) -> None:
     @app.command("runs", help="List the runs in the store: id, kind, plan or model, arms, answers, verdict, date.")
     def runs(store: Path | None = typer.Option(None, help="Run store directory.")) -> None:
+        from rich.table import Table
+
+        from forgegate.store import RunStore, list_runs
+        from forgegate.store.faults import DamagedStoreError
+
         table = Table("run", "kind", "plan / model", "arms", "answers", "errors", "last verdict", "created")
         unusable: list[StoreError] = []
         for path in list_runs(store):
@@ -44,6 +45,9 @@ def register(app: typer.Typer) -> None:
         item: str = typer.Argument(..., help="Item id (or full request key arm/item/seed)."),
         store: Path | None = typer.Option(None, help="Run store directory."),
     ) -> None:
+        from forgegate.pipeline.review import item_checks, run_battery
+        from forgegate.store import RunStore, find_run
+
         with RunStore.open(find_run(run, store), readonly=True) as opened:
             battery = run_battery(opened.meta())
             rows = [r for r in opened.latest() if item in (r.item_id, r.request_key)]
@@ -73,6 +77,9 @@ def register(app: typer.Typer) -> None:
         note: str | None = typer.Option(None, help="Why."),
         store: Path | None = typer.Option(None, help="Run store directory."),
     ) -> None:
+        from forgegate.pipeline.review import record_review, review_states
+        from forgegate.store import find_run
+
         path = find_run(run, store)
         if item is None:
             states = review_states(path)

@@ -9,17 +9,9 @@ import typer
 
 from forgegate.cli.common import console, exit_with
 from forgegate.cli.options import HTML_OPTION, MARKDOWN_OPTION
-from forgegate.core.verdict import Gate
 from forgegate.errors import UsageError
-from forgegate.jsonio import write_json_atomic
-from forgegate.report import write_reports
-from forgegate.report.semantic_terminal import render_metrics
-from forgegate.semantic import Roles, metrics_from_files
-from forgegate.semantic.codebook import freeze, load_codebook, read_questions, read_text_samples, write_codebook
-from forgegate.semantic.embedding import DEFAULT_THRESHOLD, load_embedder
+from forgegate.semantic.embedding import DEFAULT_THRESHOLD
 from forgegate.semantic.entailment import JUDGES
-from forgegate.semantic.pipeline import confirm, develop, make_judge
-from forgegate.semantic.relevance import Annotation, adjudicate
 
 semantic_app = typer.Typer(help="T_GPT v0.8.1 semantic support and recoverability metrics.",
                            no_args_is_help=True)
@@ -47,6 +39,12 @@ def metrics(
     markdown: Path | None = MARKDOWN_OPTION.default,
 ) -> None:
     """Support, D_sem, H_sem, P, ES_LOSS, REC_GAIN, IRREV_OBS, AGG_COVERAGE, MINORITY_RECALL with CIs."""
+    from forgegate.core.verdict import Gate
+    from forgegate.jsonio import write_json_atomic
+    from forgegate.report import write_reports
+    from forgegate.report.semantic_terminal import render_metrics
+    from forgegate.semantic import Roles, metrics_from_files
+
     result = metrics_from_files(samples, relevance, Roles(reference, contracted, recovery), aggregates=aggregates,
                                 seed=seed, exploratory=exploratory, experiment=experiment,
                                 primary=primary)
@@ -62,6 +60,8 @@ def metrics(
 
 
 def _judge(judge: str, nli_model: Path | None, backend: str | None, model: str | None, cache: Path | None):  # type: ignore[no-untyped-def]
+    from forgegate.semantic.pipeline import make_judge
+
     return make_judge(judge, nli_model=nli_model, backend=backend, model=model, cache=cache)
 
 
@@ -85,6 +85,10 @@ def cluster(
     seed: int = typer.Option(0, "--seed", help="Seed of the sheets' shuffling."),
 ) -> None:
     """Build the codebook on development samples (bidirectional entailment), export blinded sheets."""
+    from forgegate.semantic.codebook import read_questions, read_text_samples
+    from forgegate.semantic.embedding import load_embedder
+    from forgegate.semantic.pipeline import develop
+
     dev = develop(read_text_samples(samples), read_questions(questions),
                   _judge(judge, nli_model, backend, model, cache), out_dir, seed=seed, strict=not loose,
                   embedder=load_embedder() if embedding else None, embedding_threshold=threshold,
@@ -101,6 +105,8 @@ def freeze_cmd(
     out: Path = typer.Option(..., "--out", help="Frozen codebook to write (never overwritten)."),
 ) -> None:
     """Freeze a draft codebook: cluster IDs, labels, exemplars, rule and judge, content hash."""
+    from forgegate.semantic.codebook import freeze, load_codebook, write_codebook
+
     if out.exists():
         raise UsageError(f"{out} exists: a frozen codebook is never overwritten")
     book = freeze(load_codebook(draft, require_frozen=False))
@@ -120,6 +126,9 @@ def assign_cmd(
     cache: Path | None = typer.Option(None, "--judge-cache"),
 ) -> None:
     """Map confirmation samples to frozen cluster IDs or UNMAPPED (no new IDs)."""
+    from forgegate.semantic.codebook import read_text_samples
+    from forgegate.semantic.pipeline import confirm
+
     path = confirm(codebook, read_text_samples(samples), _judge(judge, nli_model, backend, model, cache), out_dir)
     console.print(f"assignments: {path}")
 
@@ -134,6 +143,10 @@ def relevance_cmd(
     json_out: Path | None = typer.Option(None, "--json"),
 ) -> None:
     """Adjudicated R(c) from double annotation, with Cohen's kappa; INCOMPLETE while disagreements are open."""
+    from forgegate.core.verdict import Gate
+    from forgegate.jsonio import write_json_atomic
+    from forgegate.semantic.relevance import Annotation, adjudicate
+
     anns = []
     for spec in (first, second):
         name, sep, path = spec.partition("=")

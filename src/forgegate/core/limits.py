@@ -10,3 +10,8 @@ MAX_TOKENS_LIMIT = 32_768
 """The largest ``max_tokens`` a battery item or a plan may ask for. Gates read short answers (GLOSS
 items cap at 256 tokens, plan presets at 300); 32,768 is the context of common local models, so a
 larger cap cannot be honoured and is a typo (an extra zero), not a test."""
+
+DEFAULT_TIMEOUT_S = 600.0
+"""The whole-request deadline of a server backend: connect to last byte, however the bytes trickle."""
+DEFAULT_IDLE_S = 120.0
+"""The longest silence on a connection (no byte at all, the wait for the first included) before it is stalled."""

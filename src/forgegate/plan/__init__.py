@@ -1,42 +1,97 @@
-"""The pre-registered plan: its schema, loading with file:line errors, the lock, and presets."""
+"""The pre-registered plan: its schema, loading with file:line errors, the lock, and presets.
 
-from forgegate.plan.inputs import (
-    BUNDLED_GLOSS,
-    PlanInput,
-    check_adapters,
-    check_inputs,
-    input_digests,
-    is_bundled,
-    plan_inputs,
-)
-from forgegate.plan.instruments import (
-    ENDPOINTS,
-    INSTRUMENT_NAMES,
-    DamageParams,
-    GlossParams,
-    InstrumentName,
-    Instruments,
-    MemorizationParams,
-    Price,
-    Prices,
-    SemanticParams,
-    VoiceParams,
-    endpoint_names,
-)
-from forgegate.plan.load import LoadedPlan, load_plan, parse_plan_text
-from forgegate.plan.lock import (
-    RULE_DOES_NOT_MOVE,
-    LockedPlan,
-    LockRefusedError,
-    PlanLock,
-    check_lock,
-    lock_path,
-    lock_plan,
-    plan_hash,
-    read_lock,
-)
-from forgegate.plan.presets import PRESETS, PresetName, write_preset
-from forgegate.plan.schema import Arm, Fixture, Plan, PlanComparison, Role, Sampling, SeedRange
+The names below are imported from their modules when first used, so that a light module of this
+package (``plan.presets``, ``plan.declared``) can be read for the CLI's help text without building
+every schema.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from forgegate.plan.inputs import (
+        BUNDLED_GLOSS,
+        PlanInput,
+        check_adapters,
+        check_inputs,
+        input_digests,
+        is_bundled,
+        plan_inputs,
+    )
+    from forgegate.plan.instruments import (
+        ENDPOINTS,
+        INSTRUMENT_NAMES,
+        DamageParams,
+        GlossParams,
+        InstrumentName,
+        Instruments,
+        MemorizationParams,
+        Price,
+        Prices,
+        SemanticParams,
+        VoiceParams,
+        endpoint_names,
+    )
+    from forgegate.plan.load import LoadedPlan, load_plan, parse_plan_text
+    from forgegate.plan.lock import (
+        RULE_DOES_NOT_MOVE,
+        LockedPlan,
+        LockRefusedError,
+        PlanLock,
+        check_lock,
+        lock_path,
+        lock_plan,
+        plan_hash,
+        read_lock,
+    )
+    from forgegate.plan.presets import PRESETS, PresetName, write_preset
+    from forgegate.plan.schema import Arm, Fixture, Plan, PlanComparison, Role, Sampling, SeedRange
+
+_HOME: dict[str, str] = {
+    "BUNDLED_GLOSS": "forgegate.plan.inputs",
+    "PlanInput": "forgegate.plan.inputs",
+    "check_adapters": "forgegate.plan.inputs",
+    "check_inputs": "forgegate.plan.inputs",
+    "input_digests": "forgegate.plan.inputs",
+    "is_bundled": "forgegate.plan.inputs",
+    "plan_inputs": "forgegate.plan.inputs",
+    "ENDPOINTS": "forgegate.plan.instruments",
+    "INSTRUMENT_NAMES": "forgegate.plan.instruments",
+    "DamageParams": "forgegate.plan.instruments",
+    "GlossParams": "forgegate.plan.instruments",
+    "InstrumentName": "forgegate.plan.instruments",
+    "Instruments": "forgegate.plan.instruments",
+    "MemorizationParams": "forgegate.plan.instruments",
+    "Price": "forgegate.plan.instruments",
+    "Prices": "forgegate.plan.instruments",
+    "SemanticParams": "forgegate.plan.instruments",
+    "VoiceParams": "forgegate.plan.instruments",
+    "endpoint_names": "forgegate.plan.instruments",
+    "LoadedPlan": "forgegate.plan.load",
+    "load_plan": "forgegate.plan.load",
+    "parse_plan_text": "forgegate.plan.load",
+    "RULE_DOES_NOT_MOVE": "forgegate.plan.lock",
+    "LockedPlan": "forgegate.plan.lock",
+    "LockRefusedError": "forgegate.plan.lock",
+    "PlanLock": "forgegate.plan.lock",
+    "check_lock": "forgegate.plan.lock",
+    "lock_path": "forgegate.plan.lock",
+    "lock_plan": "forgegate.plan.lock",
+    "plan_hash": "forgegate.plan.lock",
+    "read_lock": "forgegate.plan.lock",
+    "PRESETS": "forgegate.plan.presets",
+    "PresetName": "forgegate.plan.presets",
+    "write_preset": "forgegate.plan.presets",
+    "Arm": "forgegate.plan.schema",
+    "Fixture": "forgegate.plan.schema",
+    "Plan": "forgegate.plan.schema",
+    "PlanComparison": "forgegate.plan.schema",
+    "Role": "forgegate.plan.schema",
+    "Sampling": "forgegate.plan.schema",
+    "SeedRange": "forgegate.plan.schema",
+}
 
 __all__ = [
     "BUNDLED_GLOSS",
@@ -81,3 +136,11 @@ __all__ = [
     "read_lock",
     "write_preset",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import a re-exported name from its module on first use."""
+    module = _HOME.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)

@@ -1,10 +1,32 @@
-"""T_GPT v0.8.1 semantic support and recoverability: formulas, bootstrap, codebook, annotation."""
+"""T_GPT v0.8.1 semantic support and recoverability: formulas, bootstrap, codebook, annotation.
 
-from forgegate.semantic.analysis import MetricsRequest, compute_metrics
-from forgegate.semantic.bootstrap import BootstrapSettings
-from forgegate.semantic.files import metrics_from_files
-from forgegate.semantic.schema import UNMAPPED, AggregateRow, RelevanceRow, SampleRow
-from forgegate.semantic.taskstats import Roles
+The names below are imported when first used (they pull in numpy, scipy and statsmodels), so that a
+light submodule such as ``forgegate.semantic.entailment`` can be imported for the CLI's help text alone.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from forgegate.semantic.analysis import MetricsRequest, compute_metrics
+    from forgegate.semantic.bootstrap import BootstrapSettings
+    from forgegate.semantic.files import metrics_from_files
+    from forgegate.semantic.schema import UNMAPPED, AggregateRow, RelevanceRow, SampleRow
+    from forgegate.semantic.taskstats import Roles
+
+_HOME: dict[str, str] = {
+    "MetricsRequest": "forgegate.semantic.analysis",
+    "compute_metrics": "forgegate.semantic.analysis",
+    "BootstrapSettings": "forgegate.semantic.bootstrap",
+    "metrics_from_files": "forgegate.semantic.files",
+    "UNMAPPED": "forgegate.semantic.schema",
+    "AggregateRow": "forgegate.semantic.schema",
+    "RelevanceRow": "forgegate.semantic.schema",
+    "SampleRow": "forgegate.semantic.schema",
+    "Roles": "forgegate.semantic.taskstats",
+}
 
 __all__ = [
     "UNMAPPED",
@@ -17,3 +39,11 @@ __all__ = [
     "compute_metrics",
     "metrics_from_files",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import a re-exported name from its module on first use."""
+    module = _HOME.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)

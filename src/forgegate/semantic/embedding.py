@@ -1,4 +1,7 @@
-"""Embedding clustering with sentence-transformers on the packaged all-MiniLM-L6-v2: the sensitivity analysis."""
+"""Embedding clustering with sentence-transformers on the packaged all-MiniLM-L6-v2: the sensitivity analysis.
+
+numpy and scipy are imported inside the functions: the CLI reads ``DEFAULT_THRESHOLD`` for its help text.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +9,6 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
-
-import numpy as np
-from scipy.special import comb
 
 from forgegate.errors import ForgegateError
 
@@ -37,6 +37,8 @@ def load_embedder(model: Path | None = None) -> Any:
 def cluster_by_embedding(texts: Sequence[str], embedder: Any,
                          threshold: float = DEFAULT_THRESHOLD) -> tuple[int, ...]:
     """Greedy leader clustering: each text joins its most similar representative if cosine >= threshold."""
+    import numpy as np
+
     unique = list(dict.fromkeys(t.strip() for t in texts))
     vectors = np.asarray(embedder.encode(unique, normalize_embeddings=True, convert_to_numpy=True))
     reps: list[int] = []
@@ -55,6 +57,8 @@ def cluster_by_embedding(texts: Sequence[str], embedder: Any,
 
 def adjusted_rand_index(a: Sequence[int], b: Sequence[int]) -> float:
     """Hubert-Arabie adjusted Rand index of two labelings of the same items (1 = identical partitions)."""
+    from scipy.special import comb
+
     if len(a) != len(b):
         raise ValueError("labelings differ in length")
     n = len(a)
