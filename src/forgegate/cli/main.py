@@ -1,4 +1,8 @@
-"""The ``forgegate`` command: typer wiring only; every command lives in its own module."""
+"""The ``forgegate`` command: typer wiring, and the one handler every command ends through.
+
+Command modules import their heavy work inside the command bodies, so that ``--help``,
+``--version`` and parsing the options stay fast (tests/test_cli_startup.py checks the modules).
+"""
 
 from __future__ import annotations
 
@@ -7,11 +11,9 @@ import sys
 import typer
 from rich.markup import escape
 
+from forgegate.activity import Activity, watching
 from forgegate.cli import commands
 from forgegate.cli.common import err_console
-from forgegate.core.verdict import EXIT_BAD_INPUT
-from forgegate.core.version import __version__
-from forgegate.errors import ForgegateError
 
 app = typer.Typer(
     name="forgegate",
@@ -22,25 +24,80 @@ app = typer.Typer(
 )
 
 
-@app.callback()
-def _root(
-    version: bool = typer.Option(False, "--version", help="Print the version and exit."),
-) -> None:
-    if version:
+def _print_version(value: bool) -> None:
+    """Eager: runs while the options are parsed, before click asks for a command."""
+    if value:
+        from forgegate.core.version import __version__
+
         typer.echo(__version__)
         raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", help="Print the version and exit.", is_eager=True,
+                                 callback=_print_version),
+) -> None:
+    pass
 
 
 commands.register_all(app)
 
 
+def run(argv: list[str]) -> int:
+    """Run the command line ``argv`` (``argv[0]`` the program) and return its exit code, whatever happens.
+
+    typer runs in standalone mode: it prints click's usage errors itself (exit 2), passes on the
+    codes commands exit with, and turns Ctrl-C inside a command into exit 130. Every exception
+    that escapes a command is classified by forgegate.cli.failure: 2 for the user's to fix,
+    70 for a bug.
+    """
+    with watching() as activity:
+        try:
+            app(args=argv[1:], prog_name="forgegate")
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+            if code != 0:
+                from forgegate.core.verdict import EXIT_INTERRUPTED
+
+                if code == EXIT_INTERRUPTED:
+                    return _interrupted(activity, argv)
+            return code
+        except KeyboardInterrupt:  # Ctrl-C outside a command's body (while options are parsed)
+            return _interrupted(activity, argv)
+        except Exception as exc:  # noqa: BLE001 - the one place every unexpected error is classified
+            return _failed(exc, argv)
+    return 0
+
+
+def _interrupted(activity: Activity, argv: list[str]) -> int:
+    from forgegate.cli.failure import interrupted_message
+    from forgegate.core.verdict import EXIT_INTERRUPTED
+
+    err_console.print(escape(interrupted_message(activity, argv)), soft_wrap=True)
+    return EXIT_INTERRUPTED
+
+
+def _failed(exc: Exception, argv: list[str]) -> int:
+    from forgegate.cli.failure import crash_message, user_fault, write_crash_report
+    from forgegate.core.verdict import EXIT_BAD_INPUT, EXIT_INTERNAL_ERROR
+
+    message = user_fault(exc)
+    if message is not None:
+        err_console.print(f"[bold red]error:[/] {escape(message)}", markup=True, soft_wrap=True)
+        return EXIT_BAD_INPUT
+    report = write_crash_report(exc, argv)
+    err_console.print(f"[bold red]{escape(crash_message(exc, report))}[/]", markup=True, soft_wrap=True)
+    if report is None:
+        import traceback
+
+        traceback.print_exception(exc, file=sys.stderr)
+    return EXIT_INTERNAL_ERROR
+
+
 def main() -> None:
-    """Console-script entry: expected errors print without a traceback and exit 2."""
-    try:
-        app()
-    except ForgegateError as exc:
-        err_console.print(f"[bold red]error:[/] {escape(str(exc))}", markup=True, soft_wrap=True)
-        sys.exit(EXIT_BAD_INPUT)
+    """Console-script entry: the exit code follows the one discipline in ``run``."""
+    sys.exit(run(sys.argv))
 
 
 if __name__ == "__main__":

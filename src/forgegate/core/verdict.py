@@ -67,6 +67,11 @@ GATE_LOOK: dict[Gate, GateLook] = {
 
 
 EXIT_BAD_INPUT = 2
+"""Bad input, a bad option, or a file or store the user must fix; never a verdict."""
+EXIT_INTERNAL_ERROR = 70
+"""A bug in forgegate (BSD's EX_SOFTWARE): the traceback goes to a crash file, never to exit 1."""
+EXIT_INTERRUPTED = 130
+"""Ctrl-C (128 + SIGINT, the shell's convention); what is stored stays, the same command resumes."""
 
 
 GATE_ORDER: tuple[Gate, ...] = (Gate.INVALID, Gate.FAIL, Gate.INCOMPLETE, Gate.HOLD, Gate.PASS)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from forgegate.activity import note_store
 from forgegate.backends import Backend, BackendConfig, make_backend
 from forgegate.console import notice
 from forgegate.core.records import GenerationRequest
@@ -106,6 +107,7 @@ async def generate(store_path: Path, *, identity: Mapping[str, Any], metadata: M
     a time: another waits for it (saying so on stderr) and then resumes from its answers, or,
     with ``wait=False``, refuses at once.
     """
+    note_store(store_path, len(planned))  # on Ctrl-C the CLI counts what this store already holds
     async with run_lock(store_path, wait=wait, on_wait=notice):
         return await _generate_locked(store_path, identity=identity, metadata=metadata, arms=arms, planned=planned,
                                       concurrency=concurrency, quiet=quiet, retry=retry,

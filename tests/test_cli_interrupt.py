@@ -1,0 +1,91 @@
+"""Ctrl-C during ``forgegate eval``: the answers stored so far are counted, the resuming command printed, exit 130."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from backend_servers import Behaviour, FakeOllamaServer
+from eval_helpers import script_for
+
+from forgegate.battery import bundled_battery_path, load_battery
+from forgegate.store import RunStore, list_runs
+
+BATTERY = load_battery(bundled_battery_path())
+MODELS = {"gloss:v10": "f" * 64}
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process is POSIX")
+
+
+def wait_for(condition: object, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if callable(condition) and condition():
+            return
+        time.sleep(0.05)
+    raise AssertionError("timed out waiting for the command to make progress")
+
+
+def test_ctrl_c_counts_the_stored_answers_prints_the_resume_line_and_exits_130(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    args = ["eval", "--backend", "ollama", "--model", "gloss:v10", "--store", str(store), "--quiet",
+            "--concurrency", "1"]
+    # slow enough that the run is still going when the signal comes, fast enough to store a few answers first
+    behaviour = Behaviour(script=script_for(BATTERY), models=MODELS, chunk_delay_s=0.02)
+    with FakeOllamaServer(behaviour) as server:
+        command = [sys.executable, "-m", "forgegate.cli.main", *args, "--base-url", server.url]
+        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env={**os.environ})
+        try:
+            wait_for(lambda: len(server.generation_requests()) >= 4, timeout=120)
+            proc.send_signal(signal.SIGINT)
+            out, err = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+    assert proc.returncode == 130, out + err
+    assert "Traceback" not in err
+    (run_file,) = list_runs(store)
+    with RunStore.open(run_file, create=False) as opened:
+        stored = len(opened.finished_keys())
+    assert 0 < stored < len(BATTERY)
+    counted = re.search(r"(\d+) of (\d+) answers are stored in (\S+)", err)
+    assert counted is not None, err
+    assert (int(counted[1]), int(counted[2]), counted[3]) == (stored, len(BATTERY), str(run_file))
+    resume = re.search(r"resume with: (.+)", err)
+    assert resume is not None, err
+    assert resume[1].endswith(" ".join([*args, "--base-url", server.url]))
+    assert resume[1].startswith(f"{sys.executable} -m forgegate.cli.main eval")
+
+
+def test_the_printed_command_resumes_without_asking_again(tmp_path: Path) -> None:
+    """Running the printed line after an interruption sends only the requests that have no answer yet."""
+    store = tmp_path / "store"
+    args = ["eval", "--backend", "ollama", "--model", "gloss:v10", "--store", str(store), "--quiet",
+            "--concurrency", "1"]
+    with FakeOllamaServer(Behaviour(script=script_for(BATTERY), models=MODELS, chunk_delay_s=0.02)) as server:
+        proc = subprocess.Popen([sys.executable, "-m", "forgegate.cli.main", *args, "--base-url", server.url],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            wait_for(lambda: len(server.generation_requests()) >= 4, timeout=120)
+            proc.send_signal(signal.SIGINT)
+            _, err = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+        assert proc.returncode == 130, err
+        first = len(server.generation_requests())
+        counted = re.search(r"(\d+) of \d+ answers are stored", err)
+        assert counted is not None, err
+        server.behaviour.chunk_delay_s = 0.0
+        line = re.search(r"resume with: (.+)", err)
+        assert line is not None
+        again = subprocess.run(line[1], shell=True, capture_output=True, text=True, timeout=300, check=False)
+        assert again.returncode == 0, again.stdout + again.stderr
+        assert len(server.generation_requests()) - first == len(BATTERY) - int(counted[1])

@@ -1,0 +1,58 @@
+"""Start-up: ``--help``, ``--version`` and parsing every command's options import none of the heavy libraries.
+
+The check is the module list of a fresh interpreter, never the clock (benchmarks/bench_startup.py
+measures the time against a minimal typer app).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from cli_helpers import COMMAND_PATHS
+
+HEAVY = ("scipy", "statsmodels", "numpy", "matplotlib", "jinja2", "llama_cpp", "torch", "transformers",
+         "sentence_transformers", "pandas")
+
+# Runs the real entry handler on each command line in one fresh interpreter, then lists what it imported.
+PROBE = """
+import json, sys
+from forgegate.cli.main import run
+codes = [run(["forgegate", *args]) for args in json.loads(sys.argv[1])]
+print("PROBE", json.dumps({"codes": codes, "modules": sorted(sys.modules)}))
+"""
+
+
+def probe(command_lines: list[list[str]]) -> tuple[list[int], set[str]]:
+    done = subprocess.run([sys.executable, "-c", PROBE, json.dumps(command_lines)], capture_output=True,
+                          text=True, timeout=300, check=False)
+    line = next((line for line in done.stdout.splitlines() if line.startswith("PROBE ")), None)
+    assert line is not None, done.stdout + done.stderr
+    found = json.loads(line.removeprefix("PROBE "))
+    return found["codes"], set(found["modules"])
+
+
+def heavy_in(modules: set[str]) -> list[str]:
+    return sorted(m for m in modules if m.split(".")[0] in HEAVY)
+
+
+def test_help_and_version_import_no_heavy_library() -> None:
+    codes, modules = probe([["--help"], ["--version"]])
+    assert codes == [0, 0]
+    assert "forgegate.cli.main" in modules  # the probe really ran the CLI
+    assert heavy_in(modules) == []
+
+
+def test_parsing_every_commands_options_imports_no_heavy_library() -> None:
+    """``COMMAND --help`` parses the command's options (and builds every default and help text)."""
+    codes, modules = probe([[*path, "--help"] for path in COMMAND_PATHS])
+    assert codes == [0] * len(COMMAND_PATHS)
+    assert heavy_in(modules) == []
+
+
+def test_the_probe_sees_a_heavy_import_when_one_happens() -> None:
+    """The check is not vacuous: a command that does its work imports numpy, and the probe lists it."""
+    codes, modules = probe([["checkpoints", "/nonexistent/trainer_state.json"]])
+    assert codes == [2]
+    assert "numpy" in modules
