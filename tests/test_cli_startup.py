@@ -56,3 +56,19 @@ def test_the_probe_sees_a_heavy_import_when_one_happens() -> None:
     codes, modules = probe([["checkpoints", "/nonexistent/trainer_state.json"]])
     assert codes == [2]
     assert "numpy" in modules
+
+
+def test_the_declared_backends_are_exactly_the_registered_ones() -> None:
+    """--help lists backends by declaration; importing every backend module adds no name and loses none."""
+    import importlib
+    import pkgutil
+
+    import forgegate.backends
+    from forgegate.backends import BACKENDS
+
+    declared = BACKENDS.names()
+    for module in pkgutil.iter_modules(forgegate.backends.__path__, "forgegate.backends."):
+        importlib.import_module(module.name)
+    assert BACKENDS.names() == declared
+    for name in declared:
+        assert callable(BACKENDS.get(name))
