@@ -104,8 +104,11 @@ def _user_faults(tmp: str) -> list[tuple[BaseException, str]]:
         (PermissionError(errno.EACCES, "Permission denied", f"{tmp}/ro"), "permission denied"),
         (OSError(errno.ENOSPC, "No space left on device"), "no space left on the device"),
         (OSError(errno.EROFS, "Read-only file system", f"{tmp}/ro/x.sqlite"), "read-only"),
-        (sqlite3.DatabaseError("database disk image is malformed"), "database disk image is malformed"),
-        (sqlite3.OperationalError("unable to open database file"), "move it aside"),
+        (sqlite3.DatabaseError("database disk image is malformed"), "move the .sqlite file aside"),
+        (sqlite3.DatabaseError("file is not a database"), "not a forgegate run file"),
+        (sqlite3.OperationalError("unable to open database file"), "check that its folder exists"),
+        (sqlite3.OperationalError("database is locked"), "another process is writing it"),
+        (sqlite3.OperationalError("attempt to write a readonly database"), "make it writable"),
         (UsageError("--retries must be at least 1"), "--retries must be at least 1"),
     ]
 
@@ -169,3 +172,19 @@ def test_a_crash_file_that_cannot_be_written_still_shows_the_traceback(tmp_path:
     code, _, err = run_entry(capsys, "runs")
     assert code == 70
     assert "could not be written" in err and "Traceback" in err and "planted bug" in err
+
+
+def test_a_damaged_store_being_written_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """sqlite does not say which file is damaged; the handler names the store the command was writing."""
+    store = tmp_path / "store"
+    args = ["eval", "--backend", "ollama", "--model", "m", "--base-url", "http://127.0.0.1:9", "--retries", "1",
+            "--store", str(store), "--quiet"]
+    code, _, err = run_entry(capsys, *args)
+    assert code == 3, err  # nothing listens there: every answer is missing, INCOMPLETE
+    (run_file,) = store.glob("*.sqlite")
+    run_file.write_bytes(b"overwritten by something else entirely " * 200)
+    for sidecar in store.glob("*.sqlite-*"):
+        sidecar.unlink()
+    code, _, err = run_entry(capsys, *args)
+    assert code == 2, err
+    assert str(run_file) in err and "internal error" not in err

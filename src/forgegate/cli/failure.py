@@ -44,8 +44,12 @@ _SYSTEM_ADVICE: dict[int, str] = {
 _PACKAGE_DIR = Path(__file__).resolve().parents[1]
 
 
-def user_fault(exc: BaseException) -> str | None:
-    """The message for an error the user must fix (exit 2), or None when it is a bug in forgegate."""
+def user_fault(exc: BaseException, store: Path | None = None) -> str | None:
+    """The message for an error the user must fix (exit 2), or None when it is a bug in forgegate.
+
+    ``store`` is the run store the command was writing, when it had said so: it names the file
+    in a database error, which sqlite itself does not.
+    """
     import sqlite3
 
     from forgegate.errors import ForgegateError
@@ -53,12 +57,23 @@ def user_fault(exc: BaseException) -> str | None:
     if isinstance(exc, ForgegateError):
         return str(exc)
     if type(exc) in (sqlite3.DatabaseError, sqlite3.OperationalError):
-        # a damaged, foreign or unreadable run file; ProgrammingError and friends are bugs
-        return (f"a run store could not be read ({exc}): if a .sqlite file in the store is damaged, move it aside; "
-                "or point --store (or FORGEGATE_HOME) at another folder")
+        return _store_fault(str(exc), store)  # ProgrammingError, IntegrityError and the rest are bugs
     if isinstance(exc, OSError):
         return _os_fault(exc)
     return None
+
+
+def _store_fault(reason: str, store: Path | None) -> str:
+    what = f"run store {store}" if store is not None else "a run store"
+    if "locked" in reason:
+        return f"{what} is locked ({reason}): another process is writing it; wait for it, or use another --store"
+    if "readonly" in reason:
+        return f"{what} cannot be written ({reason}): make it writable, or point --store at another folder"
+    if "unable to open" in reason:
+        return (f"{what} could not be opened ({reason}): check that its folder exists and is readable and "
+                "writable, or point --store (or FORGEGATE_HOME) at another folder")
+    return (f"{what} is damaged or not a forgegate run file ({reason}): move the .sqlite file aside, or point "
+            "--store (or FORGEGATE_HOME) at another folder")
 
 
 def _os_fault(exc: OSError) -> str | None:

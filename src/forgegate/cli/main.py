@@ -66,7 +66,7 @@ def run(argv: list[str]) -> int:
         except KeyboardInterrupt:  # Ctrl-C outside a command's body (while options are parsed)
             return _interrupted(activity, argv)
         except Exception as exc:  # noqa: BLE001 - the one place every unexpected error is classified
-            return _failed(exc, argv)
+            return _failed(exc, argv, activity)
     return 0
 
 
@@ -78,11 +78,11 @@ def _interrupted(activity: Activity, argv: list[str]) -> int:
     return EXIT_INTERRUPTED
 
 
-def _failed(exc: Exception, argv: list[str]) -> int:
+def _failed(exc: Exception, argv: list[str], activity: Activity) -> int:
     from forgegate.cli.failure import crash_message, user_fault, write_crash_report
     from forgegate.core.verdict import EXIT_BAD_INPUT, EXIT_INTERNAL_ERROR
 
-    message = user_fault(exc)
+    message = user_fault(exc, activity.stores[-1].path if activity.stores else None)
     if message is not None:
         err_console.print(f"[bold red]error:[/] {escape(message)}", markup=True, soft_wrap=True)
         return EXIT_BAD_INPUT
