@@ -132,15 +132,16 @@ def test_run_writes_html_and_markdown_reports_carrying_the_plan_verdict(tmp_path
 def test_run_quiet_turns_the_progress_bars_off_even_on_a_terminal(tmp_path: Path,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     import forgegate.cli.run as run_cli
+    import forgegate.pipeline.plan_generate as plan_generate
 
     seen: list[bool] = []
-    real = run_cli.generate_plan
+    real = plan_generate.generate_plan
 
     def spy(*args: Any, **kwargs: Any) -> Any:
         seen.append(kwargs["quiet"])
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(run_cli, "generate_plan", spy)
+    monkeypatch.setattr(plan_generate, "generate_plan", spy)  # the command imports it when it runs
     monkeypatch.setattr(run_cli, "quiet_default", lambda: False)  # as if stderr were a terminal
     for name, cli_args in (("loud", ()), ("quiet", ("--quiet",))):
         (tmp_path / name).mkdir()
