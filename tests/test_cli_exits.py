@@ -188,3 +188,12 @@ def test_a_damaged_store_being_written_is_named(tmp_path: Path, capsys: pytest.C
     code, _, err = run_entry(capsys, *args)
     assert code == 2, err
     assert str(run_file) in err and "internal error" not in err
+
+
+def test_a_path_with_escape_sequences_is_shown_not_emitted(crash_dir: Path, monkeypatch: pytest.MonkeyPatch,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    plant(monkeypatch, ("runs",), PermissionError(errno.EACCES, "Permission denied", "/tmp/\x1b[2Jevil\u202e.sqlite"))
+    code, _, err = run_entry(capsys, "runs")
+    assert code == 2
+    assert "\x1b" not in err and "\u202e" not in err
+    assert "␛[2Jevil\\u202e.sqlite" in err

@@ -73,21 +73,23 @@ def run(argv: list[str]) -> int:
 def _interrupted(activity: Activity, argv: list[str]) -> int:
     from forgegate.cli.failure import interrupted_message
     from forgegate.core.verdict import EXIT_INTERRUPTED
+    from forgegate.textsafe import visible
 
-    err_console.print(escape(interrupted_message(activity, argv)), soft_wrap=True)
+    err_console.print(escape(visible(interrupted_message(activity, argv))), soft_wrap=True)
     return EXIT_INTERRUPTED
 
 
 def _failed(exc: Exception, argv: list[str], activity: Activity) -> int:
     from forgegate.cli.failure import crash_message, user_fault, write_crash_report
     from forgegate.core.verdict import EXIT_BAD_INPUT, EXIT_INTERNAL_ERROR
+    from forgegate.textsafe import visible  # a path or message may carry ESC from a file name or a file
 
     message = user_fault(exc, activity.stores[-1].path if activity.stores else None)
     if message is not None:
-        err_console.print(f"[bold red]error:[/] {escape(message)}", markup=True, soft_wrap=True)
+        err_console.print(f"[bold red]error:[/] {escape(visible(message))}", markup=True, soft_wrap=True)
         return EXIT_BAD_INPUT
     report = write_crash_report(exc, argv)
-    err_console.print(f"[bold red]{escape(crash_message(exc, report))}[/]", markup=True, soft_wrap=True)
+    err_console.print(f"[bold red]{escape(visible(crash_message(exc, report)))}[/]", markup=True, soft_wrap=True)
     if report is None:
         import traceback
 

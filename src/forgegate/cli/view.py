@@ -7,7 +7,6 @@ from pathlib import Path
 import typer
 
 from forgegate.errors import UsageError
-from forgegate.store import default_store_dir
 
 
 def register(app: typer.Typer) -> None:
@@ -24,6 +23,8 @@ def register(app: typer.Typer) -> None:
         result: list[Path] = typer.Option([], help="A result JSON (plan run, T_GPT metrics, eval) to show as its "
                                                    "report (repeatable)."),
     ) -> None:
+        from forgegate.store import default_store_dir
+
         try:
             from forgegate.view.serve import serve, view_config
         except ImportError as exc:  # the optional extra is not installed
