@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from forgegate.backends import BACKENDS
-from forgegate.core.limits import DEFAULT_IDLE_S, DEFAULT_TIMEOUT_S
 from forgegate.cli.common import quiet_default
+from forgegate.core.limits import DEFAULT_IDLE_S, DEFAULT_TIMEOUT_S
 from forgegate.errors import UsageError
 
 if TYPE_CHECKING:
