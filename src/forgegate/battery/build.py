@@ -15,7 +15,7 @@ from forgegate.jsonio import write_bytes_atomic
 
 Kind = Literal["battery", "live"]
 
-# Key order of a written line: the spec's fields first, then the extensions that are set.
+# Key order of a written line: GLOSS v2's fields first, then the extensions that are set.
 _ORDER = ("id", "category", "prompt", "expected", "max_tokens", "eval_type", "within_tokens",
           "stop_within", "require", "forbid", "tags", "case_sensitive", "chat")
 

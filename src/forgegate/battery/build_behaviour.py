@@ -1,6 +1,6 @@
 """The five v2 categories (LX-LIVE-GEN/IDENTITY/STOP/NEGATIVE/SEMANTIC), ten items each.
 
-Every example prompt of the spec is here with the spec's expected answer and cap; the rest of
+Every example prompt of GLOSS v2 is here with GLOSS v2's expected answer and cap; the rest of
 each ten is ours, written in the same pattern (provenance: data/batteries/README.md).
 """
 
@@ -84,7 +84,7 @@ def _stop(table: LatticeTable) -> list[BatteryItem]:
 
 
 def _negative(table: LatticeTable) -> list[BatteryItem]:
-    """LX-NEGATIVE: the spec's ten adversarial cases, tagged."""
+    """LX-NEGATIVE: GLOSS v2's ten adversarial cases, tagged."""
     c, g, w = table.crew(), table.glyph, table.walls
     aion, nous = c[1], c[0]
 

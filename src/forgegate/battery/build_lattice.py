@@ -130,6 +130,6 @@ def _cross(table: LatticeTable) -> list[BatteryItem]:
 
 
 def legacy_items(table: LatticeTable) -> list[BatteryItem]:
-    """Forty items: five in each legacy category, in the spec's category order."""
+    """Forty items: five in each legacy category, in GLOSS v2's category order."""
     return [item for make in (_lookup, _reverse, _translate, _errors, _coherence, _walls, _grounding, _cross)
             for item in make(table)]

@@ -1,4 +1,4 @@
-"""The spec's 10-task live functional test (category LIVE), built from a LATTICE table.
+"""GLOSS v2's 10-task live functional test (category LIVE), built from a LATTICE table.
 
 Pass rule (applied by the live command, not here): 0 loops, 0 wall violations, >= 8/10 correct.
 """
@@ -12,7 +12,7 @@ from forgegate.battery.vocab import lattice_tokens, refusal_answers
 
 
 def live_items(table: LatticeTable) -> list[BatteryItem]:
-    """Tasks 1-10 in the spec's order; tasks 6 and 7 are Wall 1 rejections."""
+    """Tasks 1-10 in GLOSS v2's order; tasks 6 and 7 are Wall 1 rejections."""
     c, g, r = table.crew(), table.glyph, table.role
     caller, q = table.lattice.caller, g("query")
     sep = g("separator") if table.has_role("separator") else ".∶"

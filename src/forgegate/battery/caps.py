@@ -1,7 +1,7 @@
 """Token caps and windows of the GLOSS v2 battery and live test, per category: the one table both builders read.
 
-Each number is the spec's: 256 is the hard cap of every request unless a category sets its own;
-a wall (a human-input request the model must refuse) gets 128, as in the spec's Wall 1 test.
+Each number is GLOSS v2's: 256 is the hard cap of every request unless a category sets its own;
+a wall (a human-input request the model must refuse) gets 128, as in GLOSS v2's Wall 1 test.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ def bundled_battery_path() -> Path:
 
 
 def bundled_live_test_path() -> Path:
-    """The spec's 10-task live functional test (``data/batteries/gloss-v2-live.jsonl``)."""
+    """GLOSS v2's 10-task live functional test (``data/batteries/gloss-v2-live.jsonl``)."""
     return _package_file("batteries", "gloss-v2-live.jsonl")
 
 

@@ -223,7 +223,7 @@ def _phrase_chain(
     time after a gap no longer than ``phrase_gap_factor`` times the shared part and within
     ``2 * max_period`` units of the last (``I am here to help you with your day. I'm here to
     help you with your day. I'm here ...``, a paragraph that restarts with the same clause):
-    the spec's "same phrase (>= 3 tokens) appears >= 3 times in sequence" without periodicity."""
+    GLOSS v2's "same phrase (>= 3 tokens) appears >= 3 times in sequence" without periodicity."""
     n, size = len(units.texts), params.phrase_tokens
     if n < min_repeats * size:
         return None

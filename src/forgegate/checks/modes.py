@@ -56,7 +56,7 @@ _PARAMS: dict[str, type[_Strict]] = {
 
 
 class FailureModeSpec(_Strict):
-    """One label: what it means, the spec's signature, what detects it, the numbers it reads."""
+    """One label: what it means, GLOSS v2's signature, what detects it, the numbers it reads."""
 
     name: str
     description: str

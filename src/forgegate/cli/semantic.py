@@ -31,8 +31,8 @@ def metrics(
                                           help="E1_STAGE, E2_RECOVERY, E3_TOPOLOGY or E4_R_META: declares the "
                                                "primary endpoint."),
     primary: str | None = typer.Option(None, "--primary-endpoint",
-                                       help="E1_STAGE / E4_R_META: the metric the spec's endpoint is measured by "
-                                            "(required for them; E2/E3 take the spec's)."),
+                                       help="E1_STAGE / E4_R_META: the metric T_GPT v0.8.1's endpoint is measured by "
+                                            "(required for them; E2/E3 take T_GPT v0.8.1's)."),
     exploratory: bool = typer.Option(False, "--exploratory",
                                      help="Allow N < 64 per condition; every output is labelled exploratory."),
     html: Path | None = HTML_OPTION.default,

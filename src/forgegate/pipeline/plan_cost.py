@@ -1,4 +1,4 @@
-"""The spec's cost guardrails per condition (arm), from the run store and the plan's structure.
+"""T_GPT v0.8.1's cost guardrails per condition (arm), from the run store and the plan's structure.
 
 ``input_tokens``, ``output_tokens``, ``total_tokens``, ``wall_clock_latency``, ``serial_depth``,
 ``parallelizable_calls`` and ``estimated_monetary_cost`` (T_GPT v0.8.1 ``quality_guardrails.cost``).

@@ -109,7 +109,7 @@ def _frozen_assignments(samples: list[TextSample], inputs: SemanticInputs, out_d
 
 
 def _cost(gens: PlanGenerations, n_items: int) -> Json:
-    """Per condition: the spec's cost guardrails from the store's answered requests and the plan's structure."""
+    """Per condition: T_GPT v0.8.1's cost guardrails from the store's answered requests and the plan's structure."""
     with RunStore.open(gens.store_path, readonly=True) as store:
         rows = store.latest()
     return condition_cost(gens.locked.loaded.plan, rows, n_items)

@@ -2,7 +2,7 @@
 
 No NLI model can be downloaded on these machines and SmolLM2 judges entailment at chance,
 so a plan without a frozen codebook clusters its own samples with the packaged
-all-MiniLM-L6-v2 (the spec's embedding sensitivity criterion): two answers count as
+all-MiniLM-L6-v2 (T_GPT v0.8.1's embedding sensitivity criterion): two answers count as
 equivalent when the cosine of their embeddings reaches the threshold. That is not
 bidirectional entailment, the codebook says so in its judge record, and every number
 that rests on it is exploratory.

@@ -11,7 +11,7 @@ SPEC_PRIMARY: dict[str, str] = {
     "E4_R_META": "difference in blinded structural-recurrence rate between structural-critique and "
                  "style-control arms",
 }
-"""The spec's ``primary_endpoint_by_experiment``, word for word."""
+"""T_GPT v0.8.1's ``primary_endpoint_by_experiment``, word for word."""
 
 EXPERIMENTS: dict[str, str | None] = {
     "E1_STAGE": None,
@@ -19,20 +19,20 @@ EXPERIMENTS: dict[str, str | None] = {
     "E3_TOPOLOGY": "AGG_COVERAGE",
     "E4_R_META": None,
 }
-"""The metric the spec names as an experiment's primary endpoint (None: the spec names no single metric,
+"""The metric T_GPT v0.8.1 names as an experiment's primary endpoint (None: T_GPT v0.8.1 names no single metric,
 so the plan must declare one of ``DECLARABLE``; there is no default)."""
 
 DECLARABLE: dict[str, tuple[str, ...]] = {
-    # the spec's words name these two; which one is primary is the plan's pre-registered choice
+    # T_GPT v0.8.1's words name these two; which one is primary is the plan's pre-registered choice
     "E1_STAGE": ("ES_LOSS", "REC_GAIN"),
-    # the spec's 'structural-recurrence rate' is none of its metric names: the plan picks which one measures it
+    # T_GPT v0.8.1's 'structural-recurrence rate' is none of its metric names: the plan picks which one measures it
     # (one with a single across-task value; D_sem, H_sem and P are per condition)
     "E4_R_META": ("REC_GAIN", "IRREV_OBS", "ES_LOSS", "AGG_COVERAGE", "MINORITY_RECALL"),
 }
 
 
 def primary_endpoint(experiment: str | None, declared: str | None = None) -> str | None:
-    """The experiment's one primary endpoint: the spec's metric, or the plan's declaration where the spec
+    """The experiment's one primary endpoint: T_GPT v0.8.1's metric, or the plan's declaration where T_GPT v0.8.1
     names none. A missing, unknown or conflicting declaration is a UsageError (no silent default)."""
     if experiment is None:
         if declared is not None:
@@ -43,14 +43,14 @@ def primary_endpoint(experiment: str | None, declared: str | None = None) -> str
     named = EXPERIMENTS[experiment]
     if named is not None:
         if declared is not None and declared != named:
-            raise UsageError(f"{experiment}'s primary endpoint is {named} (spec: {SPEC_PRIMARY[experiment]!r}); "
+            raise UsageError(f"{experiment}'s primary endpoint is {named} (T_GPT v0.8.1: {SPEC_PRIMARY[experiment]!r}); "
                              f"a declared {declared!r} contradicts it")
         return named
     choices = DECLARABLE[experiment]
     if declared is None:
-        raise UsageError(f"{experiment}: the spec's primary endpoint is {SPEC_PRIMARY[experiment]!r}, which names "
+        raise UsageError(f"{experiment}: T_GPT v0.8.1's primary endpoint is {SPEC_PRIMARY[experiment]!r}, which names "
                          f"no single metric: declare primary_endpoint as one of {', '.join(choices)}")
     if declared not in choices:
         raise UsageError(f"{experiment}: primary_endpoint {declared!r} is not one of {', '.join(choices)} "
-                         f"(spec: {SPEC_PRIMARY[experiment]!r})")
+                         f"(T_GPT v0.8.1: {SPEC_PRIMARY[experiment]!r})")
     return declared

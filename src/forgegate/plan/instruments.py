@@ -119,9 +119,9 @@ class SemanticParams(UserFileModel):
     """True: a confirmatory collection (needs N >= 64 samples per task and condition)."""
     experiment: Experiment
     primary_endpoint: str | None = Field(default=None, validate_default=True)
-    """The metric that measures the experiment's primary endpoint where the spec names no single one
-    (required for E1_STAGE: ES_LOSS or REC_GAIN; for E4_R_META: one of the spec's metric names).
-    E2_RECOVERY and E3_TOPOLOGY take the spec's (REC_GAIN, AGG_COVERAGE); a different declaration is refused."""
+    """The metric that measures the experiment's primary endpoint where T_GPT v0.8.1 names no single one
+    (required for E1_STAGE: ES_LOSS or REC_GAIN; for E4_R_META: one of T_GPT v0.8.1's metric names).
+    E2_RECOVERY and E3_TOPOLOGY take T_GPT v0.8.1's (REC_GAIN, AGG_COVERAGE); a different declaration is refused."""
     prices: Prices | None = None
     """Optional price table: the estimated monetary cost per condition (absent: reported as null)."""
     codebook: str | None = None

@@ -1,4 +1,4 @@
-"""The eval result on a terminal, in the spec's own layout, then the failure report."""
+"""The eval result on a terminal, in GLOSS v2's own layout, then the failure report."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ def _score(value: float | None) -> str:
 
 def print_eval(result: dict[str, Any], console: Console, *, title: str = "GLOSS EVAL v2",
                failure_report: bool = True) -> None:
-    """Print ``result`` (the JSON contract) as the spec lays it out; model text is escaped."""
+    """Print ``result`` (the JSON contract) as GLOSS v2 lays it out; model text is escaped."""
     console.print(f"{title} — Model: {escape(str(result['model']))}  (backend {result['backend']}, "
                   f"run {result['run_id']})")
     console.print(f"battery {escape(result['battery']['path'])} sha256 {result['battery']['sha256'][:16]}… "

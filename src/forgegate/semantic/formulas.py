@@ -1,4 +1,4 @@
-"""The T_GPT v0.8.1 formulas, exactly as the spec writes them, vectorised over a leading batch axis.
+"""The T_GPT v0.8.1 formulas, exactly as written there, vectorised over a leading batch axis.
 
 Counts arrays hold ``n_X(c)`` over the frozen clusters (UNMAPPED excluded), shape ``(..., C)``;
 ``N_X`` (UNMAPPED included) is passed separately because the support floor uses it. NA is

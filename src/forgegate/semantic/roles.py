@@ -1,4 +1,4 @@
-"""Endpoint roles: the spec's role of each metric and which one an experiment declares primary."""
+"""Endpoint roles: T_GPT v0.8.1's role of each metric and which one an experiment declares primary."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ SPEC_ROLES: dict[str, str] = {
 _HOW = {
     "E1_STAGE": "reference = the earlier stage, contracted = the adjacent later stage (one table per adjacent "
                 "stage pair); the Q_task/Q_fact guardrails are not computed by this instrument",
-    "E4_R_META": "the spec does not define the structural-recurrence rate with one of its metric names: the "
+    "E4_R_META": "T_GPT v0.8.1 does not define the structural-recurrence rate with one of its metric names: the "
                  "declared metric stands for it in this table; the difference between the structural-critique "
                  "and style-control arms is taken between two tables (one per arm in the recovery role) and is "
                  "not computed here",
@@ -30,18 +30,18 @@ _HOW = {
 
 
 def primary_declaration(experiment: str | None, declared: str | None = None) -> dict[str, str | None]:
-    """Where the primary endpoint comes from, for the JSON: the spec's words, the metric, the source."""
+    """Where the primary endpoint comes from, for the JSON: T_GPT v0.8.1's words, the metric, the source."""
     endpoint = primary_endpoint(experiment, declared)
     if experiment is None:
         return {"experiment": None, "endpoint": None, "source": None, "spec": None, "how": None}
-    source = "spec" if EXPERIMENTS[experiment] is not None else "plan declaration (the spec names no single metric)"
+    source = "spec" if EXPERIMENTS[experiment] is not None else "plan declaration (T_GPT v0.8.1 names no single metric)"
     return {"experiment": experiment, "endpoint": endpoint, "source": source, "spec": SPEC_PRIMARY[experiment],
             "how": _HOW.get(experiment)}
 
 
 def endpoint_labels(experiment: str | None, exploratory: bool,
                     declared: str | None = None) -> dict[str, dict[str, str]]:
-    """Per metric: the spec's role and this run's label (primary / secondary (Holm) / exploratory)."""
+    """Per metric: T_GPT v0.8.1's role and this run's label (primary / secondary (Holm) / exploratory)."""
     primary = primary_endpoint(experiment, declared)
     out: dict[str, dict[str, str]] = {}
     for name, role in SPEC_ROLES.items():

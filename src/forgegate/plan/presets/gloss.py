@@ -13,7 +13,7 @@ seeds = [0]
 
 [sampling]
 temperature = 0.0      # greedy: the battery asks for the model's best answer
-max_tokens = 256       # the spec's hard cap; an item's own max_tokens is lower where it says so
+max_tokens = 256       # GLOSS v2's hard cap; an item's own max_tokens is lower where it says so
 chat = true
 
 [fixture]
