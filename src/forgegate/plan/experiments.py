@@ -43,8 +43,8 @@ def primary_endpoint(experiment: str | None, declared: str | None = None) -> str
     named = EXPERIMENTS[experiment]
     if named is not None:
         if declared is not None and declared != named:
-            raise UsageError(f"{experiment}'s primary endpoint is {named} (T_GPT v0.8.1: {SPEC_PRIMARY[experiment]!r}); "
-                             f"a declared {declared!r} contradicts it")
+            raise UsageError(f"{experiment}'s primary endpoint is {named} "
+                             f"(T_GPT v0.8.1: {SPEC_PRIMARY[experiment]!r}); a declared {declared!r} contradicts it")
         return named
     choices = DECLARABLE[experiment]
     if declared is None:
