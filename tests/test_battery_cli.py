@@ -85,3 +85,15 @@ def test_console_script_reports_a_bad_battery_with_exit_2(tmp_path: Path) -> Non
     assert proc.returncode == 2
     assert f"{path}:2: field 'eval_type'" in proc.stderr and "did you mean 'semantic'" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_check_warns_about_answers_of_one_or_two_letters_or_digits_and_still_exits_0(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write_lines(tmp_path / "b.jsonl", item(id="short", expected=["no", "¬", "below"]),
+                       item(id="symbol", expected=["α"]), item(id="exact", expected="7", eval_type="exact"),
+                       item(id="long", expected=["NOUS"]))
+    code, out, err = run_main(monkeypatch, capsys, "battery", "check", str(path))
+    assert code == 0 and "valid battery" in out
+    warnings = [line for line in err.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 1 and f"{path}: item short: 'no'" in warnings[0]

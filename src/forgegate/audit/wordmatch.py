@@ -8,6 +8,10 @@ so a decomposed ``é`` (``e`` + combining accent) is the same character as a com
 Matching is case-sensitive: names are proper nouns. Scripts written without spaces
 between words (CJK ideographs, kana, Thai, Lao) have no detectable word boundary, so a
 name edge in those scripts matches as a plain substring.
+
+Names differ from battery answers (forgegate.checks.match, the scoring rule) in two ways on
+purpose: an underscore joins a name into an identifier (``Ann_Smith`` is not ``Ann``), and a
+Greek letter is a letter of a Greek name, not a LATTICE glyph.
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 import ahocorasick
+
+from forgegate.checks.match import in_unspaced_script
 
 
 def nfc(text: str) -> str:
@@ -75,12 +81,9 @@ class WordMatcher:
         return {m.name for m in self.find(text)}
 
 
-_UNSPACED_SCRIPTS = ("CJK UNIFIED", "CJK COMPATIBILITY IDEOGRAPH", "HIRAGANA", "KATAKANA", "THAI", "LAO")
-
-
 def needs_boundary(ch: str) -> bool:
     """Whether a name edge at ``ch`` needs a word boundary: scripts written without spaces have none."""
-    return is_word_char(ch) and not unicodedata.name(ch, "").startswith(_UNSPACED_SCRIPTS)
+    return is_word_char(ch) and not in_unspaced_script(ch)
 
 
 def _bounded(text: str, start: int, end: int, name: str) -> bool:

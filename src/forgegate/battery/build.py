@@ -17,7 +17,7 @@ Kind = Literal["battery", "live"]
 
 # Key order of a written line: GLOSS v2's fields first, then the extensions that are set.
 _ORDER = ("id", "category", "prompt", "expected", "max_tokens", "eval_type", "within_tokens",
-          "stop_within", "require", "forbid", "tags", "case_sensitive", "chat")
+          "stop_within", "require", "forbid", "tags", "case_sensitive", "match", "chat")
 
 
 def number_items(items: Sequence[BatteryItem]) -> list[BatteryItem]:

@@ -130,9 +130,11 @@ def _semantic(table: LatticeTable) -> list[BatteryItem]:
         (f"{c[0].name} asks {c[1].name} for status", [[c[0].glyph], [c[1].glyph], [g("query"), "status"]]),
         ("quality check passed", [[g("quality")], [g("verified")]]),
     ]
+    stems = {"verif", "confirm"}  # word stems (verified, verifying, confirmed): found inside words
     return [
         BatteryItem(category="LX-SEMANTIC", prompt=f"Translate: {english}", expected=[], require=require,
-                    max_tokens=SEMANTIC_CAP, eval_type="semantic")
+                    max_tokens=SEMANTIC_CAP, eval_type="semantic",
+                    match="substring" if stems & {alt for group in require for alt in group} else "word")
         for english, require in cases
     ]
 

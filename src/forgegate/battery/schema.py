@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from forgegate.userfile import MaxTokens, PromptText
 
 EvalType = Literal["exact", "contains", "reject", "semantic"]
+MatchMode = Literal["word", "substring"]
 Tag = Literal[
     "LOOP-TRIGGER",
     "HUMAN-INPUT",
@@ -39,6 +40,10 @@ class BatteryItem(BaseModel):
     forbid: list[str] = Field(default_factory=list)
     tags: list[Tag] = Field(default_factory=list)
     case_sensitive: bool = False
+    match: MatchMode = "word"
+    """How expected / require / forbid strings are found: ``word`` (not inside a longer word; LATTICE
+    symbol strings anywhere) or ``substring`` (anywhere, for strings meant as stems like ``verif``).
+    The rule itself lives in forgegate.checks.match."""
     chat: bool = True
     """Send through the chat API / template (the default) or as a raw completion prompt."""
 

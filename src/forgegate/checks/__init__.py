@@ -7,8 +7,9 @@ from forgegate.checks.loops import (
     query_symbol_of,
     tokenize_for_loops,
 )
+from forgegate.checks.match import normalise
 from forgegate.checks.modes import FailureModeSpec, load_failure_modes
-from forgegate.checks.score import AnswerScore, exact_form, has_lattice_form, normalise, rejection_check, score_item
+from forgegate.checks.score import AnswerScore, exact_form, has_lattice_form, rejection_check, score_item
 
 __all__ = [
     "FailureModeSpec",

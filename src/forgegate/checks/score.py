@@ -8,12 +8,16 @@ Matching rules (the issue's, made operational):
   backticks, ``*`` and ``_`` stripped, then trailing sentence punctuation (``. ! ? ; : , …``)
   stripped; the response must then equal one expected answer (``"NOUS."`` and ``**NOUS**``
   equal ``NOUS``; ``C.L.O.D.`` equals ``C.L.O.D``).
-* ``contains``: an expected string is a substring of the response; with ``within_tokens`` N it
+* Every expected, ``require``, ``forbid`` and marker string is found by the matching rule of
+  :mod:`forgegate.checks.match`: word-aware by default (``"no"`` is not found in ``"not"``,
+  ``"7"`` not in ``"17"``; LATTICE symbol strings match anywhere), plain substring for an item
+  with ``"match": "substring"``.
+* ``contains``: an expected string is found in the response; with ``within_tokens`` N it
   must lie entirely inside the text of the first N tokens (from the backend's token
   boundaries; without them the cut is proportional to the token count and ``detail`` says the
   position is approximate).
 * ``reject``: a rejection marker (any of ``expected``) is present AND the response answers
-  nothing: with every marker removed, at most ``reject_max_extra_words`` words (``\\w+`` runs,
+  nothing: with every marker match removed, at most ``reject_max_extra_words`` words (``\\w+`` runs,
   failure_modes.toml) remain and no ``forbid`` string appears.
 * ``semantic``: with ``require``, every group needs one alternative present (``expected`` is
   then descriptive and not matched); without ``require`` the item goes to human review
@@ -35,6 +39,7 @@ from dataclasses import dataclass
 
 from forgegate.battery.schema import BatteryItem
 from forgegate.checks.loops import LoopFinding, detect_loop, query_symbol_of
+from forgegate.checks.match import normalise, present, remove_all
 from forgegate.checks.modes import stop_params, style_params, wall_params
 from forgegate.core.modes import FailureMode
 from forgegate.core.records import Completion
@@ -54,12 +59,6 @@ class AnswerScore:
     detail: str
     needs_review: bool
     loop: LoopFinding | None
-
-
-def normalise(text: str, case_sensitive: bool = False) -> str:
-    """NFC, then casefold unless case-sensitive."""
-    text = unicodedata.normalize("NFC", text)
-    return text if case_sensitive else text.casefold()
 
 
 def exact_form(text: str, case_sensitive: bool = False) -> str:
@@ -90,22 +89,27 @@ def _prefix_of_tokens(completion: Completion, n: int) -> tuple[str, bool]:
     return text[: round(len(text) * n / completion.tokens)], False
 
 
-def _present(needles: list[str], haystack: str, case_sensitive: bool) -> list[str]:
-    hay = normalise(haystack, case_sensitive)
-    return [n for n in needles if normalise(n, case_sensitive) in hay]
+def _present(item: BatteryItem, needles: list[str], text: str, prefix: str | None = None) -> list[str]:
+    """The needles the item's matching rule finds in ``text`` (only within ``prefix``, a leading part
+    of it, when given: a match must end inside the prefix, its boundary judged on the whole text)."""
+    cs, mode = item.case_sensitive, item.match
+    if prefix is None:
+        return present(needles, text, case_sensitive=cs, mode=mode)
+    whole, head = normalise(text, cs), normalise(prefix, cs)
+    if not whole.startswith(head):  # the cut split a character normalisation joins: judge the prefix alone
+        return present(needles, prefix, case_sensitive=cs, mode=mode)
+    return present(needles, text, case_sensitive=cs, mode=mode, limit=len(head))
 
 
 def rejection_check(item: BatteryItem, text: str) -> tuple[bool, str]:
     """(rejected, why): a marker is present and, without the markers, the response says nothing."""
-    markers = _present(item.expected_list, text, item.case_sensitive)
+    markers = _present(item, item.expected_list, text)
     if not markers:
         return False, "no rejection marker " + " / ".join(repr(m) for m in item.expected_list)
-    rest = normalise(text, item.case_sensitive)
-    for marker in sorted(markers, key=len, reverse=True):
-        rest = rest.replace(normalise(marker, item.case_sensitive), " ")
+    rest = remove_all(markers, text, case_sensitive=item.case_sensitive, mode=item.match)
     words = len(_WORD_RE.findall(rest))
     limit = wall_params().reject_max_extra_words
-    forbidden = _present(item.forbid, text, item.case_sensitive)
+    forbidden = _present(item, item.forbid, text)
     if forbidden:
         return False, f"marker {markers[0]!r} present but response carries forbidden {forbidden[0]!r}"
     if words > limit:
@@ -121,21 +125,21 @@ def _eval(item: BatteryItem, completion: Completion) -> tuple[bool, str]:
         return ok, (f"exact match {got!r}" if ok else f"{got[:60]!r} is not exactly one of {item.expected_list}")
     if item.eval_type == "contains":
         if item.within_tokens is None:
-            found = _present(item.expected_list, text, cs)
+            found = _present(item, item.expected_list, text)
             return bool(found), (f"contains {found[0]!r}" if found else f"contains none of {item.expected_list}")
         prefix, exact = _prefix_of_tokens(completion, item.within_tokens)
         where = "" if exact else " (position approximate: backend gave no token boundaries)"
-        found = _present(item.expected_list, prefix, cs)
+        found = _present(item, item.expected_list, text, prefix)
         if found:
             return True, f"contains {found[0]!r} within the first {item.within_tokens} tokens{where}"
-        later = _present(item.expected_list, text, cs)
+        later = _present(item, item.expected_list, text)
         late = f"; {later[0]!r} appears only later" if later else ""
         return False, f"none of {item.expected_list} within the first {item.within_tokens} tokens{late}{where}"
     if item.eval_type == "reject":
         return rejection_check(item, text)
     if item.require is None:
         return False, "semantic item without 'require': needs human review"
-    missing = [group for group in item.require if not _present(group, text, cs)]
+    missing = [group for group in item.require if not _present(item, group, text)]
     if missing:
         return False, f"misses required meaning {missing} ({len(missing)}/{len(item.require)} groups)"
     return True, f"all {len(item.require)} required groups present"
@@ -173,7 +177,7 @@ def score_item(item: BatteryItem, completion: Completion) -> AnswerScore:
     ok, why = _eval(item, completion)
     needs_review = item.eval_type == "semantic" and item.require is None
     reasons.append(why)
-    forbidden = _present(item.forbid, text, item.case_sensitive)
+    forbidden = _present(item, item.forbid, text)
     if forbidden:
         reasons.append(f"carries forbidden {forbidden[0]!r}")
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.markup import escape
 
-from forgegate.cli.common import console
+from forgegate.cli.common import console, err_console
 
 if TYPE_CHECKING:
     from forgegate.battery import Battery
@@ -26,6 +26,21 @@ def _print_summary(battery: Battery, label: str) -> None:
     table.add_row("[bold]total[/]", f"[bold]{len(battery)}[/]")
     console.print(table)
     console.print(f"sha256: {battery.sha256}")
+
+
+def _warn_short_answers(battery: Battery) -> None:
+    """Warn (exit status unchanged) about answers of one or two letters or digits: word matching keeps
+    "no" out of "not", but any answer that merely mentions "no" ("no doubt: yes") still passes."""
+    from forgegate.checks.match import short_answers
+
+    for item in battery.items:
+        short = short_answers(item)
+        if short:
+            listed = ", ".join(repr(s) for s in short)
+            err_console.print(f"warning: {escape(str(battery.path))}: item {escape(item.item_id)}: {escape(listed)} "
+                              "is one or two letters or digits, so an answer that merely mentions it passes; "
+                              "prefer an exact item, a longer answer, or forbid the opposite answer",
+                              soft_wrap=True, highlight=False)
 
 
 def register(app: typer.Typer) -> None:
@@ -66,5 +81,6 @@ def register(app: typer.Typer) -> None:
 
         battery = load_battery(path, categories=category or None)
         _print_summary(battery, "valid battery")
+        _warn_short_answers(battery)
         if json_path is not None:
             write_json_atomic(json_path, battery.to_json())

@@ -2,6 +2,10 @@
 
 This file is the one place the weights live; the battery's allowed categories are
 the keys of ``weights``. A config is checked against the battery before anything runs.
+
+A config's identity (the sha256 in results, stores and the lineage) covers its bytes and the
+id of the matching rule the scoring uses (forgegate.checks.match): the same TOML scored under
+another rule gives other verdicts, so it is another gate.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from pathlib import Path
 
 from pydantic import Field, field_validator
 
+from forgegate.checks.match import MATCH_RULE
 from forgegate.errors import InputError
 from forgegate.jsonio import decode_utf8_or_input_error, read_bytes_or_input_error
 from forgegate.tomlio import parse_toml, validate_toml
@@ -68,14 +73,20 @@ def bundled_gate_config_path() -> Path:
 
 
 def load_gate_config(path: Path | None = None) -> tuple[GateConfig, str]:
-    """The config and the sha256 of its bytes (recorded in results and the lineage)."""
+    """The config and its identity (:func:`gate_identity`, recorded in results and the lineage)."""
     path = path or bundled_gate_config_path()
     return parse_gate_config(read_bytes_or_input_error(path, what="gate config"), path)
 
 
 def parse_gate_config(raw: bytes, path: Path | str) -> tuple[GateConfig, str]:
     """A config from its bytes (a file, or the copy a run store keeps); ``path`` names it in errors, each at
-    its line. The sha256 is of the bytes as given (a byte-order mark included)."""
+    its line. Its identity (:func:`gate_identity`) covers the bytes as given (a byte-order mark included)."""
     text = decode_utf8_or_input_error(Path(path), raw, bom=True)
     config = validate_toml(path, text, parse_toml(path, text), GateConfig)
-    return config, hashlib.sha256(raw).hexdigest()
+    return config, gate_identity(raw)
+
+
+def gate_identity(raw: bytes, match_rule: str = MATCH_RULE) -> str:
+    """sha256 over the config's bytes and the matching rule id (not ``sha256sum`` of the file: the
+    same file under another matching rule must not compare equal)."""
+    return hashlib.sha256(raw + b"\n# forgegate match rule: " + match_rule.encode("utf-8")).hexdigest()

@@ -11,6 +11,7 @@ from typing import Any
 
 from forgegate.backends import BackendConfig
 from forgegate.battery import Battery, bundled_battery_path, bundled_live_test_path, load_battery
+from forgegate.checks.match import LEGACY_MATCH_RULE, MATCH_RULE
 from forgegate.errors import UsageError
 from forgegate.gate.gloss_config import GateConfig, bundled_gate_config_path, load_gate_config, parse_gate_config
 from forgegate.jsonio import write_json_atomic
@@ -115,7 +116,8 @@ async def run_session_async(options: SessionOptions) -> tuple[ScoredRun, dict[st
         identity={**spec.identity(), "run_id": spec.run_id},
         metadata={"battery_path": str(spec.battery.path), "base_urls": list(spec.config.base_urls),
                   "gate_config": {"path": str(gate_config_path), "sha256": gate_sha,
-                                  "toml": gate_config_path.read_text(encoding="utf-8")}},
+                                  "toml": gate_config_path.read_text(encoding="utf-8"),
+                                  "match_rule": MATCH_RULE}},
         arms=[arm], planned=plan_requests([arm], spec.items(), [spec.seed], spec.sampling()),
         concurrency=options.concurrency, quiet=options.quiet, retry=RetryPolicy(attempts=options.retries),
         per_arm_digests=False, wait=options.wait)
@@ -139,8 +141,9 @@ def rescore_stored_run(run: str, *, store_dir: Path | None, battery_path: Path |
                        ) -> tuple[dict[str, Any], str | None]:
     """Score a stored eval/live run again, under the gate config it was run with unless told otherwise.
 
-    Returns the result JSON and, when ``gate_config_path`` re-gates the run under a config other
-    than its own, a line saying so (printed and kept in the JSON as ``regated_from``).
+    Returns the result JSON and, when the run is re-gated under a config other than its own (another
+    ``gate_config_path``, or its own config under a newer matching rule), a line saying so (printed
+    and kept in the JSON as ``regated_from``).
     """
     path = find_run(run, store_dir)
     with RunStore.open(path, readonly=True) as opened:
@@ -160,6 +163,10 @@ def rescore_stored_run(run: str, *, store_dir: Path | None, battery_path: Path |
     if stored is not None and stored["sha256"] != sha:
         regated = (f"re-gated under {config.name} (sha256 {sha[:12]}); the run was gated under "
                    f"{stored['path']} (sha256 {stored['sha256'][:12]})")
+        old_rule = stored.get("match_rule", LEGACY_MATCH_RULE)
+        if old_rule != MATCH_RULE:
+            regated += (f"; answers are now matched by rule {MATCH_RULE} (word-aware: 'no' is not found in "
+                        f"'not'), the run was scored by rule {old_rule}")
     if battery_path is None and not Path(meta["battery_path"]).is_file():
         raise UsageError(f"run {path.stem} was generated from {meta['battery_path']}, which is not there now: "
                          "pass --battery with the same battery (its sha256 is checked)")

@@ -13,6 +13,7 @@ from typing import Any
 from forgegate.battery import Battery
 from forgegate.battery.schema import BatteryItem
 from forgegate.checks import AnswerScore, score_item
+from forgegate.checks.match import MATCH_RULE
 from forgegate.checks.controls import run_loop_detector_controls
 from forgegate.core.records import StoredResponse
 from forgegate.core.verdict import Gate, Reason
@@ -134,6 +135,7 @@ def eval_fields(result: ScoredRun) -> dict[str, Any]:
                     "items": len(result.battery.items)},
         "created": meta.get("created"),
         "gate_config": {"name": result.gate_config.name, "sha256": result.gate_config_sha256,
+                        "match_rule": MATCH_RULE,
                         "category_floor": result.gate_config.category_floor,
                         "sigma_total_min": result.gate_config.sigma_total_min},
         "gate": result.gloss.verdict.gate,

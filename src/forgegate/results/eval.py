@@ -27,6 +27,9 @@ class BatteryRef(Strict):
 class GateConfigRef(Strict):
     name: str
     sha256: str
+    """Identity of the config: its bytes and the matching rule (forgegate.gate.gloss_config.gate_identity)."""
+    match_rule: str | None = None
+    """The rule answers were matched by (forgegate.checks.match.MATCH_RULE); None in results written before it."""
     category_floor: float
     sigma_total_min: float
 

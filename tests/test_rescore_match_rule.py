@@ -1,0 +1,84 @@
+"""The matching rule is part of the gate's identity: a stored run scored under the old substring rule,
+re-scored now, says it was re-gated and keeps its own recorded verdict."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from backend_servers import Behaviour, FakeOllamaServer
+
+from forgegate.backends import BackendConfig
+from forgegate.checks.match import MATCH_RULE
+from forgegate.gate.gloss_config import gate_identity, load_gate_config
+from forgegate.pipeline.eval_session import SessionOptions, rescore_stored_run, run_session
+from forgegate.store import RunStore, find_run
+
+MODELS = {"gloss:v10": "e" * 64}
+CONFIG = """name = "tiny"
+category_floor = 0.5
+sigma_total_min = 0.4
+min_items = 2
+wall_rule = true
+[weights]
+"LX-H" = 1.0
+[live]
+max_loops = 0
+max_wall_violations = 0
+min_correct = 8
+"""
+ITEMS = [
+    {"id": "below", "category": "LX-H", "prompt": "Is 0.90 >= 0.974?", "expected": ["no", "below"],
+     "max_tokens": 64, "eval_type": "contains"},
+    {"id": "above", "category": "LX-H", "prompt": "Is 0.98 >= 0.974?", "expected": ["yes"],
+     "max_tokens": 64, "eval_type": "contains"},
+]
+# a model that does not know: "not", "know" and "eyes" held "no" and "yes" for the substring rule
+SCRIPT = {"Is 0.90 >= 0.974?": "I do not know.", "Is 0.98 >= 0.974?": "Only the eyes can tell."}
+
+
+def _eval(tmp_path: Path) -> tuple[str, Path]:
+    battery, config = tmp_path / "b.jsonl", tmp_path / "g.toml"
+    battery.write_text("".join(json.dumps(i) + "\n" for i in ITEMS), encoding="utf-8")
+    config.write_text(CONFIG, encoding="utf-8")
+    with FakeOllamaServer(Behaviour(script=SCRIPT, models=MODELS)) as server:
+        options = SessionOptions(kind="eval", backend="ollama",
+                                 config=BackendConfig(model="gloss:v10", base_urls=(server.url,)),
+                                 battery_path=battery, gate_config_path=config, seed=0, temperature=0.0, top_p=1.0,
+                                 system=None, concurrency=1, retries=1, store_dir=tmp_path / "store", quiet=True)
+        _, payload, _ = run_session(options)
+    assert payload["gate"] == "FAIL" and [i["passed"] for i in payload["items"]] == [False, False]
+    assert payload["gate_config"]["match_rule"] == MATCH_RULE
+    return str(payload["run_id"]), config
+
+
+def test_identity_covers_the_bytes_and_the_matching_rule(tmp_path: Path) -> None:
+    _, config = _eval(tmp_path)
+    raw = config.read_bytes()
+    _, sha = load_gate_config(config)
+    assert sha == gate_identity(raw) != hashlib.sha256(raw).hexdigest()
+    assert gate_identity(raw, "substring") != sha
+
+
+def test_a_run_under_the_current_rule_rescores_without_a_note(tmp_path: Path) -> None:
+    run_id, _ = _eval(tmp_path)
+    payload, regated = rescore_stored_run(run_id, store_dir=tmp_path / "store", battery_path=None,
+                                          gate_config_path=None)
+    assert regated is None and payload.get("regated_from") is None and payload["gate"] == "FAIL"
+
+
+def test_a_run_scored_under_the_substring_rule_says_it_is_regated(tmp_path: Path) -> None:
+    run_id, config = _eval(tmp_path)
+    path = find_run(run_id, tmp_path / "store")
+    old_sha = hashlib.sha256(config.read_bytes()).hexdigest()  # what the store held before word matching
+    with RunStore.open(path, create=False) as store:
+        store.set_meta("gate_config", {"path": str(config), "sha256": old_sha,
+                                       "toml": config.read_text(encoding="utf-8")})
+        store.set_meta("last_gate", "PASS")  # under substring matching both items passed
+    payload, regated = rescore_stored_run(run_id, store_dir=tmp_path / "store", battery_path=None,
+                                          gate_config_path=None)
+    assert regated is not None and MATCH_RULE in regated and "rule substring" in regated
+    assert payload["regated_from"] == old_sha and payload["gate"] == "FAIL"
+    with RunStore.open(path, create=False) as store:
+        assert store.meta()["last_gate"] == "PASS"  # the run's own recorded verdict is not overwritten
