@@ -54,6 +54,10 @@ class Behaviour:
     models: Mapping[str, str] = field(default_factory=lambda: {"gloss:latest": FAKE_DIGEST})
     api_key: str | None = None
     send_usage: bool = True
+    tokenize_path: str | None = None
+    """Serve a tokenizer endpoint here (``/extras/tokenize``: llama-cpp-python, ``/tokenize``: llama.cpp)."""
+    tokenize_bos: bool = False
+    """The tokenizer endpoint puts a BOS token before every text, as some models' tokenizers do."""
 
 
 @dataclass(frozen=True)

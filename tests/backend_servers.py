@@ -171,6 +171,12 @@ class FakeOpenAIServer(FakeServer):
             handler.send_json(404, {"error": {"message": "not found", "type": "not_found"}})
 
     def handle_post(self, handler: FakeHandler, body: dict[str, Any]) -> None:
+        path = self.behaviour.tokenize_path
+        if path is not None and handler.path == path and self._authorised(handler):
+            text = str(body.get("input" if path == "/extras/tokenize" else "content", ""))
+            ids = [1] * self.behaviour.tokenize_bos + [100 + i for i, _ in enumerate(tokenize(text))]
+            handler.send_json(200, {"tokens": ids})
+            return
         chat = handler.path == "/v1/chat/completions"
         if not chat and handler.path != "/v1/completions":
             handler.send_json(404, {"error": {"message": "not found", "type": "not_found"}})

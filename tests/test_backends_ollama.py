@@ -36,19 +36,26 @@ def failed(result: Completion | BackendError) -> BackendError:
     return result
 
 
-def test_chat_request_streams_one_token_per_chunk_and_records_the_digest() -> None:
+def test_chat_request_counts_with_eval_count_and_records_the_digest() -> None:
     with FakeOllamaServer(Behaviour(script={"2+2?": ANSWER})) as server:
         request = GenerationRequest(prompt="2+2?", max_tokens=50, seed=7, temperature=0.3, top_p=0.9, stop=("#",))
         done = ok(one(server, request))
         sent = server.generation_requests()[-1]
     assert done.text == ANSWER and done.finish == "stop"
     assert done.tokens == 6 and done.token_texts == ("The ", "answer ", "is ", "four, ", "of ", "course.")
-    assert done.token_source == "stream-chunks"
+    assert done.token_source == "server-usage" and done.extra["server_eval_count"] == "6"
     assert done.model_digest == FAKE_DIGEST and done.endpoint == server.url
     assert done.ttft_s is not None and done.ttft_s <= done.latency_s
     assert sent.path == "/api/chat" and sent.body["stream"] is True
     assert sent.body["messages"] == [{"role": "user", "content": "2+2?"}]
     assert sent.body["options"] == {"num_predict": 50, "seed": 7, "temperature": 0.3, "top_p": 0.9, "stop": ["#"]}
+
+
+def test_eval_count_wins_over_chunks_that_carry_several_tokens() -> None:
+    with FakeOllamaServer(Behaviour(script={"q": "a b c d e f"}, tokens_per_chunk=2)) as server:
+        done = ok(one(server, GenerationRequest(prompt="q", max_tokens=50)))
+    assert done.tokens == 6 and done.token_source == "server-usage" and done.text == "a b c d e f"
+    assert done.token_texts is None  # three chunks are not the boundaries of six tokens
 
 
 def test_raw_request_uses_generate_without_template() -> None:

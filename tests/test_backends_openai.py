@@ -75,6 +75,39 @@ def test_without_usage_the_deltas_are_counted() -> None:
     assert done.tokens == 3 and done.token_source == "stream-chunks" and done.finish == "stop"
 
 
+@pytest.mark.parametrize("path", ["/extras/tokenize", "/tokenize"])
+@pytest.mark.parametrize("bos", [False, True])
+def test_without_usage_the_servers_tokenizer_counts_deltas_that_carry_several_tokens(path: str, bos: bool) -> None:
+    # "é è ê ë f" in deltas of two tokens: "é è ", "ê ë ", "f": 3 deltas, 5 tokens
+    behaviour = Behaviour(script={"q": "é è ê ë f"}, send_usage=False, tokens_per_chunk=2, tokenize_path=path,
+                          tokenize_bos=bos)
+    with FakeOpenAIServer(behaviour) as server:
+        done = ok(run_requests("openai", config(server.url), [GenerationRequest(prompt="q", max_tokens=50)])[0])
+        asked = [r for r in server.requests if r.path == path]
+    assert done.tokens == 5 and done.token_source == "server-tokenize" and done.text == "é è ê ë f"
+    assert done.token_texts == ("", "é è ", "", "ê ë ", "f")  # a delta's text comes with its last token
+    assert done.extra["stream_chunks"] == "3"
+    # the empty text first (it gives the BOS baseline), then each non-ASCII delta; "f" is one token unasked
+    assert [next(iter(r.body.values())) for r in asked] == ["", "é è ", "ê ë "]
+
+
+def test_the_tokenizer_count_past_the_cap_is_cut_at_the_cap() -> None:
+    behaviour = Behaviour(script={"q": "é è ê ë f"}, send_usage=False, tokens_per_chunk=2, honour_cap=False,
+                          tokenize_path="/extras/tokenize")
+    with FakeOpenAIServer(behaviour) as server:
+        done = ok(run_requests("openai", config(server.url), [GenerationRequest(prompt="q", max_tokens=3)])[0])
+    assert done.tokens == 3 and done.finish == "length" and done.text == "é è "
+    assert done.token_texts == ("", "é è ", "") and done.extra["server_exceeded_cap"] == "true"
+
+
+def test_usage_in_the_stream_is_used_before_the_tokenizer() -> None:
+    behaviour = Behaviour(script={"q": "é è ê"}, tokens_per_chunk=2, tokenize_path="/extras/tokenize")
+    with FakeOpenAIServer(behaviour) as server:
+        done = ok(run_requests("openai", config(server.url), [GenerationRequest(prompt="q", max_tokens=50)])[0])
+        asked = [r for r in server.requests if r.path == "/extras/tokenize"]
+    assert done.tokens == 3 and done.token_source == "server-usage" and asked == []
+
+
 def test_client_cap_stops_a_server_that_streams_forever() -> None:
     with FakeOpenAIServer(Behaviour(script={"q": "ha"}, forever=True)) as server:
         done = ok(run_requests("openai", config(server.url), [GenerationRequest(prompt="q", max_tokens=6)])[0])

@@ -2,9 +2,10 @@
 
 One server per module (it is slow to start and serves one request at a time), started
 with an API key so the key handling is tested end to end. llama_cpp.server 0.3.36 sends
-no ``usage`` in streams even with ``stream_options.include_usage``, so its token counts
-come from the stream deltas (``stream-chunks``), and a delta holding a multi-byte
-character can carry several tokens: counts are at most the cap, never above it.
+no ``usage`` in streams even with ``stream_options.include_usage``, and a delta holding a
+character the model spelled in several byte tokens carries all of them, so forgegate counts
+each delta with the server's ``/extras/tokenize`` (``server-tokenize``) and must land on the
+server's own non-streamed count.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import httpx
 import pytest
@@ -80,11 +82,37 @@ def generate(url: str, request: GenerationRequest, monkeypatch: pytest.MonkeyPat
 
 def assert_counted(done: Completion, cap: int) -> None:
     assert 0 < done.tokens <= cap
-    if done.token_source == "stream-chunks":
+    if done.token_source == "server-tokenize":
         assert done.token_texts is not None and len(done.token_texts) == done.tokens
         assert "".join(done.token_texts) == done.text
     else:  # a later server version may report usage
         assert done.token_source == "server-usage" and "server_completion_tokens" in done.extra
+
+
+def non_streamed(url: str, prompt: str, max_tokens: int) -> dict[str, Any]:
+    body = {"model": "smollm2", "messages": [{"role": "user", "content": prompt}], "max_tokens": max_tokens,
+            "seed": 1, "temperature": 0.0, "top_p": 1.0}
+    response = httpx.post(f"{url}/chat/completions", json=body, headers={"Authorization": f"Bearer {KEY}"},
+                          timeout=300)
+    response.raise_for_status()
+    return response.json()  # type: ignore[no-any-return]
+
+
+def test_count_equals_the_servers_own_when_one_delta_carries_several_tokens(
+    server_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # SmolLM2 echoes "⊙" (three byte tokens, one delta); the same warm-up before both requests gives the
+    # server the same cached prefix, so the greedy answer is the same with and without streaming
+    prompt = "⊙ α?"
+    non_streamed(server_url, "Name three colours.", 4)
+    done = generate(server_url, GenerationRequest(prompt=prompt, max_tokens=32, seed=1), monkeypatch)
+    non_streamed(server_url, "Name three colours.", 4)
+    server = non_streamed(server_url, prompt, 32)
+    assert server["choices"][0]["message"]["content"] == done.text and "⊙" in done.text
+    assert done.token_source == "server-tokenize"
+    assert done.tokens == server["usage"]["completion_tokens"]
+    assert int(done.extra["stream_chunks"]) < done.tokens  # counting deltas would have undercounted
+    assert_counted(done, 32)
 
 
 def test_chat_answer_finishes_with_stop(server_url: str, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,11 +1,15 @@
-"""Ollama's native API (``/api/generate``, ``/api/chat``, ``/api/tags``), streamed one token per chunk.
+"""Ollama's native API (``/api/generate``, ``/api/chat``, ``/api/tags``), streamed about one token per chunk.
 
 Follows https://github.com/ollama/ollama/blob/main/docs/api.md: NDJSON chunks
 ``{"response"|"message": ..., "done": false}`` then a final ``{"done": true,
 "done_reason": ...}``. Chat requests, and every request with an empty prompt (real
 Ollama answers an empty ``prompt`` on ``/api/generate`` by loading the model and
 returning no text), go to ``/api/chat``; raw requests go to ``/api/generate`` with
-``raw: true`` (no chat template). The model digest comes from ``/api/tags``.
+``raw: true`` (no chat template). The model digest comes from ``/api/tags``. Token counts: the
+final chunk's ``eval_count`` (``server-usage``, exact) unless the client cap cut the stream;
+chunks are the token boundaries when their number agrees with it (a character spelled in
+several tokens can arrive as one chunk), else there are none. Without ``eval_count``, one
+token per chunk (``stream-chunks``).
 """
 
 from __future__ import annotations
@@ -86,7 +90,7 @@ def normalise_model_name(name: str) -> str:
 
 @BACKENDS.register("ollama")
 class OllamaBackend:
-    """A model served by Ollama; each streamed chunk is one token."""
+    """A model served by Ollama; counts from its ``eval_count``, boundaries from its chunks."""
 
     name = "ollama"
 
@@ -179,18 +183,20 @@ class OllamaBackend:
 
 
 def _count(got: Collected, max_tokens: int) -> tuple[int, TokenSource, tuple[str, ...] | None]:
-    """Tokens of the answer: one per chunk that carried text, unless Ollama's final ``eval_count`` says more.
+    """Tokens of the answer: Ollama's final ``eval_count`` (its own count, exact) unless the client cap cut
+    the stream; then, or without one, one token per chunk that carried text.
 
-    A chunk with no text is not counted as it arrives (a server that sends empty chunks and
-    never finishes would otherwise fill the cap with nothing and look like a model that ran
-    on). When the stream finishes, ``eval_count`` is Ollama's own count: more than the text
-    chunks means some generated tokens rendered no text (a thinking model's hidden tokens), and
-    then its count is the answer's (server-usage; the chunks no longer line up with tokens).
+    A chunk with no text is not counted as it arrives (a server that sends empty chunks and never
+    finishes would otherwise fill the cap with nothing and look like a model that ran on). The
+    chunks are the token boundaries when their number agrees with ``eval_count``; they do not when
+    a character spelled in several tokens arrived as one chunk, or tokens rendered no text (a
+    thinking model's hidden tokens).
     """
     chunks = len(got.token_texts)
-    if got.capped or got.usage_tokens is None or got.usage_tokens <= chunks:
+    if got.capped or got.usage_tokens is None:
         return chunks, "stream-chunks", tuple(got.token_texts)
-    return min(got.usage_tokens, max_tokens), "server-usage", None
+    texts = tuple(got.token_texts) if got.usage_tokens == chunks else None
+    return min(got.usage_tokens, max_tokens), "server-usage", texts
 
 
 def _finish(server: str | None, capped: bool, tokens: int, max_tokens: int) -> FinishReason:

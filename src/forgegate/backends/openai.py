@@ -2,9 +2,12 @@
 
 ``/chat/completions`` for chat requests and ``/completions`` for raw ones, under the
 base URL the user gives (it includes ``/v1``, as with the OpenAI SDK), with
-``stream: true`` and ``stream_options.include_usage``. Token counts: the server's
-``usage.completion_tokens`` when it reports it and the client cap did not cut the
-stream (``server-usage``); otherwise one token per content delta (``stream-chunks``).
+``stream: true`` and ``stream_options.include_usage``. Token counts, exact first: the
+server's ``usage.completion_tokens`` when it reports it and the client cap did not cut the
+stream (``server-usage``); else each delta counted by the server's tokenizer endpoint, which
+also gives the token boundaries (``server-tokenize``, llama-cpp-python and llama.cpp servers:
+see forgegate.backends._tokencount); else one token per content delta (``stream-chunks``, a
+lower bound when a delta carries several tokens).
 The API key is read from an environment variable at construction, sent only in the
 ``Authorization`` header, and redacted from every error message.
 Model digest: ``None``; no OpenAI-compatible server reports a stable content hash
@@ -34,6 +37,7 @@ from forgegate.backends._http import (
     make_client,
     post_stream,
 )
+from forgegate.backends._tokencount import ServerTokenizer
 from forgegate.backends.base import BACKENDS, BackendConfig, BackendError
 from forgegate.core.records import Completion, FinishReason, GenerationRequest, TokenSource
 from forgegate.errors import UsageError
@@ -68,6 +72,7 @@ class OpenAIBackend:
         self._pool = EndpointPool(tuple(u.rstrip("/") for u in config.base_urls))
         self._model: str | None = config.model
         self._model_lock = asyncio.Lock()
+        self._tokenizer = ServerTokenizer(self._client, self._redact)
 
     async def model_digest(self) -> str | None:
         """Always ``None``: OpenAI-compatible servers report no content digest of the weights."""
@@ -120,6 +125,14 @@ class OpenAIBackend:
         if not got.capped and not got.ended and got.server_finish is None:
             raise BackendError(f"stream from {streamed.url} ended before a finish_reason or [DONE]", transient=True)
         tokens, source, texts, extra = _count(got, request.max_tokens)
+        if source == "stream-chunks":
+            counted = await self._tokenizer.token_texts(streamed.endpoint, got.token_texts)
+            if counted is not None:
+                tokens, source, texts = len(counted), "server-tokenize", counted
+                if tokens > request.max_tokens:  # the server went past the cap inside a multi-token delta
+                    extra["server_exceeded_cap"] = "true"
+                    texts = counted[: request.max_tokens]
+                    got.token_texts, got.capped, tokens = list(texts), True, request.max_tokens
         return build_completion(
             got,
             finish=_finish(got, tokens, request.max_tokens),

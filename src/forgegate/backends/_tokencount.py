@@ -1,0 +1,114 @@
+"""Exact completion-token counts from an OpenAI-compatible server whose stream carries no usage.
+
+llama-cpp-python's server (``python -m llama_cpp.server``, 0.3.36) sends no ``usage`` in a
+stream, even with ``stream_options.include_usage``, and one content delta can hold several
+tokens: it sends each piece of text as soon as it decodes as UTF-8, so a character the model
+spelled in two or three byte tokens (``é``, ``⊙``) arrives as one delta. Counting deltas
+undercounts those.
+
+The routes it offers, and why this module uses the tokenizer:
+
+* Per-token log-probabilities (``logprobs: true``) do give one entry per token, but that server
+  then decodes each token on its own and drops the bytes of a character split across tokens
+  from the text (``⊙ α is ...`` arrives as `` α is ...``): exact counts, wrong answers.
+* Its tokenizer endpoint (``POST /extras/tokenize``; the C++ llama.cpp server's ``POST
+  /tokenize``). Re-tokenizing the whole answer is not exact either: the model may spell a word
+  in other tokens than the tokenizer would (``A`` ``x`` ``el`` where the tokenizer says ``Ax``
+  ``el``). Re-tokenizing each *delta* keeps the model's own boundaries: a delta of ASCII text is
+  one token (an ASCII token always decodes on its own, so it is never held back and joined to
+  the next), and a delta holding other characters is the smallest run of tokens that decodes,
+  which is what the tokenizer gives for those characters. benchmarks/bench_eval_vs_bare.py
+  checks the total against the server's own non-streamed count.
+
+A delta of ``k`` tokens becomes ``k - 1`` empty token texts followed by its text: the text of
+the first ``n`` tokens then holds only characters whose every token lies within those ``n``.
+Counts of non-ASCII deltas are cached per endpoint (LATTICE glyphs repeat).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+
+import httpx
+
+from forgegate.backends._http import Redactor, http_errors, join_url, raise_for_status
+from forgegate.backends.base import BackendError
+
+ROUTES: tuple[tuple[str, str], ...] = (("/extras/tokenize", "input"), ("/tokenize", "content"))
+"""(path under the server root, field holding the text): llama-cpp-python's, then llama.cpp's."""
+_ABSENT = frozenset({404, 405})
+
+
+def server_root(base_url: str) -> str:
+    """The server root of an OpenAI base URL (``http://host:port/v1`` -> ``http://host:port``)."""
+    base = base_url.rstrip("/")
+    return base[: -len("/v1")] if base.endswith("/v1") else base
+
+
+class _Route:
+    def __init__(self, url: str, field: str, baseline: int) -> None:
+        self.url, self.field, self.baseline = url, field, baseline
+        self.cache: dict[str, int] = {}
+
+
+class ServerTokenizer:
+    """Counts the tokens of streamed deltas with the server's own tokenizer endpoint, when it has one."""
+
+    def __init__(self, client: httpx.AsyncClient, redact: Redactor) -> None:
+        self._client = client
+        self._redact = redact
+        self._routes: dict[str, _Route | None] = {}
+        self._lock = asyncio.Lock()
+
+    async def _tokens(self, url: str, field: str, text: str) -> list[object] | None:
+        """The token list the endpoint returns for ``text``; None when the endpoint does not exist."""
+        async with http_errors(url, self._redact):
+            response = await self._client.post(url, json={field: text})
+            if response.status_code in _ABSENT:
+                return None
+            await raise_for_status(response, self._redact)
+        try:
+            tokens = response.json().get("tokens")
+        except (ValueError, AttributeError):
+            return None
+        return tokens if isinstance(tokens, list) else None
+
+    async def _route(self, endpoint: str) -> _Route | None:
+        """Find (once per endpoint) which tokenizer route the server has, and how many tokens it
+        adds to any text (a BOS token on some models): the count of the empty string."""
+        async with self._lock:
+            if endpoint not in self._routes:
+                found = None
+                root = server_root(endpoint)
+                for path, field in ROUTES:
+                    url = join_url(root, path)
+                    empty = await self._tokens(url, field, "")
+                    if empty is not None:
+                        found = _Route(url, field, len(empty))
+                        break
+                self._routes[endpoint] = found
+            return self._routes[endpoint]
+
+    async def available(self, endpoint: str) -> bool:
+        return await self._route(endpoint) is not None
+
+    async def token_texts(self, endpoint: str, deltas: Sequence[str]) -> tuple[str, ...] | None:
+        """One text per token for the streamed ``deltas`` (see the module doc); None without a route."""
+        route = await self._route(endpoint)
+        if route is None:
+            return None
+        texts: list[str] = []
+        for delta in deltas:
+            n = 1 if delta.isascii() else await self._count(route, delta)
+            texts.extend([""] * (n - 1))
+            texts.append(delta)
+        return tuple(texts)
+
+    async def _count(self, route: _Route, text: str) -> int:
+        if text not in route.cache:
+            tokens = await self._tokens(route.url, route.field, text)
+            if tokens is None:
+                raise BackendError(f"{route.url} stopped answering token counts", transient=True)
+            route.cache[text] = max(1, len(tokens) - route.baseline)
+        return route.cache[text]
