@@ -100,12 +100,20 @@ def test_the_tokenizer_count_past_the_cap_is_cut_at_the_cap() -> None:
     assert done.token_texts == ("", "é è ", "") and done.extra["server_exceeded_cap"] == "true"
 
 
-def test_usage_in_the_stream_is_used_before_the_tokenizer() -> None:
+def test_usage_in_the_stream_counts_and_the_tokenizer_only_places_the_boundaries() -> None:
     behaviour = Behaviour(script={"q": "é è ê"}, tokens_per_chunk=2, tokenize_path="/extras/tokenize")
     with FakeOpenAIServer(behaviour) as server:
         done = ok(run_requests("openai", config(server.url), [GenerationRequest(prompt="q", max_tokens=50)])[0])
+    assert done.tokens == 3 and done.token_source == "server-usage"
+    assert done.token_texts == ("", "é è ", "ê")
+
+
+def test_usage_with_one_token_per_delta_asks_no_tokenizer() -> None:
+    behaviour = Behaviour(script={"q": "é è ê"}, tokenize_path="/extras/tokenize")
+    with FakeOpenAIServer(behaviour) as server:
+        done = ok(run_requests("openai", config(server.url), [GenerationRequest(prompt="q", max_tokens=50)])[0])
         asked = [r for r in server.requests if r.path == "/extras/tokenize"]
-    assert done.tokens == 3 and done.token_source == "server-usage" and asked == []
+    assert done.token_texts == ("é ", "è ", "ê") and asked == []
 
 
 def test_client_cap_stops_a_server_that_streams_forever() -> None:

@@ -7,7 +7,8 @@ server's ``usage.completion_tokens`` when it reports it and the client cap did n
 stream (``server-usage``); else each delta counted by the server's tokenizer endpoint, which
 also gives the token boundaries (``server-tokenize``, llama-cpp-python and llama.cpp servers:
 see forgegate.backends._tokencount); else one token per content delta (``stream-chunks``, a
-lower bound when a delta carries several tokens).
+lower bound when a delta carries several tokens). With usage, the deltas are the token
+boundaries when their number agrees with it, else the tokenizer's when its count agrees.
 The API key is read from an environment variable at construction, sent only in the
 ``Authorization`` header, and redacted from every error message.
 Model digest: ``None``; no OpenAI-compatible server reports a stable content hash
@@ -125,6 +126,9 @@ class OpenAIBackend:
         if not got.capped and not got.ended and got.server_finish is None:
             raise BackendError(f"stream from {streamed.url} ended before a finish_reason or [DONE]", transient=True)
         tokens, source, texts, extra = _count(got, request.max_tokens)
+        if source == "server-usage" and texts is None:  # deltas are not tokens: the tokenizer may place them
+            counted = await self._tokenizer.token_texts(streamed.endpoint, got.token_texts)
+            texts = counted if counted is not None and len(counted) == tokens else None
         if source == "stream-chunks":
             counted = await self._tokenizer.token_texts(streamed.endpoint, got.token_texts)
             if counted is not None:
