@@ -30,11 +30,12 @@ from pathlib import Path
 
 import httpx
 
-from forgegate.backends import BackendConfig, GenerationRequest
+from forgegate.backends import BackendConfig
 from forgegate.backends._http import chat_messages
 from forgegate.backends.embedded import bundled_gguf
 from forgegate.battery import Battery, bundled_battery_path, load_battery
 from forgegate.battery.schema import BatteryItem
+from forgegate.core.records import GenerationRequest
 from forgegate.pipeline.eval_session import EvalSpec
 from forgegate.run import ExecutionSummary, generate, plan_requests
 from forgegate.store import RunStore, run_path

@@ -12,13 +12,15 @@ The routes it offers, and why this module uses the tokenizer:
   then decodes each token on its own and drops the bytes of a character split across tokens
   from the text (``⊙ α is ...`` arrives as `` α is ...``): exact counts, wrong answers.
 * Its tokenizer endpoint (``POST /extras/tokenize``; the C++ llama.cpp server's ``POST
-  /tokenize``). Re-tokenizing the whole answer is not exact either: the model may spell a word
-  in other tokens than the tokenizer would (``A`` ``x`` ``el`` where the tokenizer says ``Ax``
-  ``el``). Re-tokenizing each *delta* keeps the model's own boundaries: a delta of ASCII text is
-  one token (an ASCII token always decodes on its own, so it is never held back and joined to
-  the next), and a delta holding other characters is the smallest run of tokens that decodes,
-  which is what the tokenizer gives for those characters. benchmarks/bench_eval_vs_bare.py
-  checks the total against the server's own non-streamed count.
+  /tokenize``). Re-tokenizing the whole answer is not exact: the model may spell a word in other
+  tokens than the tokenizer would (``A`` ``x`` ``el`` where the tokenizer says ``Ax`` ``el``).
+  Re-tokenizing each *delta* keeps the model's own boundaries: a delta of ASCII text is one token
+  (an ASCII token always decodes on its own, so it is never held back and joined to the next),
+  and a delta holding other characters is the smallest run of tokens that decodes, counted by
+  the tokenizer. That count is still off when the model spelled such a character in other byte
+  tokens than the tokenizer does: SmolLM2 writes ``ι`` as two byte tokens where its tokenizer
+  has one. benchmarks/bench_eval_vs_bare.py compares the total with the server's own
+  non-streamed count and fails when they differ.
 
 A delta of ``k`` tokens becomes ``k - 1`` empty token texts followed by its text: the text of
 the first ``n`` tokens then holds only characters whose every token lies within those ``n``.
