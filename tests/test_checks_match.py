@@ -47,6 +47,8 @@ CASES = [
     ("café", "cafés", False),
     ("cafe\u0301", "un café.", True),  # NFC: a decomposed é is the same character as a composed one
     ("是", "是的", True),  # scripts without spaces have no word boundaries
+    ("AION", "\x1b[31mAION\x1b[0m", True),  # a colour code is not text: its closing "m" is no letter
+    ("NOUS", "NO\x1b[1mUS", True),
 ]
 
 

@@ -14,7 +14,7 @@ from forgegate.battery import bundled_battery_path, load_battery
 from forgegate.core import Completion, GenerationRequest
 from forgegate.core.limits import MAX_TOKENS_LIMIT
 from forgegate.errors import InputError
-from forgegate.gate.gloss_config import bundled_gate_config_path, load_gate_config
+from forgegate.gate.gloss_config import bundled_gate_config_path, gate_identity, load_gate_config
 from forgegate.jsonio import MAX_JSON_DEPTH
 from forgegate.plan import lock_path, lock_plan
 from forgegate.run.plan_store import plan_run_state
@@ -131,7 +131,7 @@ def test_a_gate_config_with_a_byte_order_mark_loads_and_hashes_its_bytes(tmp_pat
     path = _gate_file(tmp_path, "min_items = 80", "min_items = 80", bom=True)
     config, sha = load_gate_config(path)
     assert config == load_gate_config()[0]
-    assert sha == hashlib.sha256(path.read_bytes()).hexdigest()
+    assert sha == gate_identity(path.read_bytes()) != gate_identity(path.read_bytes().removeprefix(b"\xef\xbb\xbf"))
 
 
 # (what is replaced in the helper plan, by what, the line and field named, what the message says)

@@ -26,12 +26,15 @@ must still be found in ``**STOP_FAILURE**``.
 strings are meant as stems (``"verif"`` for verified / verifying).
 
 Both compare the NFC-normalised, case-folded (unless case-sensitive) forms of needle and
-response. The rule id is part of every gate config's identity (its sha256), so a run scored
-under another rule says so when re-gated.
+response, with terminal colour codes (ANSI CSI sequences such as ``ESC[31m``) removed: they are
+not text a reader sees, and the ``m`` that ends one must not join the word after it. The rule
+id is part of every gate config's identity (its sha256), so a run scored under another rule
+says so when re-gated.
 """
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Iterable, Iterator
 
@@ -42,6 +45,7 @@ MATCH_RULE = "word-boundary-1"
 LEGACY_MATCH_RULE = "substring"
 """The rule runs scored before word matching existed were gated under."""
 
+_ANSI_CSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")
 UNSPACED_SCRIPTS = ("CJK UNIFIED", "CJK COMPATIBILITY IDEOGRAPH", "HIRAGANA", "KATAKANA", "THAI", "LAO")
 
 
@@ -66,8 +70,9 @@ def is_symbol_string(needle: str) -> bool:
 
 
 def normalise(text: str, case_sensitive: bool = False) -> str:
-    """NFC, then casefold unless case-sensitive: the form both sides are compared in."""
-    text = unicodedata.normalize("NFC", text)
+    """NFC without terminal colour codes, then casefold unless case-sensitive: the form both sides are
+    compared in."""
+    text = _ANSI_CSI.sub("", unicodedata.normalize("NFC", text))
     return text if case_sensitive else text.casefold()
 
 
