@@ -72,7 +72,8 @@ def test_ollama_empty_chunks_are_not_tokens_when_eval_count_does_not_count_them(
         capped = one(server, "ollama", GenerationRequest(prompt="q", max_tokens=4))
     assert isinstance(whole, Completion) and isinstance(capped, Completion)
     assert (whole.text, whole.tokens, whole.finish) == ("a b c d e f", 6, "stop")
-    assert whole.token_source == "stream-chunks" and whole.extra["server_eval_count"] == "6"
+    assert whole.token_source == "server-usage" and whole.extra["server_eval_count"] == "6"
+    assert whole.token_texts == ("a ", "b ", "c ", "d ", "e ", "f")  # eval_count agrees: chunks are the tokens
     # the blanks between tokens do not fill the cap: four real tokens fit under a cap of four
     assert (capped.text, capped.tokens, capped.finish) == ("a b c d ", 4, "length")
 
