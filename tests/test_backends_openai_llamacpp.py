@@ -10,19 +10,15 @@ server's own non-streamed count.
 
 from __future__ import annotations
 
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
 from backend_servers import run_requests
+from llamacpp_server import llamacpp_server
 
 from forgegate.backends import BackendConfig, BackendError
-from forgegate.backends.embedded import bundled_gguf
 from forgegate.core.records import Completion, GenerationRequest
 
 pytestmark = pytest.mark.slow
@@ -30,45 +26,11 @@ KEY = "sk-llamacpp-test-7f3a9c1e5b"
 KEY_ENV = "FORGEGATE_TEST_LLAMACPP_KEY"
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     pytest.importorskip("llama_cpp.server", reason="needs llama-cpp-python[server]")
-    port = _free_port()
-    command = [sys.executable, "-m", "llama_cpp.server", "--model", str(bundled_gguf()), "--host", "127.0.0.1",
-               "--port", str(port), "--n_threads", "1", "--api_key", KEY]  # fmt: skip
-    log_path = tmp_path_factory.mktemp("llamacpp") / "server.log"  # a file: the load log overfills a pipe
-    with open(log_path, "wb") as log:
-        proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}/v1"
-    try:
-        deadline = time.monotonic() + 180
-        while not _ready(url):
-            if proc.poll() is not None:
-                raise RuntimeError(f"llama_cpp.server exited: {log_path.read_text()[-2000:]}")
-            if time.monotonic() > deadline:
-                raise RuntimeError("llama_cpp.server did not become ready in 180 s")
-            time.sleep(0.5)
+    with llamacpp_server(tmp_path_factory.mktemp("llamacpp"), api_key=KEY) as url:
         yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-
-
-def _ready(url: str) -> bool:
-    try:
-        return httpx.get(f"{url}/models", headers={"Authorization": f"Bearer {KEY}"}, timeout=2).status_code == 200
-    except httpx.TransportError:
-        return False
 
 
 def generate(url: str, request: GenerationRequest, monkeypatch: pytest.MonkeyPatch) -> Completion:
