@@ -92,7 +92,7 @@ def test_cli_new_lock_check_and_refusal_after_generation(tmp_path: Path) -> None
     plan = write_plan_folder(tmp_path / "p")
     store_dir = tmp_path / "runs"
     check = runner.invoke(app, ["plan", "check", str(plan), "--store", str(store_dir)])
-    assert check.exit_code == 1 and "NOT LOCKED" in check.output
+    assert check.exit_code == 2 and "NOT LOCKED" in check.output  # the user must lock it: not a gate word
     locked = runner.invoke(app, ["plan", "lock", str(plan), "--store", str(store_dir)])
     assert locked.exit_code == 0, locked.output
     assert f"plan_hash {plan_hash(plan)}" in locked.output

@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from forgegate.cli.common import console
+from forgegate.core.verdict import EXIT_BAD_INPUT
 from forgegate.plan.presets import PRESETS
 
 plan_app = typer.Typer(help="Pre-registered plans: write one from a preset, lock it, check it.",
@@ -70,16 +71,16 @@ def check(
     console.print(f"plan_hash {now.plan_hash}")
     if locked is None:
         console.print(f"NOT LOCKED: forgegate plan lock {plan}")
-        raise typer.Exit(code=1)
+        raise typer.Exit(code=EXIT_BAD_INPUT)
     if locked.plan_hash != now.plan_hash:
         console.print(f"CHANGED since its lock ({locked.plan_hash[:12]})"
                       + (": its run has generations, the change is refused" if state.has_generations
                          else ": no generation yet, re-lock to accept it"))
-        raise typer.Exit(code=1)
+        raise typer.Exit(code=EXIT_BAD_INPUT)
     if state.has_generations and state.stored_plan_hash not in (None, now.plan_hash):
         console.print(f"REFUSED: run store {state.store_path} holds {state.generations} generations made under "
                       f"plan hash {str(state.stored_plan_hash)[:12]}: {RULE_DOES_NOT_MOVE}")
-        raise typer.Exit(code=1)
+        raise typer.Exit(code=EXIT_BAD_INPUT)
     console.print(f"locked {locked.locked_at}; run store {state.store_path}: {state.generations} generations")
 
 
