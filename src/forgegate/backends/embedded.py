@@ -8,9 +8,32 @@ backend records every sampled token id, rebuilds each token's text with an
 incremental UTF-8 decoder, trims the tokens to the streamed text (stop strings cut
 it) and caps them at ``max_tokens`` itself.
 
-llama.cpp is not thread-safe: generations run one at a time in a worker thread
-under an ``asyncio.Lock``. The KV cache is reset before each request so a seed
-gives the same text whatever ran before.
+Why streaming from a worker thread was slow, and what fixed it. Measured on 2 shared
+cores, SmolLM2 Q4_1, n_threads=2: time in Python outside ``llama_decode`` is under
+0.3 ms a token, streamed or not, in any thread; all the lost time was inside
+``llama_decode``. llama-cpp-python's ggml is built with OpenMP: each token's graph
+runs on an ``omp parallel`` team that meets at an OpenMP barrier after every
+operation, hundreds of times a token. With no ``OMP_WAIT_POLICY`` set, libgomp
+spins up to 300,000 rounds at each barrier (and between tokens) unless the process
+already has more OpenMP threads than cores, when it spins 100; and it keeps one team
+per calling thread, so the spin length depends on which threads have generated
+before. A spinning thread holds a core that the thread it waits for (or any other
+runnable thread: the stream's Python work, the event loop, another process) needs,
+so a barrier turns into a wait for a scheduler slice. Speed then swings with load
+and with the calling thread: the same 64-token answer took 5 to 100 s (main thread
+or worker, whichever spun the full length), and a bare main-thread call ran at
+2.6 tokens/s where the old worker-thread backend ran at 26. With
+``OMP_WAIT_POLICY=PASSIVE`` the threads sleep at a barrier at once and every
+combination (main or worker thread, streamed or not) took 1.3-3.8 s. So the backend
+sets it (``setdefault``: a user's own setting wins) before llama_cpp first loads;
+it must be the process's first ``import llama_cpp`` to count. The stream stays: it
+gives time to first token and the stop-string handling for next to nothing.
+
+llama.cpp is not thread-safe: a loaded copy runs one generation at a time, in a
+worker thread. Backends on the same GGUF share copies and a core budget through a
+``ModelPool`` (``forgegate.backends.embedded_pool``, which says how many run at
+once). The KV cache is reset before each request so a seed gives the same text
+whatever ran before, on whichever copy.
 """
 
 from __future__ import annotations
@@ -22,13 +45,15 @@ import hashlib
 import importlib.util
 import os
 import time
+import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any
 
 from forgegate.backends.base import BACKENDS, BackendConfig, BackendError
+from forgegate.backends.embedded_pool import ModelKey, ModelPool, prefer_passive_openmp
 from forgegate.core.records import Completion, FinishReason, GenerationRequest
 from forgegate.errors import ForgegateError, UsageError
 
@@ -63,8 +88,8 @@ def resolve_model_path(model: str | None) -> Path:
     return path
 
 
-@lru_cache(maxsize=8)
-def _sha256(path: str, size: int, mtime_ns: int) -> str:
+def hash_file(path: str) -> str:
+    """sha256 of a file's bytes, read in 1 MiB blocks."""
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
@@ -72,8 +97,13 @@ def _sha256(path: str, size: int, mtime_ns: int) -> str:
     return digest.hexdigest()
 
 
+@lru_cache(maxsize=8)
+def _sha256(path: str, size: int, mtime_ns: int) -> str:
+    return hash_file(path)
+
+
 def file_sha256(path: Path) -> str:
-    """sha256 of a file, cached per (path, size, mtime)."""
+    """sha256 of a file, read once per (path, size, mtime): every request stamps the digest, a 98 MB read is 0.1 s."""
     stat = path.stat()
     return _sha256(str(path), stat.st_size, stat.st_mtime_ns)
 
@@ -114,58 +144,80 @@ EMBEDDED_THREADS = 2
 """Greedy text depends on the thread count too: a fixed default makes every machine compute alike."""
 
 
+class LoadedModel:
+    """One loaded llama.cpp model whose hooks record the generation running on it (one at a time).
+
+    ``sample`` is wrapped to keep every sampled id (the end-of-generation one too) and
+    ``generate`` to count the prompt as llama tokenised it (chat-formatted when chat).
+    """
+
+    def __init__(self, llm: Any) -> None:
+        self.llm = llm
+        self.sampled: list[int] = []
+        self.prompt_tokens: int | None = None
+        original_sample: Callable[..., int] = llm.sample
+        original_generate: Callable[..., Any] = llm.generate
+
+        def recording_sample(*args: Any, **kwargs: Any) -> int:
+            token = original_sample(*args, **kwargs)
+            self.sampled.append(int(token))
+            return token
+
+        def recording_generate(tokens: Any, *args: Any, **kwargs: Any) -> Any:
+            self.prompt_tokens = len(tokens)
+            return original_generate(tokens, *args, **kwargs)
+
+        llm.sample = recording_sample
+        llm.generate = recording_generate
+
+    def start(self) -> None:
+        """Forget the last generation: empty KV cache and records, so a seed gives the same text whatever ran."""
+        self.llm.reset()
+        self.sampled = []
+        self.prompt_tokens = None
+
+    def close(self) -> None:
+        self.llm.close()
+
+
+def load_model(key: ModelKey) -> LoadedModel:
+    """Load a GGUF with llama-cpp-python (OpenMP threads set to sleep at barriers first: see the module doc)."""
+    prefer_passive_openmp()
+    try:
+        from llama_cpp import Llama
+    except ImportError as exc:
+        raise ForgegateError("llama-cpp-python is not installed: pip install llama-cpp-python==0.3.36") from exc
+    return LoadedModel(Llama(model_path=key.path, n_ctx=key.n_ctx, n_threads=key.n_threads, verbose=False))
+
+
+def new_model_pool(cores: int | None = None) -> ModelPool[LoadedModel]:
+    """A pool of loaded GGUF models and a core budget (``cores`` defaults to ``os.cpu_count()``)."""
+    return ModelPool(load_model, LoadedModel.close, cores=cores)
+
+
+SHARED_MODELS = new_model_pool()
+"""The process's pool: empty whenever no embedded backend is open (each holds a lease until aclose)."""
+
+
 @BACKENDS.register("embedded")
 class EmbeddedBackend:
-    """llama-cpp-python in this process; offline; one generation at a time."""
+    """llama-cpp-python in this process; offline; backends on the same GGUF share its loaded copies."""
 
     name = "embedded"
 
-    def __init__(self, config: BackendConfig) -> None:
+    def __init__(self, config: BackendConfig, pool: ModelPool[LoadedModel] | None = None) -> None:
         self.config = config
         self.model_path = resolve_model_path(config.model)
-        self._llm: Any = None
-        self._sampled: list[int] = []
-        self._prompt_tokens: int | None = None
-        self._lock = asyncio.Lock()
-
-    def _load(self) -> Any:
-        if self._llm is None:
-            try:
-                from llama_cpp import Llama
-            except ImportError as exc:
-                raise ForgegateError("llama-cpp-python is not installed: pip install llama-cpp-python==0.3.36") from exc
-            llm = Llama(
-                model_path=str(self.model_path),
-                n_ctx=self.config.n_ctx,
-                n_threads=self.config.n_threads or EMBEDDED_THREADS,
-                verbose=False,
-            )
-            original: Callable[..., int] = llm.sample
-
-            def recording_sample(*args: Any, **kwargs: Any) -> int:
-                token = original(*args, **kwargs)
-                self._sampled.append(int(token))
-                return token
-
-            llm.sample = recording_sample  # type: ignore[method-assign] # every sampled id, including the end-of-generation one
-            original_generate: Callable[..., Any] = llm.generate
-
-            def recording_generate(tokens: Any, *args: Any, **kwargs: Any) -> Any:
-                self._prompt_tokens = len(tokens)  # the prompt (chat-formatted when chat) as llama tokenised it
-                return original_generate(tokens, *args, **kwargs)
-
-            llm.generate = recording_generate  # type: ignore[method-assign]
-            self._llm = llm
-        return self._llm
+        key = ModelKey(str(self.model_path.resolve()), config.n_ctx, config.n_threads or EMBEDDED_THREADS)
+        self._lease = (pool if pool is not None else SHARED_MODELS).open(key)
+        weakref.finalize(self, self._lease.close)  # a backend dropped without aclose still lets its model go
 
     async def model_digest(self) -> str | None:
-        """sha256 of the GGUF file."""
+        """sha256 of the GGUF file (read once per path, size and modification time)."""
         return await asyncio.to_thread(file_sha256, self.model_path)
 
     async def generate(self, request: GenerationRequest) -> Completion:
-        digest = await asyncio.to_thread(file_sha256, self.model_path)
-        async with self._lock:
-            return await asyncio.to_thread(self._generate_sync, request, digest)
+        return await asyncio.to_thread(self._lease.run, partial(self._generate_sync, request))
 
     def _stream(self, llm: Any, request: GenerationRequest) -> Iterator[dict[str, Any]]:
         params: dict[str, Any] = {
@@ -186,16 +238,15 @@ class EmbeddedBackend:
         raw: Iterator[dict[str, Any]] = llm.create_completion(prompt=request.prompt, **params)
         return raw
 
-    def _generate_sync(self, request: GenerationRequest, digest: str) -> Completion:
+    def _generate_sync(self, request: GenerationRequest, model: LoadedModel) -> Completion:
         started = time.perf_counter()
-        run = self._run(request, started)
-        return self._completion(run, request, started, digest)
+        digest = file_sha256(self.model_path)
+        run = self._run(model, request, started)
+        return self._completion(model.llm, run, request, started, digest)
 
-    def _run(self, request: GenerationRequest, started: float) -> _Run:
-        llm = self._load()
-        llm.reset()
-        self._sampled = []
-        self._prompt_tokens = None
+    def _run(self, model: LoadedModel, request: GenerationRequest, started: float) -> _Run:
+        llm = model.llm
+        model.start()
         pieces: list[str] = []
         finish: str | None = None
         ttft: float | None = None
@@ -209,7 +260,7 @@ class EmbeddedBackend:
                         ttft = ttft if ttft is not None else time.perf_counter() - started
                         pieces.append(text)
                     finish = choice.get("finish_reason") or finish
-                    if len(self._sampled) > request.max_tokens + 8:  # llama overshoots; never let it run on
+                    if len(model.sampled) > request.max_tokens + 8:  # llama overshoots; never let it run on
                         break
             finally:
                 close = getattr(stream, "close", None)
@@ -219,10 +270,10 @@ class EmbeddedBackend:
             raise
         except (ValueError, RuntimeError, AssertionError) as exc:
             raise BackendError(f"llama.cpp failed: {exc}", transient=False) from exc
-        return _Run("".join(pieces), list(self._sampled), finish, ttft, self._prompt_tokens)
+        return _Run("".join(pieces), list(model.sampled), finish, ttft, model.prompt_tokens)
 
-    def _completion(self, run: _Run, request: GenerationRequest, started: float, digest: str) -> Completion:
-        llm = self._load()
+    def _completion(self, llm: Any, run: _Run, request: GenerationRequest, started: float,
+                    digest: str) -> Completion:
         ids = run.token_ids
         if ids and _is_eog(llm, ids[-1]):
             ids = ids[:-1]
@@ -255,7 +306,7 @@ class EmbeddedBackend:
         )
 
     async def aclose(self) -> None:
-        self._llm = None
+        self._lease.close()
 
 
 def _is_eog(llm: Any, token: int) -> bool:

@@ -1,0 +1,102 @@
+"""forgegate's eval path on the embedded backend vs the bare llama-cpp-python call, in one process.
+
+The same bundled-battery prompts, capped at the same ``max_tokens``, with the same seed,
+temperature and thread count: once through ``Llama.create_chat_completion`` called
+directly in the main thread (loaded once, outside the clock, KV cache reset before each
+prompt as forgegate does so both sides do the same work), once through
+``generate_eval`` with the embedded backend (run store, engine, concurrency, loading the
+model, digest: everything ``forgegate eval`` does). Tokens per second for each and their
+ratio; target: forgegate >= 0.9x the bare call. Rounds alternate so drift on a shared
+machine hits both sides; the best round of each side counts.
+
+libgomp reads its wait policy once per process, when llama_cpp loads, so the bare call
+runs under the same OpenMP setting forgegate chooses (printed first).
+
+    python benchmarks/bench_embedded.py [--prompts 8] [--max-tokens 160] [--rounds 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from forgegate.backends import BackendConfig
+from forgegate.backends.embedded import EMBEDDED_THREADS, bundled_gguf
+from forgegate.backends.embedded_pool import prefer_passive_openmp
+from forgegate.battery import Battery, bundled_battery_path, load_battery
+from forgegate.gloss.runner import EvalSpec, generate_eval
+
+
+def bench_battery(prompts: int, max_tokens: int) -> Battery:
+    """``prompts`` items spread over the bundled battery (every category gets a say), capped at ``max_tokens``."""
+    battery = load_battery(bundled_battery_path())
+    step = max(1, len(battery.items) // prompts)
+    items = tuple(item.model_copy(update={"max_tokens": max_tokens}) for item in battery.items[::step][:prompts])
+    return Battery(path=battery.path, sha256=battery.sha256, items=items)
+
+
+def bare_round(llm: Any, battery: Battery, seed: int, temperature: float) -> int:
+    """The least a caller can do: one non-streamed chat completion per prompt; returns tokens generated."""
+    tokens = 0
+    for item in battery.items:
+        llm.reset()
+        response = llm.create_chat_completion(messages=[{"role": "user", "content": item.prompt}],
+                                              max_tokens=item.max_tokens, temperature=temperature, top_p=1.0,
+                                              seed=seed)
+        tokens += int(response["usage"]["completion_tokens"])
+    return tokens
+
+
+def forgegate_round(battery: Battery, seed: int, temperature: float, threads: int, concurrency: int) -> int:
+    """``forgegate eval``'s generation path on a fresh store; returns tokens recorded."""
+    spec = EvalSpec(kind="eval", backend="embedded", config=BackendConfig(n_threads=threads), battery=battery,
+                    seed=seed, temperature=temperature, top_p=1.0, system=None)
+    with tempfile.TemporaryDirectory() as store:
+        _, summary = generate_eval(spec, store_dir=Path(store), concurrency=concurrency, quiet=True)
+    if summary.failed:
+        raise SystemExit(f"forgegate: {summary.failed} request(s) failed")
+    return summary.tokens
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--prompts", type=int, default=8)
+    parser.add_argument("--max-tokens", type=int, default=160)
+    parser.add_argument("--temperature", type=float, default=0.8)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=EMBEDDED_THREADS)
+    parser.add_argument("--concurrency", type=int, default=4, help="forgegate eval's default")
+    args = parser.parse_args()
+    prefer_passive_openmp()
+    from llama_cpp import Llama
+
+    print(f"OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY', '(libgomp default)')}, "
+          f"{os.cpu_count()} cores, n_threads={args.threads}")
+    battery = bench_battery(args.prompts, args.max_tokens)
+    llm = Llama(model_path=str(bundled_gguf()), n_ctx=2048, n_threads=args.threads, verbose=False)
+    bare_round(llm, bench_battery(2, 16), args.seed, args.temperature)  # warm-up: page the weights in
+    best: dict[str, tuple[float, int]] = {}
+    for round_no in range(args.rounds):
+        for side in (("bare", "forgegate") if round_no % 2 == 0 else ("forgegate", "bare")):
+            started = time.perf_counter()
+            if side == "bare":
+                tokens = bare_round(llm, battery, args.seed, args.temperature)
+            else:
+                tokens = forgegate_round(battery, args.seed, args.temperature, args.threads, args.concurrency)
+            wall = time.perf_counter() - started
+            print(f"round {round_no} {side:9}: {tokens} tokens in {wall:6.2f} s = {tokens / wall:6.1f} tokens/s")
+            if side not in best or tokens / wall > best[side][1] / best[side][0]:
+                best[side] = (wall, tokens)
+    rate = {side: tokens / wall for side, (wall, tokens) in best.items()}
+    print(f"\n{len(battery.items)} prompts x {args.max_tokens} tokens max, best round of {args.rounds}: "
+          f"bare {rate['bare']:.1f} tokens/s, forgegate {rate['forgegate']:.1f} tokens/s")
+    print(f"forgegate / bare = {rate['forgegate'] / rate['bare']:.3f}x (target >= 0.9)")
+
+
+if __name__ == "__main__":
+    main()
