@@ -91,7 +91,7 @@ def test_empty_prompt_does_not_crash_chat_or_raw() -> None:
         assert_consistent(done, 8)
 
 
-def test_concurrent_requests_run_one_at_a_time_with_the_same_results() -> None:
+def test_concurrent_requests_give_the_same_results_as_alone() -> None:
     requests = [GenerationRequest(prompt=p, max_tokens=12, seed=5) for p in ("Name a fruit.", "Name a city.")]
     together = generate(*requests)
     alone = [generate(r)[0] for r in requests]
