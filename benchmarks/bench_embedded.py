@@ -4,7 +4,7 @@ The same bundled-battery prompts, capped at the same ``max_tokens``, with the sa
 temperature and thread count: once through ``Llama.create_chat_completion`` called
 directly in the main thread (loaded once, outside the clock, KV cache reset before each
 prompt as forgegate does so both sides do the same work), once through
-``generate_eval`` with the embedded backend (run store, engine, concurrency, loading the
+the runner ``forgegate eval`` uses, with the embedded backend (run store, engine, concurrency, loading the
 model, digest: everything ``forgegate eval`` does). Tokens per second for each and their
 ratio; target: forgegate >= 0.9x the bare call. Rounds alternate so drift on a shared
 machine hits both sides; the best round of each side counts.
@@ -18,6 +18,7 @@ runs under the same OpenMP setting forgegate chooses (printed first).
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import tempfile
 import time
@@ -28,7 +29,8 @@ from forgegate.backends import BackendConfig
 from forgegate.backends.embedded import EMBEDDED_THREADS, bundled_gguf
 from forgegate.backends.embedded_pool import prefer_passive_openmp
 from forgegate.battery import Battery, bundled_battery_path, load_battery
-from forgegate.gloss.runner import EvalSpec, generate_eval
+from forgegate.pipeline.eval_session import EvalSpec
+from forgegate.run import generate, plan_requests
 
 
 def bench_battery(prompts: int, max_tokens: int) -> Battery:
@@ -52,14 +54,19 @@ def bare_round(llm: Any, battery: Battery, seed: int, temperature: float) -> int
 
 
 def forgegate_round(battery: Battery, seed: int, temperature: float, threads: int, concurrency: int) -> int:
-    """``forgegate eval``'s generation path on a fresh store; returns tokens recorded."""
+    """``forgegate eval``'s generation (the one runner, as ``run_session`` calls it) on a fresh store; tokens."""
     spec = EvalSpec(kind="eval", backend="embedded", config=BackendConfig(n_threads=threads), battery=battery,
                     seed=seed, temperature=temperature, top_p=1.0, system=None)
+    arm = spec.arm()
     with tempfile.TemporaryDirectory() as store:
-        _, summary = generate_eval(spec, store_dir=Path(store), concurrency=concurrency, quiet=True)
-    if summary.failed:
-        raise SystemExit(f"forgegate: {summary.failed} request(s) failed")
-    return summary.tokens
+        outcome = asyncio.run(generate(
+            Path(store) / f"{spec.run_id}.sqlite", identity={**spec.identity(), "run_id": spec.run_id},
+            metadata={"battery_path": str(spec.battery.path)}, arms=[arm],
+            planned=plan_requests([arm], spec.items(), [spec.seed], spec.sampling()),
+            concurrency=concurrency, quiet=True, per_arm_digests=False))
+    if outcome.summary.failed:
+        raise SystemExit(f"forgegate: {outcome.summary.failed} request(s) failed")
+    return outcome.summary.tokens
 
 
 def main() -> None:

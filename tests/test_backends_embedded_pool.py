@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from forgegate.backends import BackendConfig, GenerationRequest
+from forgegate.backends import BackendConfig
 from forgegate.backends import embedded as embedded_module
 from forgegate.backends.embedded import EmbeddedBackend, bundled_gguf, file_sha256, new_model_pool
 from forgegate.backends.embedded_pool import ModelKey, ModelPool
+from forgegate.core.records import GenerationRequest
 
 
 class FakeModel:

@@ -23,9 +23,10 @@ from typing import Any
 
 import pytest
 
-from forgegate.backends import BackendConfig, Completion, GenerationRequest
+from forgegate.backends import BackendConfig
 from forgegate.backends.embedded import EmbeddedBackend
 from forgegate.battery import bundled_battery_path, load_battery
+from forgegate.core.records import Completion, GenerationRequest
 
 pytestmark = pytest.mark.slow
 FIXTURE = Path(__file__).parent / "data" / "embedded_texts.json"
