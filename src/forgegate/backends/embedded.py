@@ -21,10 +21,12 @@ before. A spinning thread holds a core that the thread it waits for (or any othe
 runnable thread: the stream's Python work, the event loop, another process) needs,
 so a barrier turns into a wait for a scheduler slice. Speed then swings with load
 and with the calling thread: the same 64-token answer took 5 to 100 s (main thread
-or worker, whichever spun the full length), and a bare main-thread call ran at
-2.6 tokens/s where the old worker-thread backend ran at 26. With
-``OMP_WAIT_POLICY=PASSIVE`` the threads sleep at a barrier at once and every
-combination (main or worker thread, streamed or not) took 1.3-3.8 s. So the backend
+or worker, whichever spun the full length); eval's path alone in a process (only
+its worker thread generating: full spins) ran at 30 tokens/s, and after a main-thread
+call had made libgomp throttle, the main-thread call was the slow one (2.6 tokens/s
+against 26). With ``OMP_WAIT_POLICY=PASSIVE`` the threads sleep at a barrier at
+once: every combination (main or worker thread, streamed or not) took 1.3-3.8 s,
+and eval's path runs at 75 tokens/s, the bare call's speed. So the backend
 sets it (``setdefault``: a user's own setting wins) before llama_cpp first loads;
 it must be the process's first ``import llama_cpp`` to count. The stream stays: it
 gives time to first token and the stop-string handling for next to nothing.
