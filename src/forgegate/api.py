@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-from collections.abc import Coroutine, Sequence
+import functools
+from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 from forgegate.backends import BACKENDS, BackendConfig
 from forgegate.backends.adapters import adapter_refusal
@@ -28,6 +29,7 @@ from forgegate.pipeline.sources import eval_run_result
 from forgegate.results import ComparisonResult, EvalResult, PlanRunResult
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 DEFAULT_CONCURRENCY = 4
 DEFAULT_SEED = 0
@@ -85,20 +87,20 @@ async def evaluate_async(
     return eval_result(scored)
 
 
-def evaluate(
-    battery: str | Path | None = None, *, backend: str = "embedded", model: str | None = None,
-    base_urls: Sequence[str] = (), adapter: str | None = None, gate_config: str | Path | None = None,
-    store: str | Path | None = None, concurrency: int = DEFAULT_CONCURRENCY, seed: int = DEFAULT_SEED,
-    temperature: float = 0.0, top_p: float = 1.0, system: str | None = None, retries: int = 4,
-    timeout: float = DEFAULT_TIMEOUT_S, api_key_env: str | None = None, check_failure_modes: bool = False,
-    quiet: bool = True, live: bool = False,
-) -> EvalResult:
-    """:func:`evaluate_async` from synchronous code (a script, or a notebook cell with its loop running)."""
-    return _run_sync(evaluate_async(
-        battery, backend=backend, model=model, base_urls=base_urls, adapter=adapter, gate_config=gate_config,
-        store=store, concurrency=concurrency, seed=seed, temperature=temperature, top_p=top_p, system=system,
-        retries=retries, timeout=timeout, api_key_env=api_key_env, check_failure_modes=check_failure_modes,
-        quiet=quiet, live=live))
+def _synchronous(async_function: Callable[P, Coroutine[Any, Any, T]], doc: str) -> Callable[P, T]:
+    """The same call with the same keywords, for synchronous code (one signature, written once)."""
+
+    @functools.wraps(async_function)
+    def run(*args: P.args, **kwargs: P.kwargs) -> T:
+        return _run_sync(async_function(*args, **kwargs))
+
+    run.__doc__ = doc
+    return run
+
+
+evaluate = _synchronous(evaluate_async, ":func:`evaluate_async` from synchronous code (a script, or a notebook "
+                        "cell with its loop running): same keywords, same typed result.")
+evaluate.__name__ = evaluate.__qualname__ = "evaluate"
 
 
 async def run_plan_async(path: str | Path, *, store: str | Path | None = None, concurrency: int = 1,
@@ -111,10 +113,8 @@ async def run_plan_async(path: str | Path, *, store: str | Path | None = None, c
     return scored.model()
 
 
-def run_plan(path: str | Path, *, store: str | Path | None = None, concurrency: int = 1,
-             quiet: bool = True) -> PlanRunResult:
-    """:func:`run_plan_async` from synchronous code."""
-    return _run_sync(run_plan_async(path, store=store, concurrency=concurrency, quiet=quiet))
+run_plan = _synchronous(run_plan_async, ":func:`run_plan_async` from synchronous code.")
+run_plan.__name__ = run_plan.__qualname__ = "run_plan"
 
 
 def compare(old: str | Path, new: str | Path, *, store: str | Path | None = None, seed: int = 0,

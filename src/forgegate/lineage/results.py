@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
 
 from forgegate.core.verdict import Gate
 from forgegate.errors import InputError
@@ -19,19 +19,10 @@ from forgegate.results import EvalResult, LineageRecord, RecordedItem, load_json
 EVAL_HINT = "pass the file written by `forgegate eval --json` (or a run id)"
 
 
-class ResultItem(BaseModel):
-    """One scored request of a run: an item of the battery under one seed."""
+class ResultItem(RecordedItem):
+    """One scored request of a run: an item of the battery under one seed (the recorded fields, plus the
+    single ``failure_mode`` label older results carry)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    id: str
-    category: str
-    seed: int | None
-    score: float | None
-    """None when the request errored: never a zero, never a pass."""
-    passed: bool | None
-    finish: str
-    failure_modes: list[str] = Field(default_factory=list)
     failure_mode: str | None = None
 
     @property
