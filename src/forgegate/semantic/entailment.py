@@ -7,7 +7,6 @@ really made (cache hits are not calls).
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -159,6 +158,8 @@ class LlmJudge:
         self.calls = 0
         self.unparsed = 0
         self._cache = _Cache()
+        import asyncio  # here, not at module level: the CLI reads JUDGES at --help
+
         self._loop = asyncio.new_event_loop()  # one loop for the judge's life: backends may hold loop-bound locks
         if cache_path is not None and cache_path.is_file():
             for line in cache_path.read_text(encoding="utf-8").splitlines():
@@ -166,6 +167,8 @@ class LlmJudge:
                 self._cache.answers[(row["question"], row["premise"], row["hypothesis"])] = row["label"]
 
     async def _ask(self, question: str, pairs: list[tuple[str, str]]) -> list[str]:
+        import asyncio
+
         from forgegate.core.records import GenerationRequest
 
         gate = asyncio.Semaphore(self.concurrency)
