@@ -11,6 +11,7 @@ from rich.console import Console
 from forgegate.core.verdict import Gate, Reason, Verdict
 from forgegate.gate.arms import arms_verdict, gate_label, three_axis_json
 from forgegate.metrics import damage_report, memorization_report, voice_report
+from forgegate.report.arms_cells import axis_numbers
 from forgegate.report.metrics_terminal import print_three_axis
 
 
@@ -67,5 +68,9 @@ def test_real_reports_with_voice_fail_and_clean_copying_and_damage_print_hold() 
     printed = console.file.getvalue()  # type: ignore[attr-defined]
     assert verdict.gate is Gate.HOLD
     assert "ckpt: HOLD (operator's call)" in printed and "PASS" in printed
+    # One wording of each axis's numbers: the terminal prints what the HTML and Markdown cells say.
+    flat = " ".join(printed.split())
+    for kind, report in (("voice", voice), ("memorization", memorization), ("damage", damage)):
+        assert " ".join(axis_numbers(kind, report.to_json()).split()) in flat
     payload = three_axis_json("base", "ckpt", voice, memorization, damage)
     assert payload["gate"] == "HOLD" and payload["label"] == "HOLD (operator's call)"

@@ -19,27 +19,31 @@ class ThreeAxisRow:
     label: str
 
 
-def _cell(kind: str, axis: dict[str, Any] | None) -> str:
-    if axis is None:
-        return "not declared"
-    word = axis.get("gate", "?")
+def axis_numbers(kind: str, axis: dict[str, Any]) -> str:
+    """The numbers behind one axis's word, worded once for the terminal, the HTML and the Markdown."""
     if kind == "voice":
         ratio = "n/a" if axis.get("ratio") is None else f"{axis['ratio']:.1f}x"
-        return (f"{word}: gap {num(axis.get('gap'))} / pairwise floor {num(axis.get('floor_pairwise'))} ({ratio}); "
-                f"all-arms {num(axis.get('floor_all_arms'))}")
+        disagree = " [rules disagree]" if axis.get("floors_disagree") else ""
+        return (f"gap {num(axis.get('gap'))} / pairwise floor {num(axis.get('floor_pairwise'))} ({ratio}); "
+                f"all-arms {num(axis.get('floor_all_arms'))}{disagree}")
     if kind == "memorization":
         arms = axis.get("arms") or {}
         k, c = arms.get(axis.get("candidate"), {}), arms.get(axis.get("control"), {})
         sat = (axis.get("positive_control") or {}).get("saturated")
-        return (f"{word}: hit {percent(k.get('hit_rate'))} vs {percent(c.get('hit_rate'))}; max {k.get('max')} vs "
+        return (f"hit {percent(k.get('hit_rate'))} vs {percent(c.get('hit_rate'))}; max {k.get('max')} vs "
                 f"{c.get('max')}; positive control {'saturated' if sat else 'NOT saturated'}")
     parts = []
     for metric, res in (axis.get("metrics") or {}).items():
         arms = res.get("arms") or {}
         k, c = arms.get(axis.get("candidate"), {}), arms.get(axis.get("control"), {})
         parts.append(f"{metric.replace('_', '-')} {percent(k.get('rate'))} vs {percent(c.get('rate'))}")
-    return f"{word}: " + "; ".join(parts)
+    return "; ".join(parts)
 
+
+def _cell(kind: str, axis: dict[str, Any] | None) -> str:
+    if axis is None:
+        return "not declared"
+    return f"{axis.get('gate', '?')}: {axis_numbers(kind, axis)}"
 
 
 def three_axis_row(comp: dict[str, Any]) -> ThreeAxisRow:

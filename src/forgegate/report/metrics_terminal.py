@@ -14,6 +14,7 @@ from forgegate.metrics.damage import DamageReport
 from forgegate.metrics.memorization import MemorizationReport
 from forgegate.metrics.noise_floor import format_ratio
 from forgegate.metrics.voice import VoiceReport, floors_disagree
+from forgegate.report.arms_cells import AXIS_TITLES, axis_numbers
 
 
 def gate_markup(gate: Gate) -> str:
@@ -123,24 +124,12 @@ def print_three_axis(voice: VoiceReport, memorization: MemorizationReport, damag
                      console: Console) -> Verdict:
     """The verdict table of one candidate: each axis with its numbers, then the combined word."""
     verdict = arms_verdict(voice.verdict, memorization.verdict, damage.verdict)
-    comp = voice.comparison
-    voice_numbers = (f"gap {comp.gap:+.3f} vs pairwise floor {comp.floor_pairwise:.3f} "
-                     f"({format_ratio(comp.ratio)}); all-arms {comp.floor_all_arms:.3f}"
-                     + (" [rules disagree]" if floors_disagree(comp) else "")) if comp else "not compared"
-    c, k = memorization.arms.get(memorization.control), memorization.arms.get(memorization.candidate)
-    mem_numbers = (f"hit rate {k.hit_rate:.3f} vs {c.hit_rate:.3f}; max {k.max} vs {c.max} words; positive "
-                   f"control {'saturated' if memorization.controls.saturated else 'NOT saturated'}"
-                   if c and k else "not compared")
-    damage_numbers = "; ".join(
-        f"{name.replace('_', '-')} {r.arms[damage.candidate].mean:.3f} vs {r.arms[damage.control].mean:.3f}"
-        if r.comparison else f"{name.replace('_', '-')} {r.reason.outcome.value}"
-        for name, r in damage.metrics.items())
+    axes = {"voice": voice.to_json(), "memorization": memorization.to_json(), "damage": damage.to_json()}
     table = Table(title=f"{escape(voice.candidate)} vs {escape(voice.control)} — author {escape(voice.author)}")
     for column in ("axis", "verdict", "numbers"):
         table.add_column(column)
-    table.add_row("A. voice", gate_markup(voice.verdict.gate), escape(voice_numbers))
-    table.add_row("B. not copied", gate_markup(memorization.verdict.gate), escape(mem_numbers))
-    table.add_row("C. no damage", gate_markup(damage.verdict.gate), escape(damage_numbers))
+    for kind, report in (("voice", voice), ("memorization", memorization), ("damage", damage)):
+        table.add_row(AXIS_TITLES[kind], gate_markup(report.verdict.gate), escape(axis_numbers(kind, axes[kind])))
     console.print(table)
     print_verdict(verdict, console, title=f"{escape(voice.candidate)}")
     return verdict
