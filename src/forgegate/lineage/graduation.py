@@ -8,6 +8,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from forgegate.core.modes import FailureMode
 from forgegate.core.verdict import Gate, Reason, Verdict
 from forgegate.core.version import __version__
 from forgegate.errors import InputError, UsageError
@@ -119,7 +120,7 @@ def decide_graduation(
                           + (f", failed categories: {', '.join(failed)}" if failed else "")))
     reasons.append(Reason("live-test", _outcome(live.gate), f"live functional test gate {live.gate.value}"))
     if battery.gate == Gate.PASS and live.gate == Gate.FAIL:
-        reasons.append(Reason("EVAL_FALSE_POSITIVE", Gate.FAIL,
+        reasons.append(Reason(FailureMode.EVAL_FALSE_POSITIVE, Gate.FAIL,
                               "the battery passed but the live test failed: the battery does not predict "
                               "live behaviour; fix the eval before the next forge"))
 
@@ -174,8 +175,8 @@ def decide_graduation(
         graduated=verdict.gate == Gate.PASS,
         reasons=[ReasonModel.of(r) for r in verdict.reasons],
         failure_modes=sorted(battery.all_failure_modes | set(live.failure_modes)
-                             | ({"EVAL_FALSE_POSITIVE"} if any(r.rule == "EVAL_FALSE_POSITIVE"
-                                                              for r in reasons) else set())),
+                             | ({FailureMode.EVAL_FALSE_POSITIVE}
+                                if any(r.rule == FailureMode.EVAL_FALSE_POSITIVE for r in reasons) else set())),
         regressions=regressions,
         accepted_regressions=accepted,
         compared_to=baseline.version if baseline else None,
