@@ -10,26 +10,14 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from forgegate.registry import Registry
+from forgegate.backends.names import _BUILT_IN, BACKENDS
 
 if TYPE_CHECKING:
-    from forgegate.backends.base import Backend, BackendConfig, BackendError, BackendFactory
+    from forgegate.backends.base import Backend, BackendConfig, BackendError
     from forgegate.backends.embedded import EmbeddedBackend
     from forgegate.backends.ollama import OllamaBackend
     from forgegate.backends.openai import OpenAIBackend
     from forgegate.backends.transformers_backend import TransformersBackend
-
-BACKENDS: Registry[BackendFactory] = Registry("backend")
-
-# name -> (module that registers it, the class it exports)
-_BUILT_IN: dict[str, tuple[str, str]] = {
-    "embedded": ("forgegate.backends.embedded", "EmbeddedBackend"),
-    "ollama": ("forgegate.backends.ollama", "OllamaBackend"),
-    "openai": ("forgegate.backends.openai", "OpenAIBackend"),
-    "transformers": ("forgegate.backends.transformers_backend", "TransformersBackend"),
-}
-for _name, (_module, _) in _BUILT_IN.items():
-    BACKENDS.declare(_name, _module)
 
 __all__ = [
     "BACKENDS",

@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict
 
-from forgegate.backends import BACKENDS
+from forgegate.backends.names import BACKENDS
 from forgegate.core.limits import DEFAULT_IDLE_S, DEFAULT_TIMEOUT_S
 from forgegate.core.records import Completion, GenerationRequest
 

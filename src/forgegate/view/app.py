@@ -1,14 +1,9 @@
-"""The view's ASGI app: routes, templates (autoescaped), static files, error pages, the guard around it all."""
+"""The view's ASGI app: routes, static files, error pages, the guard around it all."""
 
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
-from functools import cache
-from pathlib import Path
-from typing import Any
 
-import jinja2
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
@@ -16,14 +11,13 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
-from forgegate.core.verdict import Gate
 from forgegate.errors import ForgegateError
-from forgegate.report.fmt import num, percent
 from forgegate.report.templates import CSS
-from forgegate.textsafe import visible
-from forgegate.view.security import HEADERS, LOOPBACK_NAMES, Guard, Refused
+from forgegate.view.render import HERE, ViewConfig, render
+from forgegate.view.security import HEADERS, Guard, Refused
 
-HERE = Path(__file__).parent
+__all__ = ["ViewConfig", "create_app"]
+
 VIEW_CSS = """
 nav { background: #263238; padding: 8px 28px; } nav a { color: #eceff1; margin-right: 18px; text-decoration: none; }
 nav a:hover { text-decoration: underline; }
@@ -37,46 +31,6 @@ form.decide { display: flex; gap: 10px; align-items: end; flex-wrap: wrap; margi
 .o-pass { color: #2e7d32; font-weight: 600; } .o-fail { color: #c62828; font-weight: 600; }
 .o-pending, .o-error { color: #6a1b9a; font-weight: 600; }
 """
-
-
-@dataclass(frozen=True)
-class ViewConfig:
-    """What the app serves: a run store folder, and the lineage, sheet and result files named on the command line."""
-
-    store_dir: Path
-    lineage_files: tuple[Path, ...] = ()
-    sheets: tuple[Path, ...] = ()
-    """T_GPT sheets (relevance, cluster validation) people fill on the page."""
-    results: tuple[Path, ...] = ()
-    """Result JSON files (plan runs, T_GPT metrics, evals) shown as their reports."""
-    author: str | None = None
-    """The plan's author: refused as a primary annotator of a sheet."""
-    token: str | None = None
-    allowed_hosts: frozenset[str] | None = LOOPBACK_NAMES
-    """Host names a request may name (None: any, for a server guarded by a token)."""
-
-
-def _gate_class(word: object) -> str:
-    return f"g-{word}" if str(word) in {g.value for g in Gate} else ""
-
-
-@cache
-def environment() -> jinja2.Environment:
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True,
-                             undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
-    env.filters.update(visible=lambda v: visible(str(v)), num=num, percent=percent, gate_class=_gate_class)
-    return env
-
-
-def render(request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:
-    """A page: the template with the request's CSRF token, escaped throughout."""
-    html = environment().get_template(name).render(csrf=getattr(request.state, "csrf", ""), **context)
-    return HTMLResponse(html, status_code=status)
-
-
-def config_of(request: Request) -> ViewConfig:
-    config: ViewConfig = request.app.state.config
-    return config
 
 
 def _error_page(request: Request, status: int, message: str) -> HTMLResponse:

@@ -15,7 +15,7 @@ from starlette.routing import Route
 from forgegate.lineage import NotComparableError, RunResult, compare_runs
 from forgegate.pipeline.sources import eval_run_result
 from forgegate.store import RunStore
-from forgegate.view.app import config_of, render
+from forgegate.view.render import config_of, render
 from forgegate.view.runs import store_summaries
 from forgegate.view.scored import SCORED_KINDS, find_run_file
 

@@ -13,7 +13,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from forgegate.lineage import lineage_rows, read_lineage
-from forgegate.view.app import config_of, render
+from forgegate.view.render import config_of, render
 from forgegate.view.security import Refused
 from forgegate.view.svg import sparkline
 

@@ -17,7 +17,7 @@ from starlette.routing import Route
 
 from forgegate.errors import ForgegateError
 from forgegate.results.read import read_result_json
-from forgegate.view.app import config_of, render
+from forgegate.view.render import config_of, render
 from forgegate.view.scored import load_run
 from forgegate.view.security import REPORT_CSP, Refused
 

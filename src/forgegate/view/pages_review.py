@@ -17,7 +17,7 @@ from starlette.routing import Route
 
 from forgegate.errors import UsageError
 from forgegate.pipeline.review import record_review, review_states, run_battery
-from forgegate.view.app import config_of, render
+from forgegate.view.render import config_of, render
 from forgegate.view.scored import load_run
 from forgegate.view.security import verified_form
 

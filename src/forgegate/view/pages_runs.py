@@ -8,8 +8,8 @@ from starlette.routing import Route
 
 from forgegate.report.gloss_view import segments
 from forgegate.store import RunStore
-from forgegate.view.app import config_of, render
 from forgegate.view.pages_results import summaries
+from forgegate.view.render import config_of, render
 from forgegate.view.runs import progress_of, read_run, store_summaries
 from forgegate.view.scored import OUTCOMES, filtered_items, find_run_file, item_key, load_run, outcome
 from forgegate.view.security import Refused

@@ -15,7 +15,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from forgegate.errors import UsageError
-from forgegate.view.app import config_of, render
+from forgegate.view.render import config_of, render
 from forgegate.view.security import Refused, verified_form
 from forgegate.view.sheets import RELEVANCE, Sheet, agreement, check_name, load_sheet, save_adjudication, save_labels
 
