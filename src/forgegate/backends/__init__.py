@@ -15,6 +15,7 @@ from forgegate.backends.names import _BUILT_IN, BACKENDS
 if TYPE_CHECKING:
     from forgegate.backends.base import Backend, BackendConfig, BackendError
     from forgegate.backends.embedded import EmbeddedBackend
+    from forgegate.backends.llamacpp import LlamaCppBackend
     from forgegate.backends.ollama import OllamaBackend
     from forgegate.backends.openai import OpenAIBackend
     from forgegate.backends.transformers_backend import TransformersBackend
@@ -25,6 +26,7 @@ __all__ = [
     "BackendConfig",
     "BackendError",
     "EmbeddedBackend",
+    "LlamaCppBackend",
     "OllamaBackend",
     "OpenAIBackend",
     "TransformersBackend",

@@ -6,13 +6,16 @@ so an adapter on any other backend is refused where it is written (plan line or 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
-ADAPTER_BACKENDS: tuple[str, ...] = ("transformers",)
-"""Backends that load ``adapter`` (a local PEFT LoRA folder) on top of ``model``."""
+ADAPTER_BACKENDS: tuple[str, ...] = ("transformers", "vllm", "llamacpp")
+"""Backends that load ``adapter`` on top of ``model``: a PEFT LoRA folder, or for llamacpp a GGUF LoRA file."""
+GGUF_ADAPTER_BACKENDS: tuple[str, ...] = ("llamacpp",)
 
 _INSTEAD: dict[str, str] = {
-    "openai": "the server loads adapters, not forgegate: for vLLM, serve the LoRA by name "
+    "openai": "the server loads adapters, not forgegate: use backend = \"vllm\" (forgegate then starts "
+              "vLLM with the adapter), or serve the LoRA by name yourself "
               "(vllm serve BASE --enable-lora --lora-modules NAME=PATH) and put that NAME in 'model'",
     "ollama": "build an Ollama model with the adapter (Modelfile: FROM base / ADAPTER path), "
               "then put that model's name in 'model'",
@@ -30,8 +33,12 @@ def adapter_refusal(backend: str) -> str | None:
             f"{instead}")
 
 
-def adapter_problem(folder: Path) -> str | None:
-    """Why ``folder`` is not a PEFT adapter folder, or None when it is one."""
+def adapter_problem(folder: Path, backend: str = "transformers") -> str | None:
+    """Why ``folder`` is not an adapter ``backend`` loads (a PEFT folder; a GGUF file for llamacpp), or None."""
+    if backend in GGUF_ADAPTER_BACKENDS:
+        if not folder.is_file():
+            return f"adapter file not found: {folder} (the {backend} backend takes a GGUF LoRA file)"
+        return None
     if not folder.exists():
         return f"adapter folder not found: {folder}"
     if not folder.is_dir():
@@ -39,3 +46,40 @@ def adapter_problem(folder: Path) -> str | None:
     if not (folder / "adapter_config.json").is_file():
         return f"{folder} is not a PEFT adapter folder (no adapter_config.json)"
     return None
+
+
+def adapter_base(folder: Path) -> str | None:
+    """The base model a PEFT adapter was trained on (``base_model_name_or_path``), when it says."""
+    try:
+        config = json.loads((folder / "adapter_config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    base = config.get("base_model_name_or_path") if isinstance(config, dict) else None
+    return str(base) if base else None
+
+
+def _names_of(model: str) -> set[str]:
+    """Every spelling that names ``model``: as written, resolved, and for a GGUF file its folder too
+    (transformers records the folder a GGUF was loaded from as the base)."""
+    names = {model.rstrip("/")}
+    path = Path(model).expanduser()
+    if path.exists():
+        names.add(str(path.resolve()))
+        if path.is_file():
+            names.add(str(path.resolve().parent))
+    return names
+
+
+def adapter_base_problem(folder: Path, model: str | None) -> str | None:
+    """Why the adapter in ``folder`` does not fit ``model`` (it names another base), or None.
+
+    An adapter applied to the wrong base runs, and produces text, under the checkpoint's name;
+    a base the adapter does not name, or no model to compare with, is not refused.
+    """
+    base = adapter_base(folder)
+    if base is None or model is None:
+        return None
+    if _names_of(base) & _names_of(model):
+        return None
+    return (f"adapter {folder} was trained on '{base}' (adapter_config.json: base_model_name_or_path) "
+            f"but the arm's model is '{model}': point 'model' at that base, or use the adapter trained on it")

@@ -57,6 +57,25 @@ class BackendConfig(BaseModel):
     api_key_env: str | None = None
     n_ctx: int = 2048
     n_threads: int | None = None
+    # Where a local model runs (transformers): 'auto' picks cuda, then mps, then cpu, and the dtype from it.
+    device: str = "auto"
+    dtype: str = "auto"
+    batch_size: int | None = None
+    """Most requests decoded together per base model; None: chosen from the device."""
+    # Managed servers (llamacpp, vllm): forgegate starts, watches and stops them.
+    adapter_name: str | None = None
+    """The name this arm's adapter is served under (the arm's name in a plan)."""
+    lora_modules: tuple[tuple[str, str], ...] = ()
+    """(name, path) of every adapter over this base, so that one server loads them all."""
+    replicas: int = 1
+    tensor_parallel_size: int = 1
+    pipeline_parallel_size: int = 1
+    distributed_executor_backend: str | None = None
+    max_model_len: int | None = None
+    port: int | None = None
+    """A fixed port for the first replica (the next ones take the ports after it); None: a free one."""
+    startup_timeout_s: float = 600.0
+    server_seed: int = 0
 
     @property
     def idle_s(self) -> float:

@@ -18,6 +18,7 @@ BACKENDS: Registry[BackendFactory] = Registry("backend")
 # name -> (module that registers it, the class it exports)
 _BUILT_IN: dict[str, tuple[str, str]] = {
     "embedded": ("forgegate.backends.embedded", "EmbeddedBackend"),
+    "llamacpp": ("forgegate.backends.llamacpp", "LlamaCppBackend"),
     "ollama": ("forgegate.backends.ollama", "OllamaBackend"),
     "openai": ("forgegate.backends.openai", "OpenAIBackend"),
     "transformers": ("forgegate.backends.transformers_backend", "TransformersBackend"),

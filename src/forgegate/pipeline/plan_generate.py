@@ -65,10 +65,22 @@ def fixture_items(locked: LockedPlan) -> list[PromptItem]:
 
 
 def plan_arms(locked: LockedPlan) -> list[ArmSpec]:
-    """The plan's arms as the runner takes them (adapter paths resolved against the plan's folder)."""
+    """The plan's arms as the runner takes them (adapter paths resolved against the plan's folder).
+
+    Each arm also learns every adapter over its base on its backend (arm name, path), so that a
+    server forgegate starts (vLLM) loads them all at once and the arms share it.
+    """
     loaded = locked.loaded
-    return [ArmSpec(arm.name, arm.backend, arm.backend_config(loaded.resolve), arm.prompt_template)
-            for arm in loaded.plan.arms]
+    plan = loaded.plan
+    adapters: dict[tuple[str, str | None], list[tuple[str, str]]] = {}
+    for arm in plan.arms:
+        if arm.adapter is not None:
+            adapters.setdefault((arm.backend, arm.model), []).append((arm.name, str(loaded.resolve(arm.adapter))))
+    seed = plan.seed_list()[0]
+    return [ArmSpec(arm.name, arm.backend,
+                    arm.backend_config(loaded.resolve, tuple(adapters.get((arm.backend, arm.model), ())), seed),
+                    arm.prompt_template)
+            for arm in plan.arms]
 
 
 def plan_sampling(locked: LockedPlan) -> SamplingSpec:

@@ -6,7 +6,7 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from forgegate.backends.adapters import adapter_problem
+from forgegate.backends.adapters import adapter_base_problem, adapter_problem
 from forgegate.plan.load import LoadedPlan
 
 BUNDLED_GLOSS = "gloss-v2"
@@ -64,13 +64,16 @@ def check_inputs(loaded: LoadedPlan) -> list[PlanInput]:
 
 
 def check_adapters(loaded: LoadedPlan) -> list[Path]:
-    """Every arm's adapter (relative to the plan's folder) is a PEFT adapter folder; else an error at its line."""
+    """Every arm's adapter (relative to the plan's folder) is one its backend loads, over the arm's model;
+    else an error at its line."""
     found: list[Path] = []
     for index, arm in enumerate(loaded.plan.arms):
         if arm.adapter is None:
             continue
         folder = loaded.resolve(arm.adapter)
-        problem = adapter_problem(folder)
+        problem = adapter_problem(folder, arm.backend)
+        if problem is None and folder.is_dir():
+            problem = adapter_base_problem(folder, arm.model)
         if problem is not None:
             raise loaded.error(("arms", index, "adapter"), f"{problem} (written '{arm.adapter}')",
                                hint="an adapter path is relative to the plan's own folder")

@@ -14,6 +14,7 @@ from pydantic import Discriminator, Field, Tag, ValidationInfo, field_validator,
 
 from forgegate.backends.adapters import adapter_refusal
 from forgegate.backends.base import BackendConfig, base_url_problem
+from forgegate.backends.options import OPTION_BACKENDS, device_problem, option_refusal
 from forgegate.errors import not_one_of
 from forgegate.plan.instruments import ENDPOINTS, Instruments, endpoint_names
 from forgegate.userfile import MaxTokens, PromptText, UserFileModel
@@ -40,6 +41,18 @@ class Arm(UserFileModel):
     role: Role
     prompt_template: PromptText | None = None
     """Optional wrapper around each fixture prompt; must contain '{prompt}' (e.g. a recovery probe)."""
+    # Where and how the model runs; each is refused on a backend that does not use it (backends/options.py).
+    device: str = "auto"
+    dtype: Literal["auto", "float32", "float16", "bfloat16"] = "auto"
+    batch_size: int | None = Field(default=None, gt=0)
+    n_threads: int | None = Field(default=None, gt=0)
+    replicas: int = Field(default=1, gt=0)
+    tensor_parallel_size: int = Field(default=1, gt=0)
+    pipeline_parallel_size: int = Field(default=1, gt=0)
+    distributed_executor_backend: Literal["ray", "mp"] | None = None
+    max_model_len: int | None = Field(default=None, gt=0)
+    port: int | None = Field(default=None, gt=0, lt=65536)
+    startup_timeout_s: float = Field(default=600.0, gt=0)
 
     @field_validator("backend")
     @classmethod
@@ -65,6 +78,20 @@ class Arm(UserFileModel):
                 raise ValueError(problem)
         return value
 
+    @field_validator("device")
+    @classmethod
+    def _known_device(cls, value: str) -> str:
+        if (why := device_problem(value)) is not None:
+            raise ValueError(why)
+        return value
+
+    @model_validator(mode="after")
+    def _options_fit_backend(self) -> Arm:
+        for option in OPTION_BACKENDS:
+            if option in self.model_fields_set and (why := option_refusal(option, self.backend)) is not None:
+                raise ValueError(why)
+        return self
+
     @field_validator("prompt_template")
     @classmethod
     def _template_has_slot(cls, value: str | None) -> str | None:
@@ -72,10 +99,21 @@ class Arm(UserFileModel):
             raise ValueError("prompt_template must contain '{prompt}' where the fixture prompt goes")
         return value
 
-    def backend_config(self, resolve: Callable[[str], Path] | None = None) -> BackendConfig:
-        """The backend's config; ``resolve`` makes the adapter path relative to the plan's folder."""
+    def backend_config(self, resolve: Callable[[str], Path] | None = None,
+                       lora_modules: tuple[tuple[str, str], ...] = (), server_seed: int = 0) -> BackendConfig:
+        """The backend's config; ``resolve`` makes the adapter path relative to the plan's folder.
+
+        ``lora_modules`` are every adapter over this arm's base (for a server that loads them all);
+        this arm's adapter is served under the arm's name.
+        """
         adapter = str(resolve(self.adapter)) if resolve is not None and self.adapter is not None else self.adapter
-        return BackendConfig(model=self.model, adapter=adapter, base_urls=self.base_urls)
+        return BackendConfig(
+            model=self.model, adapter=adapter, base_urls=self.base_urls, device=self.device, dtype=self.dtype,
+            batch_size=self.batch_size, n_threads=self.n_threads, adapter_name=self.name if adapter else None,
+            lora_modules=lora_modules, replicas=self.replicas, tensor_parallel_size=self.tensor_parallel_size,
+            pipeline_parallel_size=self.pipeline_parallel_size,
+            distributed_executor_backend=self.distributed_executor_backend, max_model_len=self.max_model_len,
+            port=self.port, startup_timeout_s=self.startup_timeout_s, server_seed=server_seed)
 
     def render(self, prompt: str) -> str:
         return self.prompt_template.replace("{prompt}", prompt) if self.prompt_template else prompt

@@ -1,0 +1,43 @@
+"""Which backend takes which per-arm option (plan arm table and CLI flags), and the allowed values.
+
+One table, read by the plan schema and the CLI: an option a backend would silently ignore
+(``replicas`` on transformers, ``device`` on vllm) is refused where it is written.
+"""
+
+from __future__ import annotations
+
+import re
+
+DEVICES_HELP = "auto (cuda, then mps, then cpu), cpu, mps, cuda or cuda:N"
+DTYPES: tuple[str, ...] = ("auto", "float32", "float16", "bfloat16")
+DISTRIBUTED_EXECUTORS: tuple[str, ...] = ("ray", "mp")
+
+OPTION_BACKENDS: dict[str, tuple[str, ...]] = {
+    "device": ("transformers",),
+    "dtype": ("transformers",),
+    "batch_size": ("transformers",),
+    "n_threads": ("transformers", "llamacpp", "embedded"),
+    "replicas": ("llamacpp", "vllm"),
+    "tensor_parallel_size": ("vllm",),
+    "pipeline_parallel_size": ("vllm",),
+    "distributed_executor_backend": ("vllm",),
+    "max_model_len": ("llamacpp", "vllm"),
+    "port": ("llamacpp", "vllm"),
+    "startup_timeout_s": ("llamacpp", "vllm"),
+}
+"""Option name -> the backends that use it. Options at their default are never refused."""
+
+
+def device_problem(device: str) -> str | None:
+    """Why ``device`` is not a device name forgegate knows, or None."""
+    if re.fullmatch(r"auto|cpu|mps|cuda(:\d+)?", device):
+        return None
+    return f"device '{device}' is not one of {DEVICES_HELP}"
+
+
+def option_refusal(option: str, backend: str) -> str | None:
+    """Why ``option`` is wrong on ``backend`` (with the backends that take it), or None."""
+    takers = OPTION_BACKENDS.get(option, ())
+    if backend in takers:
+        return None
+    return f"'{option}' is an option of the {' / '.join(takers)} backend, not {backend}"
