@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from forgegate.backends.ollama import OllamaBackend
     from forgegate.backends.openai import OpenAIBackend
     from forgegate.backends.transformers_backend import TransformersBackend
+    from forgegate.backends.vllm import VllmBackend
 
 __all__ = [
     "BACKENDS",
@@ -30,6 +31,7 @@ __all__ = [
     "OllamaBackend",
     "OpenAIBackend",
     "TransformersBackend",
+    "VllmBackend",
     "make_backend",
 ]
 

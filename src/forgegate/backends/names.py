@@ -22,6 +22,7 @@ _BUILT_IN: dict[str, tuple[str, str]] = {
     "ollama": ("forgegate.backends.ollama", "OllamaBackend"),
     "openai": ("forgegate.backends.openai", "OpenAIBackend"),
     "transformers": ("forgegate.backends.transformers_backend", "TransformersBackend"),
+    "vllm": ("forgegate.backends.vllm", "VllmBackend"),
 }
 for _name, (_module, _) in _BUILT_IN.items():
     BACKENDS.declare(_name, _module)

@@ -75,11 +75,14 @@ def session_options(kind: str, kw: dict[str, Any], battery: Path | None) -> Sess
     """The session the flags ask for; a flag that cannot work is a usage error here, before anything is stored.
     (Its imports wait until a command runs.)"""
     from forgegate.backends import BackendConfig
-    from forgegate.backends.adapters import adapter_refusal
+    from forgegate.backends.adapters import adapter_base_problem, adapter_refusal
     from forgegate.pipeline.eval_session import SessionOptions
 
     BACKENDS.get(kw["backend"])  # an unknown name is a usage error with a did-you-mean
     if kw["adapter"] is not None and (why := adapter_refusal(kw["backend"])) is not None:
+        raise UsageError(f"--adapter: {why}")
+    if kw["adapter"] is not None and Path(kw["adapter"]).is_dir() and (
+            why := adapter_base_problem(Path(kw["adapter"]), kw["model"])) is not None:
         raise UsageError(f"--adapter: {why}")
     config = BackendConfig(model=kw["model"], base_urls=tuple(kw["base_url"] or ()), adapter=kw["adapter"],
                            timeout_s=kw["timeout"], idle_timeout_s=kw["idle_timeout"], api_key_env=kw["api_key_env"])

@@ -1,0 +1,73 @@
+"""A stand-in for ``vllm serve`` in tests (vLLM needs a GPU): records its argv, serves the OpenAI routes.
+
+Run as ``python fake_vllm.py serve MODEL --port P [--lora-modules NAME=PATH ...]``. Each start and
+each generation request is appended as one JSON line to ``$FAKE_VLLM_LOG``. A request must name the
+base model or one of the LoRA modules (as vLLM requires); the answer says which model served it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+ARGV = sys.argv[1:]
+MODEL = ARGV[1]
+PORT = int(ARGV[ARGV.index("--port") + 1])
+LORAS: list[str] = []
+if "--lora-modules" in ARGV:
+    for arg in ARGV[ARGV.index("--lora-modules") + 1:]:
+        if arg.startswith("--"):
+            break
+        LORAS.append(arg.split("=", 1)[0])
+
+
+def log(record: dict[str, Any]) -> None:
+    with open(os.environ["FAKE_VLLM_LOG"], "a", encoding="utf-8") as handle:
+        handle.write(json.dumps(record) + "\n")
+
+
+class Handler(BaseHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+        return
+
+    def _json(self, status: int, obj: Any) -> None:
+        data = json.dumps(obj).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self) -> None:  # noqa: N802 - stdlib name
+        if self.path == "/health":
+            self._json(200, {})
+        elif self.path == "/v1/models":
+            self._json(200, {"data": [{"id": MODEL}, *({"id": name} for name in LORAS)]})
+        else:
+            self._json(404, {"error": "not found"})
+
+    def do_POST(self) -> None:  # noqa: N802 - stdlib name
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        model = body.get("model")
+        log({"event": "request", "port": PORT, "model": model})
+        if model != MODEL and model not in LORAS:
+            self._json(404, {"error": {"message": f"The model `{model}` does not exist."}})
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.end_headers()
+        chat = self.path.endswith("/chat/completions")
+        for piece, finish in ((f"served by {model}", None), ("", "stop")):
+            choice: dict[str, Any] = {"index": 0, "finish_reason": finish}
+            choice.update({"delta": {"content": piece}} if chat else {"text": piece})
+            self.wfile.write(f"data: {json.dumps({'choices': [choice]})}\n\n".encode())
+        usage = {"choices": [], "usage": {"prompt_tokens": 3, "completion_tokens": 1}}
+        self.wfile.write(f"data: {json.dumps(usage)}\n\ndata: [DONE]\n\n".encode())
+
+
+if __name__ == "__main__":
+    log({"event": "start", "argv": ARGV, "port": PORT, "cuda": os.environ.get("CUDA_VISIBLE_DEVICES")})
+    ThreadingHTTPServer(("127.0.0.1", PORT), Handler).serve_forever()
