@@ -59,27 +59,44 @@ def adapter_base(folder: Path) -> str | None:
 
 
 def _names_of(model: str) -> set[str]:
-    """Every spelling that names ``model``: as written, resolved, and for a GGUF file its folder too
-    (transformers records the folder a GGUF was loaded from as the base)."""
-    names = {model.rstrip("/")}
+    """Every spelling that names ``model``: as written, resolved, its last name (a hub id's model name, a
+    folder's name), a hub-cache snapshot's id, and for a GGUF file its folder too (transformers records
+    the folder a GGUF was loaded from as the base). Case-insensitive."""
+    names = {model.rstrip("/"), model.rstrip("/").rsplit("/", 1)[-1]}
     path = Path(model).expanduser()
     if path.exists():
-        names.add(str(path.resolve()))
+        resolved = path.resolve()
+        names.add(str(resolved))
         if path.is_file():
-            names.add(str(path.resolve().parent))
-    return names
+            names.update({str(resolved.parent), resolved.parent.name})
+        for part in resolved.parts:
+            if part.startswith("models--"):
+                names.add(part.removeprefix("models--").replace("--", "/").rsplit("/", 1)[-1])
+    return {name.lower() for name in names if name}
+
+
+def _same_config(base: str, model: str) -> bool:
+    """Two local folders holding the same config.json (the same model, copied elsewhere)."""
+    try:
+        return bool(json.loads((Path(base) / "config.json").read_text()) == json.loads(
+            (Path(model) / "config.json").read_text()))
+    except (OSError, ValueError):
+        return False
 
 
 def adapter_base_problem(folder: Path, model: str | None) -> str | None:
     """Why the adapter in ``folder`` does not fit ``model`` (it names another base), or None.
 
-    An adapter applied to the wrong base runs, and produces text, under the checkpoint's name;
-    a base the adapter does not name, or no model to compare with, is not refused.
+    An adapter applied to the wrong base runs, and produces text, under the checkpoint's name; the
+    shapes often match (an instruct adapter on the plain base), so loading would not catch it.
+    A base the adapter does not name, or no model to compare with, is not refused.
     """
     base = adapter_base(folder)
     if base is None or model is None:
         return None
-    if _names_of(base) & _names_of(model):
+    if _names_of(base) & _names_of(model) or _same_config(base, model):
         return None
     return (f"adapter {folder} was trained on '{base}' (adapter_config.json: base_model_name_or_path) "
-            f"but the arm's model is '{model}': point 'model' at that base, or use the adapter trained on it")
+            f"but the arm's model is '{model}': point 'model' at that base, use the adapter trained on "
+            "this model, or, if it is the same model under another name, write its path in "
+            "base_model_name_or_path")

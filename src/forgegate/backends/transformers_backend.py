@@ -1,23 +1,20 @@
-"""Hugging Face ``transformers`` models on CPU, with an optional PEFT LoRA adapter per arm.
+"""Hugging Face ``transformers`` models on any device, batched, with a PEFT LoRA adapter per arm.
 
-``model`` is a model folder or a locally cached id (never downloaded:
-``local_files_only=True``); ``adapter`` a PEFT adapter folder. Arms over the same
-base share one loaded base model: ``base-unadapted``, ``ckpt1750`` and ``ckpt850``
-hold one copy of the weights, with each adapter loaded by name and switched in
-under the model's lock (the base arm runs with adapters disabled).
+``model`` is a model folder, a locally cached id (never downloaded: ``local_files_only=True``),
+or a GGUF file (loaded through transformers' GGUF support, which needs the ``gguf`` package);
+``adapter`` a PEFT adapter folder. Arms over the same base share one loaded base model and one
+batch worker (``backends/_batching.py``): ``base-unadapted``, ``ckpt1750`` and ``ckpt850`` hold one
+copy of the weights, each adapter loaded by name, and their requests share batches.
 
-Decoding is forgegate's own loop so that every request is explicit: a
-``torch.Generator`` seeded from the request (no global RNG), temperature 0 is
-greedy, top-p nucleus sampling otherwise, the cap is ``max_tokens`` new tokens,
-the count is exact (one token per step; an end-of-sequence token ends the
-generation and is not counted), finish is 'stop' on EOS or a stop string and
-'length' at the cap. torch is imported only when a model is loaded.
+``device``: ``auto`` is cuda, then mps, then cpu; ``dtype``: ``auto`` is bfloat16 on a GPU that
+supports it, float16 on other GPUs, float32 on CPU. The model loads when the backend is made, so a
+bad model or device is a usage error (exit 2) before anything generates. torch is imported only
+then.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import threading
 import time
@@ -25,26 +22,33 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from forgegate.backends._batching import BASE_ADAPTER, Batcher, IncrementalDetokenizer, Job, Row, pick
+from forgegate.backends.adapters import adapter_base_problem, adapter_problem
 from forgegate.backends.base import BACKENDS, BackendConfig, BackendError
-from forgegate.core.records import Completion, FinishReason, GenerationRequest
+from forgegate.backends.embedded import file_sha256
+from forgegate.core.records import Completion, GenerationRequest
 from forgegate.errors import UsageError
 
 WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".gguf")
 DIGEST_EXTRA_FILES = ("config.json", "adapter_config.json", "generation_config.json")
+DEFAULT_BATCH = {"cpu": 8, "mps": 16, "cuda": 64}
+"""Rows per batch when the arm does not say: a CPU gains little past 8, a GPU keeps gaining."""
 
 
-def resolve_model_dir(model: str) -> Path:
-    """A model folder, or the local cache snapshot of a hub id; never a download."""
+def resolve_model(model: str) -> tuple[Path, str | None]:
+    """(folder, GGUF file name or None): a folder, a GGUF file, or the local cache snapshot of a hub id."""
     path = Path(model).expanduser()
+    if path.is_file() and path.suffix.lower() == ".gguf":
+        return path.parent, path.name
     if path.is_dir():
-        return path
+        return path, None
     try:
         from huggingface_hub import snapshot_download
 
-        return Path(snapshot_download(model, local_files_only=True))
+        return Path(snapshot_download(model, local_files_only=True)), None
     except Exception as exc:  # noqa: BLE001  (any failure means: not available locally)
-        raise UsageError(f"transformers model '{model}' is neither a folder nor in the local Hugging Face "
-                         f"cache (forgegate never downloads): {exc}") from None
+        raise UsageError(f"transformers model '{model}' is neither a folder, a .gguf file, nor in the local "
+                         f"Hugging Face cache (forgegate never downloads): {exc}") from None
 
 
 def weights_digest(folders: list[Path]) -> str:
@@ -61,228 +65,227 @@ def weights_digest(folders: list[Path]) -> str:
     return "sha256:" + digest.hexdigest()
 
 
+def resolve_device(requested: str) -> str:
+    """The torch device for ``requested``: auto is cuda, then mps, then cpu; an absent GPU is a usage error."""
+    import torch
+
+    mps = getattr(torch.backends, "mps", None)
+    has_mps = bool(mps is not None and mps.is_available())
+    if requested == "auto":
+        return "cuda" if torch.cuda.is_available() else "mps" if has_mps else "cpu"
+    if requested.startswith("cuda"):
+        if not torch.cuda.is_available():
+            raise UsageError(f"device '{requested}': torch sees no CUDA GPU here (torch {torch.__version__}, "
+                             f"CUDA build {torch.version.cuda or 'none'}): use device = \"auto\" or \"cpu\"")
+        index = int(requested.split(":", 1)[1]) if ":" in requested else 0
+        if index >= torch.cuda.device_count():
+            raise UsageError(f"device '{requested}': there are {torch.cuda.device_count()} CUDA GPU(s) here")
+    if requested == "mps" and not has_mps:
+        raise UsageError("device 'mps': torch sees no Apple GPU here: use device = \"auto\" or \"cpu\"")
+    return requested
+
+
+def resolve_dtype(requested: str, device: str) -> Any:
+    """The torch dtype: auto is bfloat16 on a GPU that supports it, float16 on other GPUs, float32 on CPU."""
+    import torch
+
+    if requested != "auto":
+        return getattr(torch, requested)
+    if device.startswith("cuda"):
+        return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+    return torch.float16 if device == "mps" else torch.float32
+
+
 @dataclass
 class _SharedBase:
     """One loaded base model and tokenizer, shared by every arm over it; adapters load by name."""
 
     model: Any
     tokenizer: Any
+    device: str
+    batcher: Batcher | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
     adapters: dict[str, str] = field(default_factory=dict)  # adapter folder -> adapter name
     users: int = 0
 
 
 class _Pool:
-    """Loaded bases keyed by resolved model folder (a cache, released when its last arm closes)."""
+    """Loaded bases keyed by model, device and dtype (a cache, released when its last arm closes)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._bases: dict[str, _SharedBase] = {}
+        self._bases: dict[tuple[str, ...], _SharedBase] = {}
 
-    def acquire(self, folder: Path) -> _SharedBase:
-        key = str(folder.resolve())
+    def acquire(self, key: tuple[str, ...], load: Any) -> _SharedBase:
         with self._lock:
             base = self._bases.get(key)
             if base is None:
-                base = _SharedBase(*_load_base(folder))
-                self._bases[key] = base
+                base = self._bases[key] = load()
             base.users += 1
             return base
 
-    def release(self, folder: Path) -> None:
-        key = str(folder.resolve())
+    def release(self, key: tuple[str, ...]) -> None:
         with self._lock:
             base = self._bases.get(key)
             if base is not None:
                 base.users -= 1
                 if base.users <= 0:
                     del self._bases[key]
+                    if base.batcher is not None:
+                        base.batcher.close()
 
 
 _POOL = _Pool()
 
 
-def _load_base(folder: Path) -> tuple[Any, Any]:
-    import torch
+def load_base(folder: Path, gguf: str | None, device: str, dtype: Any) -> tuple[Any, Any]:
+    """Model and tokenizer from a folder (or a GGUF in it), on ``device`` in ``dtype``, in eval mode."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
     from transformers.utils import logging as hf_logging
 
     hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
-    tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
-    model: Any = AutoModelForCausalLM.from_pretrained(folder, local_files_only=True, dtype=torch.float32)
+    extra: dict[str, Any] = {"gguf_file": gguf} if gguf else {}
+    if gguf:
+        import importlib.util
+
+        if importlib.util.find_spec("gguf") is None:
+            raise UsageError("a .gguf model on the transformers backend needs the 'gguf' package: "
+                             "pip install 'forgegate[hf]' (or pip install gguf)")
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True, **extra)
+        model: Any = AutoModelForCausalLM.from_pretrained(folder, local_files_only=True, dtype=dtype, **extra)
+    except (OSError, ValueError, KeyError, RuntimeError) as exc:
+        what = f"GGUF {folder / gguf}" if gguf else f"model folder {folder}"
+        hint = (" (transformers reads GGUF files of the architectures it supports; backend = \"llamacpp\" "
+                "runs any GGUF)") if gguf else ""
+        raise UsageError(f"transformers cannot load the {what}: {exc}{hint}") from None
+    model.to(device)
     model.eval()
+    if tokenizer.pad_token_id is None:
+        tokenizer.pad_token = tokenizer.eos_token
     return model, tokenizer
 
 
 @BACKENDS.register("transformers")
 class TransformersBackend:
-    """A local Hugging Face causal LM (+ optional PEFT LoRA adapter), generated on CPU."""
+    """A local Hugging Face causal LM (+ optional PEFT LoRA adapter), batched on cpu, cuda or mps."""
 
     name = "transformers"
 
     def __init__(self, config: BackendConfig) -> None:
         if not config.model:
-            raise UsageError("the transformers backend needs a model folder or local id (--model PATH)")
+            raise UsageError("the transformers backend needs a model folder, .gguf file or local id (--model PATH)")
         self.config = config
-        self._folder = resolve_model_dir(config.model)
+        self._folder, self._gguf = resolve_model(config.model)
         self._adapter: Path | None = None
         if config.adapter:
             self._adapter = Path(config.adapter).expanduser()
-            if not (self._adapter / "adapter_config.json").is_file():
-                raise UsageError(f"adapter '{config.adapter}' is not a PEFT adapter folder "
-                                 "(no adapter_config.json)")
-        self._base: _SharedBase | None = None
+            problem = adapter_problem(self._adapter) or adapter_base_problem(self._adapter, config.model)
+            if problem is not None:
+                raise UsageError(problem)
+        if config.n_threads:
+            import torch
+
+            torch.set_num_threads(config.n_threads)
+        self.device = resolve_device(config.device)
+        dtype = resolve_dtype(config.dtype, self.device)
+        self._key = (str(self._folder.resolve()), self._gguf or "", self.device, str(dtype))
         self._digest: str | None = None
-        self._init_lock = threading.Lock()
 
-    def _ensure_loaded(self) -> _SharedBase:
-        with self._init_lock:
-            if self._base is None:
-                if self.config.n_threads:
-                    import torch
+        def load() -> _SharedBase:
+            model, tokenizer = load_base(self._folder, self._gguf, self.device, dtype)
+            return _SharedBase(model, tokenizer, self.device)
 
-                    torch.set_num_threads(self.config.n_threads)
-                self._base = _POOL.acquire(self._folder)
-            return self._base
+        self._base: _SharedBase | None = _POOL.acquire(self._key, load)
+        base = self._base
+        with base.lock:
+            if base.batcher is None:
+                size = config.batch_size or DEFAULT_BATCH.get(self.device.split(":")[0], 8)
+                base.batcher = Batcher(lambda jobs: _decode_batch(base, jobs), size)
+            self._adapter_name = self._load_adapter(base) if self._adapter else None
 
-    def _activate(self, base: _SharedBase) -> Any:
-        """Under ``base.lock``: the module to call, with this arm's adapter (or none) active."""
-        if self._adapter is None:
-            return base.model
+    @property
+    def batcher(self) -> Batcher:
+        assert self._base is not None and self._base.batcher is not None
+        return self._base.batcher
+
+    def _load_adapter(self, base: _SharedBase) -> str:
+        """Under ``base.lock``: load this arm's adapter by name onto the shared base (once per folder)."""
         from peft import PeftModel
 
+        assert self._adapter is not None
         key = str(self._adapter.resolve())
-        if not isinstance(base.model, PeftModel):
-            base.model = PeftModel.from_pretrained(base.model, str(self._adapter), adapter_name="a0",
-                                                   is_trainable=False)
-            base.adapters[key] = "a0"
-        elif key not in base.adapters:
-            name = f"a{len(base.adapters)}"
-            base.model.load_adapter(str(self._adapter), adapter_name=name, is_trainable=False)
-            base.adapters[key] = name
-        base.model.set_adapter(base.adapters[key])
+        if key in base.adapters:
+            return base.adapters[key]
+        name = f"a{len(base.adapters)}"
+        try:
+            if not isinstance(base.model, PeftModel):
+                base.model = PeftModel.from_pretrained(base.model, str(self._adapter), adapter_name=name,
+                                                       is_trainable=False)
+            else:
+                base.model.load_adapter(str(self._adapter), adapter_name=name, is_trainable=False)
+        except (OSError, ValueError, KeyError, RuntimeError) as exc:
+            raise UsageError(f"adapter {self._adapter} does not load onto {self.config.model}: {exc}") from None
         base.model.eval()
-        return base.model
-
-    def _encode(self, tokenizer: Any, request: GenerationRequest) -> list[int]:
-        if request.chat and getattr(tokenizer, "chat_template", None):
-            messages = [{"role": "system", "content": request.system}] if request.system else []
-            messages.append({"role": "user", "content": request.prompt})
-            text = tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
-            ids = list(tokenizer(text, add_special_tokens=False)["input_ids"])
-        else:
-            prompt = f"{request.system}\n\n{request.prompt}" if request.system else request.prompt
-            ids = list(tokenizer(prompt, add_special_tokens=True)["input_ids"])
-        if not ids:
-            if tokenizer.bos_token_id is None:
-                raise BackendError("empty prompt and the tokenizer has no BOS token to start from",
-                                   transient=False)
-            ids = [tokenizer.bos_token_id]
-        return ids
-
-    def _generate_sync(self, request: GenerationRequest) -> Completion:
-        import torch
-
-        base = self._ensure_loaded()
-        started = time.perf_counter()
-        with base.lock:
-            model = self._activate(base)
-            tokenizer = base.tokenizer
-            context = model.disable_adapter() if self._adapter is None and hasattr(model, "disable_adapter") \
-                else contextlib.nullcontext()
-            with context, torch.inference_mode():
-                return self._decode(model, tokenizer, request, started)
-
-    def _decode(self, model: Any, tokenizer: Any, request: GenerationRequest, started: float) -> Completion:
-        import torch
-
-        prompt_ids = self._encode(tokenizer, request)
-        eos = _eos_ids(model, tokenizer)
-        generator = torch.Generator(device="cpu")
-        generator.manual_seed(request.seed if request.seed is not None else 0)
-        input_ids = torch.tensor([prompt_ids], dtype=torch.long)
-        cache_kw = _cache_keyword(model)
-        cache: Any = None
-        generated: list[int] = []
-        token_texts: list[str] = []
-        text = ""  # committed text: the decode so far, less a trailing partial UTF-8 character
-        finish: FinishReason = "length"
-        ttft: float | None = None
-        stopped_by_string = False
-        for _ in range(request.max_tokens):
-            out = model(input_ids=input_ids, use_cache=True, **{cache_kw: cache})
-            cache = out["cache"] if "cache" in out else out.get("past_key_values")
-            next_id = _pick(out.logits[0, -1].float(), request.temperature, request.top_p, generator)
-            if ttft is None:
-                ttft = time.perf_counter() - started
-            if next_id in eos:
-                finish = "stop"
-                break
-            generated.append(next_id)
-            full = tokenizer.decode(generated, skip_special_tokens=True)
-            cut = _first_stop(full, request.stop, len(text))
-            if cut is not None:
-                token_texts.append(full[len(text):])
-                text = full[:cut]
-                token_texts = _trim_pieces(token_texts, len(text))
-                finish = "stop"
-                stopped_by_string = True
-                break
-            committed = full.rstrip("\ufffd")
-            token_texts.append(committed[len(text):])
-            text = committed
-            input_ids = torch.tensor([[next_id]], dtype=torch.long)
-        if generated and not stopped_by_string:
-            full = tokenizer.decode(generated, skip_special_tokens=True)
-            token_texts[-1] += full[len(text):]  # a trailing partial character is kept as decoded
-            text = full
-        return Completion(
-            text=text, tokens=len(generated), token_source="tokenizer", finish=finish,
-            latency_s=time.perf_counter() - started, ttft_s=ttft, token_texts=tuple(token_texts),
-            model_digest=self._digest, endpoint=str(self._folder),
-            extra={"adapter": str(self._adapter) if self._adapter else "", "device": "cpu",
-                   "prompt_tokens": str(len(prompt_ids))}, prompt_tokens=len(prompt_ids))
+        base.adapters[key] = name
+        return name
 
     async def generate(self, request: GenerationRequest) -> Completion:
         if self._digest is None:
             await self.model_digest()
+        if self._base is None:
+            raise BackendError("the transformers backend was closed", transient=False)
+        loop = asyncio.get_running_loop()
+        job = Job(request, self._adapter_name, loop, loop.create_future(), self._completion)
+        self.batcher.submit(job)
         try:
-            return await asyncio.to_thread(self._generate_sync, request)
+            return await job.future
         except BackendError:
             raise
         except (UsageError, OSError, ValueError, RuntimeError) as exc:
             raise BackendError(f"transformers generation failed: {exc}", transient=False) from exc
 
+    def _completion(self, row: Row) -> Completion:
+        latency = time.perf_counter() - row.job.queued
+        return Completion(
+            text=row.detok.text, tokens=row.tokens, token_source="tokenizer", finish=row.finish,
+            latency_s=latency, ttft_s=row.ttft_s, token_texts=tuple(row.pieces), model_digest=self._digest,
+            endpoint=str(self._folder / self._gguf) if self._gguf else str(self._folder),
+            extra={"adapter": str(self._adapter) if self._adapter else "", "device": self.device,
+                   "prompt_tokens": str(len(row.prompt_ids))}, prompt_tokens=len(row.prompt_ids))
+
     async def model_digest(self) -> str | None:
         if self._digest is None:
-            folders = [self._folder] + ([self._adapter] if self._adapter else [])
-            self._digest = await asyncio.to_thread(weights_digest, folders)
+            if self._gguf:
+                model = await asyncio.to_thread(file_sha256, self._folder / self._gguf)
+                extra = await asyncio.to_thread(weights_digest, [self._adapter]) if self._adapter else None
+                self._digest = model if extra is None else f"{model}+{extra}"
+            else:
+                folders = [self._folder] + ([self._adapter] if self._adapter else [])
+                self._digest = await asyncio.to_thread(weights_digest, folders)
         return self._digest
 
     async def aclose(self) -> None:
-        with self._init_lock:
-            if self._base is not None:
-                self._base = None
-                _POOL.release(self._folder)
+        if self._base is not None:
+            self._base = None
+            _POOL.release(self._key)
 
 
-def _trim_pieces(pieces: list[str], length: int) -> list[str]:
-    """Cut per-token texts so that they join to the first ``length`` characters (one entry per token)."""
-    out: list[str] = []
-    used = 0
-    for piece in pieces:
-        keep = piece[: max(0, length - used)]
-        out.append(keep)
-        used += len(keep)
-    return out
-
-
-def _cache_keyword(model: Any) -> str:
-    """The forward() keyword of the KV cache: 'cache' in transformers >= 5.24, 'past_key_values' before."""
-    import inspect
-
-    inner = model.get_base_model() if hasattr(model, "get_base_model") else model
-    return "cache" if "cache" in inspect.signature(inner.forward).parameters else "past_key_values"
+def encode(tokenizer: Any, request: GenerationRequest) -> list[int]:
+    """The prompt's token ids: the chat template for a chat request (when the tokenizer has one)."""
+    if request.chat and getattr(tokenizer, "chat_template", None):
+        messages = [{"role": "system", "content": request.system}] if request.system else []
+        messages.append({"role": "user", "content": request.prompt})
+        text = tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+        ids = list(tokenizer(text, add_special_tokens=False)["input_ids"])
+    else:
+        prompt = f"{request.system}\n\n{request.prompt}" if request.system else request.prompt
+        ids = list(tokenizer(prompt, add_special_tokens=True)["input_ids"])
+    if not ids:
+        if tokenizer.bos_token_id is None:
+            raise BackendError("empty prompt and the tokenizer has no BOS token to start from", transient=False)
+        ids = [tokenizer.bos_token_id]
+    return ids
 
 
 def _eos_ids(model: Any, tokenizer: Any) -> set[int]:
@@ -297,30 +300,65 @@ def _eos_ids(model: Any, tokenizer: Any) -> set[int]:
     return ids
 
 
-def _pick(logits: Any, temperature: float, top_p: float, generator: Any) -> int:
-    """Greedy at temperature 0; otherwise temperature then nucleus (top-p) sampling with ``generator``."""
+def _cache_keyword(model: Any) -> str:
+    """The forward() keyword of the KV cache: 'cache' in transformers >= 5.24, 'past_key_values' before."""
+    import inspect
+
+    inner = model.get_base_model() if hasattr(model, "get_base_model") else model
+    return "cache" if "cache" in inspect.signature(inner.forward).parameters else "past_key_values"
+
+
+def _decode_batch(base: _SharedBase, jobs: list[Job]) -> None:
+    """Decode ``jobs`` together (in the batch worker): left-padded prompts, one KV cache, finished rows leave."""
     import torch
 
-    if temperature <= 0:
-        return int(torch.argmax(logits).item())
-    probs = torch.softmax(logits / temperature, dim=-1)
-    if top_p < 1.0:
-        sorted_probs, order = torch.sort(probs, descending=True)
-        keep = torch.cumsum(sorted_probs, dim=-1) - sorted_probs < top_p
-        keep[0] = True
-        filtered = torch.zeros_like(probs)
-        filtered[order[keep]] = sorted_probs[keep]
-        probs = filtered / filtered.sum()
-    return int(torch.multinomial(probs, 1, generator=generator).item())
-
-
-def _first_stop(text: str, stops: tuple[str, ...], already: int) -> int | None:
-    """Where the earliest stop string begins, if one ends inside the newly decoded text."""
-    best: int | None = None
-    for stop in stops:
-        if not stop:
-            continue
-        index = text.find(stop, max(0, already - len(stop) + 1))
-        if index != -1 and (best is None or index < best):
-            best = index
-    return best
+    with base.lock, torch.inference_mode():
+        model, tokenizer, device = base.model, base.tokenizer, base.device
+        rows: list[Row] = []
+        for job in jobs:
+            try:
+                ids = encode(tokenizer, job.request)
+            except BackendError as exc:
+                job.resolve(None, exc)
+                continue
+            generator = torch.Generator(device="cpu")
+            generator.manual_seed(job.request.seed if job.request.seed is not None else 0)
+            rows.append(Row(job, ids, generator, IncrementalDetokenizer(
+                lambda t: str(tokenizer.decode(t, skip_special_tokens=True)))))
+        if not rows:
+            return
+        eos, pad, cache_kw = _eos_ids(model, tokenizer), int(tokenizer.pad_token_id), _cache_keyword(model)
+        width = max(len(r.prompt_ids) for r in rows)
+        input_ids = torch.tensor([[pad] * (width - len(r.prompt_ids)) + r.prompt_ids for r in rows], device=device)
+        mask = torch.tensor([[0] * (width - len(r.prompt_ids)) + [1] * len(r.prompt_ids) for r in rows],
+                            device=device)
+        positions = (mask.cumsum(-1) - 1).clamp(min=0)
+        peft = bool(base.adapters)
+        cache: Any = None
+        while rows:
+            extra: dict[str, Any] = {cache_kw: cache}
+            if peft:
+                extra["adapter_names"] = [r.job.adapter or BASE_ADAPTER for r in rows]
+            out = model(input_ids=input_ids, attention_mask=mask, position_ids=positions, use_cache=True, **extra)
+            cache = out["cache"] if "cache" in out else out.get("past_key_values")
+            logits = out.logits[:, -1].float().cpu()
+            tokens: list[int] = []
+            for index, row in enumerate(rows):
+                request = row.job.request
+                token = pick(logits[index], request.temperature, request.top_p, row.generator)
+                row.step(token, eos)
+                tokens.append(token)
+            keep = [i for i, row in enumerate(rows) if not row.done]
+            for row in rows:
+                if row.done:
+                    row.job.resolve(row.job.make_completion(row))
+            if len(keep) < len(rows):
+                if not keep:
+                    break
+                index_t = torch.tensor(keep, device=device)
+                cache.batch_select_indices(index_t)
+                rows, mask, positions = [rows[i] for i in keep], mask[index_t], positions[index_t]
+                tokens = [tokens[i] for i in keep]
+            input_ids = torch.tensor(tokens, device=device).unsqueeze(-1)
+            mask = torch.cat([mask, mask.new_ones((len(rows), 1))], dim=-1)
+            positions = positions[:, -1:] + 1

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from forgegate.backends import BACKENDS
+from forgegate.backends.options import DEVICES_HELP, DTYPES, device_problem, option_refusal
 from forgegate.cli.common import quiet_default
 from forgegate.core.limits import DEFAULT_IDLE_S, DEFAULT_TIMEOUT_S
 from forgegate.errors import UsageError
@@ -36,7 +37,12 @@ MODEL_OPTIONS: list[inspect.Parameter] = [
     _opt("backend", str, "embedded", f"Model backend: {', '.join(BACKENDS.names())}."),
     _opt("model", str | None, None, "Model name/tag/path (required for ollama and openai)."),
     _opt("base_url", list[str] | None, None, "Server URL; repeat to spread load over replicas.", "--base-url"),
-    _opt("adapter", str | None, None, "LoRA adapter directory (transformers backend)."),
+    _opt("adapter", str | None, None, "LoRA adapter: a PEFT folder (transformers, vllm) or GGUF file (llamacpp)."),
+    _opt("device", str, "auto", f"Where the model runs (transformers): {DEVICES_HELP}."),
+    _opt("dtype", str, "auto", "Weights dtype (transformers): auto (bfloat16/float16 on GPU, float32 on CPU), "
+         "float32, float16, bfloat16."),
+    _opt("batch_size", int | None, None, "Most requests decoded together (transformers; default from the device; "
+         "1 = strict, unbatched)."),
     _opt("gate_config", Path | None, None, "Gate config TOML (default: the bundled GLOSS v2 gate)."),
     _opt("concurrency", int, 4, "Requests in flight at once.", min=1),
     _opt("seed", int, 0, "Sampling seed passed to the backend (printed with every result)."),
@@ -84,10 +90,25 @@ def session_options(kind: str, kw: dict[str, Any], battery: Path | None) -> Sess
     if kw["adapter"] is not None and Path(kw["adapter"]).is_dir() and (
             why := adapter_base_problem(Path(kw["adapter"]), kw["model"])) is not None:
         raise UsageError(f"--adapter: {why}")
+    _check_device_options(kw)
     config = BackendConfig(model=kw["model"], base_urls=tuple(kw["base_url"] or ()), adapter=kw["adapter"],
-                           timeout_s=kw["timeout"], idle_timeout_s=kw["idle_timeout"], api_key_env=kw["api_key_env"])
+                           timeout_s=kw["timeout"], idle_timeout_s=kw["idle_timeout"], api_key_env=kw["api_key_env"],
+                           device=kw["device"], dtype=kw["dtype"], batch_size=kw["batch_size"])
     return SessionOptions(kind=kind, backend=kw["backend"], config=config, battery_path=battery,
                           gate_config_path=kw["gate_config"], seed=kw["seed"], temperature=kw["temperature"],
                           top_p=kw["top_p"], system=kw["system"], concurrency=kw["concurrency"],
                           retries=kw["retries"], store_dir=kw["store"], quiet=kw["quiet"] or quiet_default(),
                           check_failure_modes=kw.get("check_failure_modes", False), wait=not kw["no_wait"])
+
+
+def _check_device_options(kw: dict[str, Any]) -> None:
+    """--device / --dtype / --batch-size: known values, and only on a backend that uses them."""
+    if (why := device_problem(kw["device"])) is not None:
+        raise UsageError(f"--device: {why}")
+    if kw["dtype"] not in DTYPES:
+        raise UsageError(f"--dtype: '{kw['dtype']}' is not one of {', '.join(DTYPES)}")
+    if kw["batch_size"] is not None and kw["batch_size"] < 1:
+        raise UsageError("--batch-size must be at least 1")
+    for option, default in (("device", "auto"), ("dtype", "auto"), ("batch_size", None)):
+        if kw[option] != default and (why := option_refusal(option, kw["backend"])) is not None:
+            raise UsageError(f"--{option.replace('_', '-')}: {why}")

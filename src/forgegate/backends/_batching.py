@@ -1,0 +1,222 @@
+"""Batched decoding for the transformers backend: requests for one base model decoded together.
+
+One worker thread per loaded base takes the requests waiting for it (up to ``batch_size``),
+left-pads their prompts, and decodes them step by step with one KV cache. Each row keeps its
+own seeded ``torch.Generator`` and samples only from its own logits, so a request's text does
+not depend on which requests share its batch (up to the floating-point numerics of a larger
+matrix product, which do not change on CPU float32 in our tests; ``batch_size = 1`` is the strict
+mode). A row that finishes is answered at once and dropped from the batch and its cache. Rows
+over different adapters share a batch: PEFT applies each row's adapter (``adapter_names``),
+``__base__`` for the base arm.
+
+Per row: temperature 0 is greedy, top-p nucleus sampling otherwise; the cap is ``max_tokens``
+new tokens; an end-of-sequence token ends the row and is not counted; a stop string ends it
+with the text cut before the stop. Detokenisation is incremental (each step decodes a window
+of a few tokens, never the whole sequence).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from forgegate.core.records import Completion, FinishReason, GenerationRequest
+
+BASE_ADAPTER = "__base__"
+"""PEFT's name for "no adapter" in a mixed batch."""
+GATHER_S = 0.02
+"""How long the worker waits for more requests to arrive before starting a batch that is not full."""
+
+
+class IncrementalDetokenizer:
+    """Text of a growing token list without re-decoding it all: decode a window, keep what is settled.
+
+    Each step decodes ``ids[prefix:]`` and ``ids[prefix:read]``; the difference is the new text,
+    held back while it ends in a partial UTF-8 character (U+FFFD).
+    """
+
+    def __init__(self, decode: Callable[[list[int]], str]) -> None:
+        self._decode = decode
+        self.ids: list[int] = []
+        self._prefix = 0
+        self._read = 0
+        self.text = ""
+
+    def push(self, token: int) -> str:
+        """Add one token; return the text it settled (possibly empty)."""
+        self.ids.append(token)
+        before = self._decode(self.ids[self._prefix:self._read])
+        now = self._decode(self.ids[self._prefix:])
+        if len(now) > len(before) and not now.endswith("\ufffd"):
+            piece = now[len(before):]
+            self._prefix, self._read = self._read, len(self.ids)
+            self.text += piece
+            return piece
+        return ""
+
+    def flush(self) -> str:
+        """The text still held back at the end (a trailing partial character is kept as decoded)."""
+        rest = self._decode(self.ids[self._prefix:])[len(self._decode(self.ids[self._prefix:self._read])):]
+        self.text += rest
+        self._prefix = self._read = len(self.ids)
+        return rest
+
+
+@dataclass
+class Job:
+    """One request waiting for (or in) a batch, and how to hand its answer back to its event loop."""
+
+    request: GenerationRequest
+    adapter: str | None
+    loop: asyncio.AbstractEventLoop
+    future: asyncio.Future[Completion]
+    make_completion: Callable[[Row], Completion]
+    queued: float = field(default_factory=time.perf_counter)
+
+    def resolve(self, completion: Completion | None, error: BaseException | None = None) -> None:
+        def settle() -> None:
+            if self.future.done():
+                return
+            if error is not None:
+                self.future.set_exception(error)
+            else:
+                self.future.set_result(completion)  # type: ignore[arg-type]
+
+        self.loop.call_soon_threadsafe(settle)
+
+
+@dataclass
+class Row:
+    """One row's decoding state."""
+
+    job: Job
+    prompt_ids: list[int]
+    generator: Any
+    detok: IncrementalDetokenizer
+    pieces: list[str] = field(default_factory=list)
+    finish: FinishReason = "length"
+    ttft_s: float | None = None
+    done: bool = False
+    cut: bool = False
+    """Ended by a stop string (the text was cut there)."""
+
+    def step(self, token: int, eos: set[int]) -> None:
+        """Take the row's next token: EOS or a stop string finishes it 'stop', the cap 'length'."""
+        request = self.job.request
+        if self.ttft_s is None:
+            self.ttft_s = time.perf_counter() - self.job.queued
+        if token in eos:
+            self.finish, self.done = "stop", True
+        else:
+            before = len(self.detok.text)
+            self.pieces.append(self.detok.push(token))
+            cut = first_stop(self.detok.text, request.stop, before)
+            if cut is not None:
+                self.detok.text = self.detok.text[:cut]
+                self.pieces = trim_pieces(self.pieces, cut)
+                self.finish, self.done, self.cut = "stop", True, True
+                return
+            self.done = len(self.detok.ids) >= request.max_tokens
+        if self.done and self.pieces:
+            self.pieces[-1] += self.detok.flush()  # a trailing partial character is kept as decoded
+
+    @property
+    def tokens(self) -> int:
+        return len(self.detok.ids)
+
+
+def trim_pieces(pieces: list[str], length: int) -> list[str]:
+    """Cut per-token texts so that they join to the first ``length`` characters (one entry per token)."""
+    out: list[str] = []
+    used = 0
+    for piece in pieces:
+        keep = piece[: max(0, length - used)]
+        out.append(keep)
+        used += len(keep)
+    return out
+
+
+def first_stop(text: str, stops: tuple[str, ...], already: int) -> int | None:
+    """Where the earliest stop string begins, if one ends inside the newly decoded text."""
+    best: int | None = None
+    for stop in stops:
+        if not stop:
+            continue
+        index = text.find(stop, max(0, already - len(stop) + 1))
+        if index != -1 and (best is None or index < best):
+            best = index
+    return best
+
+
+def pick(logits: Any, temperature: float, top_p: float, generator: Any) -> int:
+    """Greedy at temperature 0; otherwise temperature then nucleus (top-p) sampling with ``generator``."""
+    import torch
+
+    if temperature <= 0:
+        return int(torch.argmax(logits).item())
+    probs = torch.softmax(logits / temperature, dim=-1)
+    if top_p < 1.0:
+        sorted_probs, order = torch.sort(probs, descending=True)
+        keep = torch.cumsum(sorted_probs, dim=-1) - sorted_probs < top_p
+        keep[0] = True
+        filtered = torch.zeros_like(probs)
+        filtered[order[keep]] = sorted_probs[keep]
+        probs = filtered / filtered.sum()
+    return int(torch.multinomial(probs, 1, generator=generator).item())
+
+
+class Batcher:
+    """The worker thread of one loaded base: gathers waiting jobs into batches and decodes them."""
+
+    def __init__(self, decode_batch: Callable[[list[Job]], None], batch_size: int) -> None:
+        self._decode_batch = decode_batch
+        self.batch_size = batch_size
+        self._cond = threading.Condition()
+        self._queue: list[Job] = []
+        self._thread: threading.Thread | None = None
+        self._closed = False
+        self.batches: list[int] = []
+        """Sizes of the batches run so far (what the tests and the benchmark read)."""
+
+    def submit(self, job: Job) -> None:
+        with self._cond:
+            if self._closed:
+                raise RuntimeError("the model was closed")
+            self._queue.append(job)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="forgegate-batcher", daemon=True)
+                self._thread.start()
+            self._cond.notify()
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            self._cond.notify()
+
+    def _take(self) -> list[Job] | None:
+        with self._cond:
+            while not self._queue and not self._closed:
+                self._cond.wait()
+            if not self._queue:
+                return None
+            deadline = time.monotonic() + GATHER_S
+            while len(self._queue) < self.batch_size and not self._closed:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                self._cond.wait(left)
+            jobs, self._queue = self._queue[: self.batch_size], self._queue[self.batch_size:]
+            return jobs
+
+    def _run(self) -> None:
+        while (jobs := self._take()) is not None:
+            self.batches.append(len(jobs))
+            try:
+                self._decode_batch(jobs)
+            except BaseException as exc:  # noqa: BLE001  (every waiting request must hear of it)
+                for job in jobs:
+                    job.resolve(None, exc)
