@@ -160,3 +160,65 @@ def test_missing_model_is_refused_without_download(tmp_path: Path) -> None:
         make_backend("transformers", BackendConfig(model="nobody/no-such-model-xyz"))
     with pytest.raises(UsageError, match="adapter"):
         make_backend("transformers", BackendConfig(model=str(tmp_path), adapter=str(tmp_path)))
+
+
+def test_detokenising_incrementally_gives_the_text_of_one_whole_decode(tiny: TinyModels) -> None:
+    from transformers import AutoTokenizer
+
+    from forgegate.backends._batching import IncrementalDetokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(tiny.base, local_files_only=True)
+    text = "Café déjà vu: naïve 🙂 fish, 北京 and the sea."
+    ids = tokenizer(text, add_special_tokens=False)["input_ids"]
+    calls: list[int] = []
+
+    def decode(window: list[int]) -> str:
+        calls.append(len(window))
+        return str(tokenizer.decode(window, skip_special_tokens=True))
+
+    detok = IncrementalDetokenizer(decode)
+    pieces = [detok.push(token) for token in ids]
+    pieces[-1] += detok.flush()
+    assert "".join(pieces) == detok.text == tokenizer.decode(ids, skip_special_tokens=True)
+    assert all("\ufffd" not in piece for piece in pieces)  # a partial character waits for its last byte
+    assert max(calls) < len(ids) // 2  # windows, never the whole sequence
+
+
+def test_cuda_without_a_gpu_is_a_usage_error(tiny: TinyModels) -> None:
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a CUDA GPU")
+    with pytest.raises(UsageError, match="torch sees no CUDA GPU here"):
+        make_backend("transformers", BackendConfig(model=str(tiny.base), device="cuda"))
+
+
+def test_a_gguf_transformers_cannot_load_is_a_usage_error(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.gguf"
+    broken.write_bytes(b"GGUF" + b"\x03\x00\x00\x00" + b"\x00" * 32)
+    with pytest.raises(UsageError, match="transformers cannot load the GGUF"):
+        make_backend("transformers", BackendConfig(model=str(broken), device="cpu"))
+
+
+def test_an_adapter_for_another_base_is_refused(tiny: TinyModels, tmp_path: Path) -> None:
+    other = tmp_path / "other-adapter"
+    shutil.copytree(tiny.adapter, other)
+    config = json.loads((other / "adapter_config.json").read_text())
+    config["base_model_name_or_path"] = "HuggingFaceTB/SmolLM2-1.7B-Instruct"
+    (other / "adapter_config.json").write_text(json.dumps(config))
+    with pytest.raises(UsageError, match="was trained on 'HuggingFaceTB/SmolLM2-1.7B-Instruct'"):
+        make_backend("transformers", BackendConfig(model=str(tiny.base), adapter=str(other)))
+
+
+def test_device_flags_are_checked_on_the_command_line(tiny: TinyModels, tmp_path: Path) -> None:
+    import torch
+    from instruments_helpers import run_cli
+
+    store = ["--store", str(tmp_path / "runs"), "--quiet"]
+    wrong_backend = run_cli("eval", "--backend", "embedded", "--device", "cpu", *store)
+    assert wrong_backend.returncode == 2 and "'device' is an option of the transformers backend" in wrong_backend.stderr
+    unknown = run_cli("eval", "--backend", "transformers", "--model", str(tiny.base), "--device", "tpu", *store)
+    assert unknown.returncode == 2 and "device 'tpu' is not one of" in unknown.stderr
+    if not torch.cuda.is_available():
+        no_gpu = run_cli("eval", "--backend", "transformers", "--model", str(tiny.base), "--device", "cuda", *store)
+        assert no_gpu.returncode == 2 and "torch sees no CUDA GPU here" in no_gpu.stderr

@@ -151,10 +151,11 @@ def load_base(folder: Path, gguf: str | None, device: str, dtype: Any) -> tuple[
         if importlib.util.find_spec("gguf") is None:
             raise UsageError("a .gguf model on the transformers backend needs the 'gguf' package: "
                              "pip install 'forgegate[hf]' (or pip install gguf)")
+        _quiet_gguf_progress()
     try:
         tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True, **extra)
         model: Any = AutoModelForCausalLM.from_pretrained(folder, local_files_only=True, dtype=dtype, **extra)
-    except (OSError, ValueError, KeyError, RuntimeError) as exc:
+    except Exception as exc:  # noqa: BLE001  (whatever the reader raises, the file cannot be used)
         what = f"GGUF {folder / gguf}" if gguf else f"model folder {folder}"
         hint = (" (transformers reads GGUF files of the architectures it supports; backend = \"llamacpp\" "
                 "runs any GGUF)") if gguf else ""
@@ -164,6 +165,18 @@ def load_base(folder: Path, gguf: str | None, device: str, dtype: Any) -> tuple[
     if tokenizer.pad_token_id is None:
         tokenizer.pad_token = tokenizer.eos_token
     return model, tokenizer
+
+
+def _quiet_gguf_progress() -> None:
+    """transformers' GGUF reader draws its own tqdm bar (it ignores disable_progress_bar); forgegate's
+    stderr carries its own progress, so that bar is turned off."""
+    import functools
+
+    from transformers import modeling_gguf_pytorch_utils as gguf_utils
+
+    tqdm = getattr(gguf_utils, "tqdm", None)
+    if tqdm is not None and not isinstance(tqdm, functools.partial):
+        gguf_utils.tqdm = functools.partial(tqdm, disable=True)  # type: ignore[attr-defined]
 
 
 @BACKENDS.register("transformers")
