@@ -49,8 +49,10 @@ def smol(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Transformer
 
 
 def _requests() -> list[GenerationRequest]:
-    greedy = [GenerationRequest(prompt=p, max_tokens=12, seed=7, temperature=0.0) for p in PROMPTS]
-    sampled = [GenerationRequest(prompt=p, max_tokens=12, seed=100 + i, temperature=0.9, top_p=0.9)
+    """Greedy and seeded sampled, with caps that differ so that rows leave a batch at different steps."""
+    greedy = [GenerationRequest(prompt=p, max_tokens=12 - 2 * i, seed=7, temperature=0.0)
+              for i, p in enumerate(PROMPTS)]
+    sampled = [GenerationRequest(prompt=p, max_tokens=6 + 2 * i, seed=100 + i, temperature=0.9, top_p=0.9)
                for i, p in enumerate(PROMPTS)]
     return greedy + sampled
 
@@ -64,22 +66,30 @@ def test_a_request_gives_the_same_text_alone_and_in_a_batch_of_8_with_another_ar
         smol: tuple[TransformersBackend, Path]) -> None:
     base, adapter_dir = smol
 
-    async def scenario() -> tuple[list[Completion], list[Completion], list[int]]:
+    async def scenario() -> tuple[list[Completion], list[Completion], list[int], list[Completion], int]:
         adapter = _backend(adapter_dir)
         arms = [base if i % 2 == 0 else adapter for i in range(8)]  # base and adapter rows interleaved
         requests = _requests()
         alone = [await arm.generate(r) for arm, r in zip(arms, requests, strict=True)]  # one at a time
-        before = len(base.batcher.batches)
+        batcher = base.batcher
+        before = len(batcher.batches)
         together = await asyncio.gather(*(arm.generate(r) for arm, r in zip(arms, requests, strict=True)))
-        sizes = base.batcher.batches[before:]
+        sizes = batcher.batches[before:]
+        joined_before, batcher.batch_size = batcher.joined, 3  # now rows join as others leave
+        try:
+            joining = await asyncio.gather(*(arm.generate(r) for arm, r in zip(arms, requests, strict=True)))
+        finally:
+            batcher.batch_size = 8
         await adapter.aclose()
-        return alone, list(together), sizes
+        return alone, list(together), sizes, list(joining), batcher.joined - joined_before
 
-    alone, together, sizes = asyncio.run(scenario())
+    alone, together, sizes, joining, joined = asyncio.run(scenario())
     assert sizes == [8]  # the eight really shared one batch
-    for one, batched in zip(alone, together, strict=True):
+    assert joined >= 4  # and with room for 3, the others joined running batches
+    for one, batched, joined_row, request in zip(alone, together, joining, _requests(), strict=True):
         _same(one, batched)
-        assert 0 < one.tokens <= 12 and one.token_source == "tokenizer"
+        _same(one, joined_row)
+        assert 0 < one.tokens <= request.max_tokens and one.token_source == "tokenizer"
         assert "".join(one.token_texts or ()) == one.text
     assert len({c.text for c in alone}) > 4  # the requests differ: the test compares real answers
 

@@ -5,7 +5,8 @@ left-pads their prompts, and decodes them step by step with one KV cache. Each r
 own seeded ``torch.Generator`` and samples only from its own logits, so a request's text does
 not depend on which requests share its batch (up to the floating-point numerics of a larger
 matrix product, which do not change on CPU float32 in our tests; ``batch_size = 1`` is the strict
-mode). A row that finishes is answered at once and dropped from the batch and its cache. Rows
+mode). A row that finishes is answered at once and leaves the batch; requests that arrived meanwhile
+join it while there is room (``backends/_decode.py`` decodes a batch). Rows
 over different adapters share a batch: PEFT applies each row's adapter (``adapter_names``),
 ``__base__`` for the base arm.
 
@@ -172,7 +173,8 @@ def pick(logits: Any, temperature: float, top_p: float, generator: Any) -> int:
 class Batcher:
     """The worker thread of one loaded base: gathers waiting jobs into batches and decodes them."""
 
-    def __init__(self, decode_batch: Callable[[list[Job]], None], batch_size: int) -> None:
+    def __init__(self, decode_batch: Callable[[list[Job], Callable[[int], list[Job]]], None],
+                 batch_size: int) -> None:
         self._decode_batch = decode_batch
         self.batch_size = batch_size
         self._cond = threading.Condition()
@@ -180,7 +182,10 @@ class Batcher:
         self._thread: threading.Thread | None = None
         self._closed = False
         self.batches: list[int] = []
-        """Sizes of the batches run so far (what the tests and the benchmark read)."""
+        """Sizes of the batches run so far, as they started (what the tests and the benchmark read)."""
+        self.joined = 0
+        """Requests that joined a batch already running."""
+        self._current: list[Job] = []
 
     def submit(self, job: Job) -> None:
         with self._cond:
@@ -212,11 +217,20 @@ class Batcher:
             jobs, self._queue = self._queue[: self.batch_size], self._queue[self.batch_size:]
             return jobs
 
+    def _take_now(self, room: int) -> list[Job]:
+        """Up to ``room`` waiting jobs, without waiting (they join the running batch)."""
+        with self._cond:
+            jobs, self._queue = self._queue[:room], self._queue[room:]
+        self.joined += len(jobs)
+        self._current += jobs
+        return jobs
+
     def _run(self) -> None:
         while (jobs := self._take()) is not None:
             self.batches.append(len(jobs))
+            self._current = list(jobs)
             try:
-                self._decode_batch(jobs)
-            except BaseException as exc:  # noqa: BLE001  (every waiting request must hear of it)
-                for job in jobs:
+                self._decode_batch(jobs, self._take_now)
+            except BaseException as exc:  # noqa: BLE001  (every request of the batch must hear of it)
+                for job in self._current:
                     job.resolve(None, exc)

@@ -15,6 +15,7 @@ then.
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import threading
 import time
@@ -22,7 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from forgegate.backends._batching import BASE_ADAPTER, Batcher, IncrementalDetokenizer, Job, Row, pick
+from forgegate.backends._batching import Batcher, Job, Row
+from forgegate.backends._decode import decode_batch
 from forgegate.backends.adapters import adapter_base_problem, adapter_problem
 from forgegate.backends.base import BACKENDS, BackendConfig, BackendError
 from forgegate.backends.embedded import file_sha256
@@ -170,8 +172,6 @@ def load_base(folder: Path, gguf: str | None, device: str, dtype: Any) -> tuple[
 def _quiet_gguf_progress() -> None:
     """transformers' GGUF reader draws its own tqdm bar (it ignores disable_progress_bar); forgegate's
     stderr carries its own progress, so that bar is turned off."""
-    import functools
-
     from transformers import modeling_gguf_pytorch_utils as gguf_utils
 
     tqdm = getattr(gguf_utils, "tqdm", None)
@@ -214,7 +214,7 @@ class TransformersBackend:
         with base.lock:
             if base.batcher is None:
                 size = config.batch_size or DEFAULT_BATCH.get(self.device.split(":")[0], 8)
-                base.batcher = Batcher(lambda jobs: _decode_batch(base, jobs), size)
+                base.batcher = Batcher(functools.partial(decode_batch, base), size)
             self._adapter_name = self._load_adapter(base) if self._adapter else None
 
     @property
@@ -282,96 +282,3 @@ class TransformersBackend:
         if self._base is not None:
             self._base = None
             _POOL.release(self._key)
-
-
-def encode(tokenizer: Any, request: GenerationRequest) -> list[int]:
-    """The prompt's token ids: the chat template for a chat request (when the tokenizer has one)."""
-    if request.chat and getattr(tokenizer, "chat_template", None):
-        messages = [{"role": "system", "content": request.system}] if request.system else []
-        messages.append({"role": "user", "content": request.prompt})
-        text = tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
-        ids = list(tokenizer(text, add_special_tokens=False)["input_ids"])
-    else:
-        prompt = f"{request.system}\n\n{request.prompt}" if request.system else request.prompt
-        ids = list(tokenizer(prompt, add_special_tokens=True)["input_ids"])
-    if not ids:
-        if tokenizer.bos_token_id is None:
-            raise BackendError("empty prompt and the tokenizer has no BOS token to start from", transient=False)
-        ids = [tokenizer.bos_token_id]
-    return ids
-
-
-def _eos_ids(model: Any, tokenizer: Any) -> set[int]:
-    ids: set[int] = set()
-    if tokenizer.eos_token_id is not None:
-        ids.add(int(tokenizer.eos_token_id))
-    config_eos = getattr(getattr(model, "generation_config", None), "eos_token_id", None)
-    if isinstance(config_eos, int):
-        ids.add(config_eos)
-    elif isinstance(config_eos, list | tuple):
-        ids.update(int(i) for i in config_eos)
-    return ids
-
-
-def _cache_keyword(model: Any) -> str:
-    """The forward() keyword of the KV cache: 'cache' in transformers >= 5.24, 'past_key_values' before."""
-    import inspect
-
-    inner = model.get_base_model() if hasattr(model, "get_base_model") else model
-    return "cache" if "cache" in inspect.signature(inner.forward).parameters else "past_key_values"
-
-
-def _decode_batch(base: _SharedBase, jobs: list[Job]) -> None:
-    """Decode ``jobs`` together (in the batch worker): left-padded prompts, one KV cache, finished rows leave."""
-    import torch
-
-    with base.lock, torch.inference_mode():
-        model, tokenizer, device = base.model, base.tokenizer, base.device
-        rows: list[Row] = []
-        for job in jobs:
-            try:
-                ids = encode(tokenizer, job.request)
-            except BackendError as exc:
-                job.resolve(None, exc)
-                continue
-            generator = torch.Generator(device="cpu")
-            generator.manual_seed(job.request.seed if job.request.seed is not None else 0)
-            rows.append(Row(job, ids, generator, IncrementalDetokenizer(
-                lambda t: str(tokenizer.decode(t, skip_special_tokens=True)))))
-        if not rows:
-            return
-        eos, pad, cache_kw = _eos_ids(model, tokenizer), int(tokenizer.pad_token_id), _cache_keyword(model)
-        width = max(len(r.prompt_ids) for r in rows)
-        input_ids = torch.tensor([[pad] * (width - len(r.prompt_ids)) + r.prompt_ids for r in rows], device=device)
-        mask = torch.tensor([[0] * (width - len(r.prompt_ids)) + [1] * len(r.prompt_ids) for r in rows],
-                            device=device)
-        positions = (mask.cumsum(-1) - 1).clamp(min=0)
-        peft = bool(base.adapters)
-        cache: Any = None
-        while rows:
-            extra: dict[str, Any] = {cache_kw: cache}
-            if peft:
-                extra["adapter_names"] = [r.job.adapter or BASE_ADAPTER for r in rows]
-            out = model(input_ids=input_ids, attention_mask=mask, position_ids=positions, use_cache=True, **extra)
-            cache = out["cache"] if "cache" in out else out.get("past_key_values")
-            logits = out.logits[:, -1].float().cpu()
-            tokens: list[int] = []
-            for index, row in enumerate(rows):
-                request = row.job.request
-                token = pick(logits[index], request.temperature, request.top_p, row.generator)
-                row.step(token, eos)
-                tokens.append(token)
-            keep = [i for i, row in enumerate(rows) if not row.done]
-            for row in rows:
-                if row.done:
-                    row.job.resolve(row.job.make_completion(row))
-            if len(keep) < len(rows):
-                if not keep:
-                    break
-                index_t = torch.tensor(keep, device=device)
-                cache.batch_select_indices(index_t)
-                rows, mask, positions = [rows[i] for i in keep], mask[index_t], positions[index_t]
-                tokens = [tokens[i] for i in keep]
-            input_ids = torch.tensor(tokens, device=device).unsqueeze(-1)
-            mask = torch.cat([mask, mask.new_ones((len(rows), 1))], dim=-1)
-            positions = positions[:, -1:] + 1
