@@ -262,7 +262,7 @@ class ManagedBackend:
         try:
             self._client = OpenAIBackend(BackendConfig(
                 model=self.request_model(config), base_urls=tuple(s.url + "/v1" for s in servers),
-                timeout_s=config.timeout_s))
+                timeout_s=config.timeout_s, idle_timeout_s=config.idle_timeout_s))
         except BaseException:
             SERVERS.release(self._key)
             raise
