@@ -104,7 +104,6 @@ class Row:
     done: bool = False
     cut: bool = False
     """Ended by a stop string (the text was cut there)."""
-    answered: bool = False
 
     def step(self, token: int, eos: set[int]) -> None:
         """Take the row's next token: EOS or a stop string finishes it 'stop', the cap 'length'."""
@@ -175,12 +174,9 @@ class Batcher:
     """The worker thread of one loaded base: gathers waiting jobs into batches and decodes them."""
 
     def __init__(self, decode_batch: Callable[[list[Job], Callable[[int], list[Job]]], None],
-                 batch_size: int, *, reshape: bool) -> None:
+                 batch_size: int) -> None:
         self._decode_batch = decode_batch
         self.batch_size = batch_size
-        self.reshape = reshape
-        """Finished rows leave and waiting requests join a running batch (else finished rows stay in place as
-        padding until the batch ends, as transformers' generate does)."""
         self._cond = threading.Condition()
         self._queue: list[Job] = []
         self._thread: threading.Thread | None = None

@@ -69,7 +69,6 @@ class _Batch:
         self.pad = int(self.tokenizer.pad_token_id)
         self.cache_kw, self.keep_last = forward_keywords(self.model)
         self.peft = bool(base.adapters)
-        self.reshape = bool(base.batcher.reshape)
         self.rows: list[Row] = []
         self.cache: Any = None
         self.mask: Any = None
@@ -103,9 +102,6 @@ class _Batch:
     def _sample(self, rows: list[Row], logits: Any) -> list[int]:
         tokens = []
         for index, row in enumerate(rows):
-            if row.done:  # a finished row kept in place (no reshaping): padding until the batch ends
-                tokens.append(self.pad)
-                continue
             request = row.job.request
             token = pick(logits[index], request.temperature, request.top_p, row.generator)
             row.step(token, self.eos)
@@ -133,7 +129,7 @@ class _Batch:
         self._drop_finished()
 
     def joinable(self) -> bool:
-        return self.reshape and (self.cache is None or _plain_dynamic(self.cache))
+        return self.cache is None or _plain_dynamic(self.cache)
 
     def step(self) -> None:
         """One decoding step for every row in flight."""
@@ -148,10 +144,9 @@ class _Batch:
     def _drop_finished(self) -> None:
         keep = [i for i, row in enumerate(self.rows) if not row.done]
         for row in self.rows:
-            if row.done and not row.answered:
-                row.answered = True
+            if row.done:
                 row.job.resolve(row.job.make_completion(row))
-        if len(keep) == len(self.rows) or (keep and not self.reshape):
+        if len(keep) == len(self.rows):
             return
         if not keep:
             self.rows, self.tokens, self.cache, self.mask, self.positions = [], [], None, None, None

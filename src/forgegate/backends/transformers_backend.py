@@ -229,7 +229,7 @@ class TransformersBackend:
         with base.lock:
             if base.batcher is None:
                 size = config.batch_size or DEFAULT_BATCH.get(self.device.split(":")[0], 8)
-                base.batcher = Batcher(functools.partial(decode_batch, base), size, reshape=True)
+                base.batcher = Batcher(functools.partial(decode_batch, base), size)
             self._adapter_name = self._load_adapter(base) if self._adapter else None
 
     @property
