@@ -72,6 +72,16 @@ def now_iso() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
+def send_json(handler: BaseHTTPRequestHandler, status: int, obj: Any) -> None:
+    """One JSON response with its length (the fakes and the vLLM stand-in answer this way)."""
+    data = json.dumps(obj).encode()
+    handler.send_response(status)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(len(data)))
+    handler.end_headers()
+    handler.wfile.write(data)
+
+
 class FakeHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: _HTTPServer
@@ -99,12 +109,7 @@ class FakeHandler(BaseHTTPRequestHandler):
 
     # helpers used by the fakes
     def send_json(self, status: int, obj: Any) -> None:
-        data = json.dumps(obj).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        send_json(self, status, obj)
 
     def start_chunked(self, content_type: str) -> None:
         self.send_response(200)

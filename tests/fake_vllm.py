@@ -13,6 +13,8 @@ import sys
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from backend_fake_http import send_json  # this script runs from tests/, so its folder is on sys.path
+
 ARGV = sys.argv[1:]
 MODEL = ARGV[1]
 PORT = int(ARGV[ARGV.index("--port") + 1])
@@ -34,12 +36,7 @@ class Handler(BaseHTTPRequestHandler):
         return
 
     def _json(self, status: int, obj: Any) -> None:
-        data = json.dumps(obj).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        send_json(self, status, obj)
 
     def do_GET(self) -> None:  # noqa: N802 - stdlib name
         if self.path == "/health":

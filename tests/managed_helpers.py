@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 from forgegate.plan import lock_plan
+from tests.plan_helpers import damage_plan_text
 
 STARTED = re.compile(r"started (?P<label>[\w. ]+) \(pid (?P<pid>\d+)\) at (?P<url>\S+),")
 
@@ -24,17 +25,7 @@ def write_managed_plan(folder: Path, *, items: int = 2, max_tokens: int = 8, arm
         "".join(json.dumps({"id": f"p{i}", "prompt": f"Write one sentence about the number {i}."}) + "\n"
                 for i in range(items)))
     plan = folder / "plan.toml"
-    plan.write_text(f"""\
-name = "managed"
-seeds = [1, 2]
-
-[sampling]
-temperature = 0.0
-max_tokens = {max_tokens}
-
-[fixture]
-path = "fixture.jsonl"
-
+    arms = f"""
 [[arms]]
 name = "smol"
 backend = "llamacpp"
@@ -48,15 +39,8 @@ backend = "llamacpp"
 role = "candidate"
 n_threads = 1
 {arm_extra}
-
-[instruments.damage]
-band = [1, 60]
-
-[[comparisons]]
-control = "smol"
-candidate = "smol-again"
-primary = "damage.ran_on"
-""")
+"""
+    plan.write_text(damage_plan_text("managed", arms, control="smol", candidate="smol-again", max_tokens=max_tokens))
     lock_plan(plan)
     return plan
 

@@ -73,3 +73,27 @@ def line_of(text: str, needle: str, occurrence: int = 1) -> int:
             if seen == occurrence:
                 return number
     raise AssertionError(f"{needle!r} not found")
+
+
+def damage_plan_text(name: str, arms_toml: str, *, control: str, candidate: str, temperature: float = 0.0,
+                     max_tokens: int = 16) -> str:
+    """A plan over ``fixture.jsonl`` with the given ``[[arms]]`` tables, two seeds and only the damage axis:
+    the smallest plan that makes every arm generate (backend tests use it to drive ``forgegate run``)."""
+    return f"""name = "{name}"
+seeds = [1, 2]
+
+[sampling]
+temperature = {temperature}
+max_tokens = {max_tokens}
+
+[fixture]
+path = "fixture.jsonl"
+{arms_toml}
+[instruments.damage]
+band = [1, 60]
+
+[[comparisons]]
+control = "{control}"
+candidate = "{candidate}"
+primary = "damage.ran_on"
+"""

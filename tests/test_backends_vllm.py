@@ -18,6 +18,7 @@ from forgegate.backends.vllm import rank_to_reserve, replica_envs, vllm_argv
 from forgegate.errors import UsageError
 from forgegate.pipeline.plan_generate import generate_plan
 from forgegate.plan import lock_plan
+from tests.plan_helpers import damage_plan_text
 
 HEAD = ("vllm", "serve", "/m/base", "--host", "127.0.0.1", "--port", "{port}", "--seed", "0",
         "--generation-config", "vllm")
@@ -115,24 +116,8 @@ role = "{role}"
 {extra}
 ''' for name, role in (("base-unadapted", "control"), ("ckpt1750", "candidate"), ("ckpt850", "candidate")))
     plan = folder / "plan.toml"
-    plan.write_text(f"""name = "vllm-three-arms"
-seeds = [1, 2]
-
-[sampling]
-temperature = 0.7
-max_tokens = 16
-
-[fixture]
-path = "fixture.jsonl"
-{arms}
-[instruments.damage]
-band = [1, 60]
-
-[[comparisons]]
-control = "base-unadapted"
-candidate = "ckpt1750"
-primary = "damage.ran_on"
-""")
+    plan.write_text(damage_plan_text("vllm-three-arms", arms, control="base-unadapted", candidate="ckpt1750",
+                                     temperature=0.7))
     lock_plan(plan)
     return plan
 

@@ -20,6 +20,7 @@ from forgegate.backends.transformers_backend import TransformersBackend
 from forgegate.core.records import Completion, GenerationRequest
 from forgegate.pipeline.plan_generate import generate_plan
 from forgegate.plan import lock_plan
+from tests.plan_helpers import damage_plan_text
 
 pytestmark = pytest.mark.slow
 pytest.importorskip("peft")
@@ -144,21 +145,7 @@ role = "{role}"
 {extra}
 """ for name, role, extra in (("base", "control", ""), ("ckpt", "candidate", f'adapter = "{adapter_dir}"')))
     plan = tmp_path / "plan.toml"
-    plan.write_text(f"""name = "smol-lora"
-seeds = [1, 2]
-[sampling]
-temperature = 0.0
-max_tokens = 16
-[fixture]
-path = "fixture.jsonl"
-{arms}
-[instruments.damage]
-band = [1, 60]
-[[comparisons]]
-control = "base"
-candidate = "ckpt"
-primary = "damage.ran_on"
-""")
+    plan.write_text(damage_plan_text("smol-lora", arms, control="base", candidate="ckpt"))
     lock_plan(plan)
     result = generate_plan(plan, store_dir=tmp_path / "runs", concurrency=8, quiet=True)
     assert not result.errors and len(result.generations) == 8
