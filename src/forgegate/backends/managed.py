@@ -27,6 +27,7 @@ import sys
 import tempfile
 import threading
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -247,7 +248,7 @@ SERVERS = ServerPool()
 atexit.register(SERVERS.stop_all)
 
 
-class ManagedBackend:
+class ManagedBackend(ABC):
     """A backend whose servers forgegate runs; subclasses say how to launch them and what to request."""
 
     name = "managed"
@@ -267,12 +268,13 @@ class ManagedBackend:
             SERVERS.release(self._key)
             raise
 
+    @abstractmethod
     def launch_specs(self, config: BackendConfig) -> list[LaunchSpec]:
-        raise NotImplementedError
+        """The servers this arm needs (one per replica): argv, environment, health route."""
 
+    @abstractmethod
     def request_model(self, config: BackendConfig) -> str:
         """The ``model`` every request names (an adapter's served name for an adapter arm)."""
-        raise NotImplementedError
 
     async def generate(self, request: GenerationRequest) -> Completion:
         return await self._client.generate(request)
