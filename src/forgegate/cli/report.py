@@ -23,7 +23,7 @@ def report(
 ) -> None:
     """Render a result; exits like the gate it shows (0 PASS, 1 FAIL/HOLD, 3 INCOMPLETE, 4 INVALID)."""
     from forgegate.core.verdict import Gate
-    from forgegate.pipeline.report_source import load_report_input
+    from forgegate.pipeline.sources import load_report_input
     from forgegate.report import write_reports
 
     if html is None and markdown is None:
