@@ -32,6 +32,20 @@ def wait_for(condition: object, timeout: float) -> None:
     raise AssertionError("timed out waiting for the command to make progress")
 
 
+def _interrupted_eval(server: FakeOllamaServer, args: list[str]) -> tuple[int, str, str]:
+    """Start ``forgegate`` with ``args`` against ``server``, send SIGINT once a few answers are in; its exit."""
+    proc = subprocess.Popen([sys.executable, "-m", "forgegate.cli.main", *args, "--base-url", server.url],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ})
+    try:
+        wait_for(lambda: len(server.generation_requests()) >= 4, timeout=120)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    return proc.returncode, out, err
+
+
 def test_ctrl_c_counts_the_stored_answers_prints_the_resume_line_and_exits_130(tmp_path: Path) -> None:
     store = tmp_path / "store"
     args = ["eval", "--backend", "ollama", "--model", "gloss:v10", "--store", str(store), "--quiet",
@@ -39,17 +53,8 @@ def test_ctrl_c_counts_the_stored_answers_prints_the_resume_line_and_exits_130(t
     # slow enough that the run is still going when the signal comes, fast enough to store a few answers first
     behaviour = Behaviour(script=script_for(BATTERY), models=MODELS, chunk_delay_s=0.02)
     with FakeOllamaServer(behaviour) as server:
-        command = [sys.executable, "-m", "forgegate.cli.main", *args, "--base-url", server.url]
-        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                env={**os.environ})
-        try:
-            wait_for(lambda: len(server.generation_requests()) >= 4, timeout=120)
-            proc.send_signal(signal.SIGINT)
-            out, err = proc.communicate(timeout=60)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-    assert proc.returncode == 130, out + err
+        code, out, err = _interrupted_eval(server, args)
+    assert code == 130, out + err
     assert "Traceback" not in err
     (run_file,) = list_runs(store)
     with RunStore.open(run_file, create=False) as opened:
@@ -70,16 +75,8 @@ def test_the_printed_command_resumes_without_asking_again(tmp_path: Path) -> Non
     args = ["eval", "--backend", "ollama", "--model", "gloss:v10", "--store", str(store), "--quiet",
             "--concurrency", "1"]
     with FakeOllamaServer(Behaviour(script=script_for(BATTERY), models=MODELS, chunk_delay_s=0.02)) as server:
-        proc = subprocess.Popen([sys.executable, "-m", "forgegate.cli.main", *args, "--base-url", server.url],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        try:
-            wait_for(lambda: len(server.generation_requests()) >= 4, timeout=120)
-            proc.send_signal(signal.SIGINT)
-            _, err = proc.communicate(timeout=60)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-        assert proc.returncode == 130, err
+        code, _, err = _interrupted_eval(server, args)
+        assert code == 130, err
         first = len(server.generation_requests())
         counted = re.search(r"(\d+) of \d+ answers are stored", err)
         assert counted is not None, err
