@@ -13,8 +13,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from forgegate.lineage import lineage_rows, read_lineage
-from forgegate.view.render import config_of, render
-from forgegate.view.security import Refused
+from forgegate.view.render import config_of, numbered_file, render
 from forgegate.view.svg import sparkline
 
 SIGMA = "sigma_total"
@@ -26,17 +25,15 @@ def lineage_list(request: Request) -> Response:
 
 def lineage_page(request: Request) -> Response:
     files = config_of(request).lineage_files
-    index = int(request.path_params["index"])
-    if not 0 <= index < len(files):
-        raise Refused(404, f"no lineage file number {index}: `forgegate view --lineage FILE` names the files shown")
-    lineage = read_lineage(files[index])
+    _, path = numbered_file(request, files, "lineage file", "--lineage")
+    lineage = read_lineage(path)
     rows = lineage_rows(lineage)
     categories = list(dict.fromkeys(c for row in rows for c in row.record.category_scores))
     marked = [row.record.graduated for row in rows]
     charts: list[dict[str, Any]] = [{"name": SIGMA, "svg": sparkline([r.record.sigma_total for r in rows], marked)}]
     charts += [{"name": c, "svg": sparkline([r.record.category_scores.get(c) for r in rows], marked)}
                for c in categories]
-    return render(request, "lineage.html", path=str(files[index]), rows=rows, categories=categories,
+    return render(request, "lineage.html", path=str(path), rows=rows, categories=categories,
                   charts=charts, problems=[str(p) for p in lineage.problems])
 
 

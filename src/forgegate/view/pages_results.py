@@ -17,7 +17,7 @@ from starlette.routing import Route
 
 from forgegate.errors import ForgegateError
 from forgegate.results.read import read_result_json
-from forgegate.view.render import config_of, render
+from forgegate.view.render import config_of, numbered_file, render
 from forgegate.view.scored import load_run
 from forgegate.view.security import REPORT_CSP, Refused
 
@@ -49,10 +49,8 @@ def results_list(request: Request) -> Response:
 
 def result_page(request: Request) -> Response:
     files = config_of(request).results
-    index = int(request.path_params["index"])
-    if not 0 <= index < len(files):
-        raise Refused(404, f"no result number {index}: `forgegate view --result FILE` names the results shown")
-    read = read_result_json(files[index])
+    _, path = numbered_file(request, files, "result", "--result")
+    read = read_result_json(path)
     return _report(read.payload, read.created, read.source)
 
 

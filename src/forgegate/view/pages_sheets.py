@@ -15,17 +15,15 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from forgegate.errors import UsageError
-from forgegate.view.render import config_of, render
+from forgegate.view.render import config_of, numbered_file, render
 from forgegate.view.security import Refused, verified_form
 from forgegate.view.sheets import RELEVANCE, Sheet, agreement, check_name, load_sheet, save_adjudication, save_labels
 
 
 def _sheet(request: Request) -> tuple[int, Sheet]:
     files = config_of(request).sheets
-    index = int(request.path_params["index"])
-    if not 0 <= index < len(files):
-        raise Refused(404, f"no sheet number {index}: `forgegate view --sheet FILE` names the sheets shown")
-    return index, load_sheet(files[index])
+    index, path = numbered_file(request, files, "sheet", "--sheet")
+    return index, load_sheet(path)
 
 
 def sheets_list(request: Request) -> Response:

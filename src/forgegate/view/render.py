@@ -14,7 +14,7 @@ from starlette.responses import HTMLResponse
 from forgegate.core.verdict import Gate
 from forgegate.report.fmt import num, percent
 from forgegate.textsafe import visible
-from forgegate.view.security import LOOPBACK_NAMES
+from forgegate.view.security import LOOPBACK_NAMES, Refused
 
 HERE = Path(__file__).parent
 
@@ -59,3 +59,11 @@ def config_of(request: Request) -> ViewConfig:
     return config
 
 
+
+
+def numbered_file(request: Request, files: tuple[Path, ...], what: str, option: str) -> tuple[int, Path]:
+    """The file a page's ``{index}`` names among those given on the command line (404 with how to add one)."""
+    index = int(request.path_params["index"])
+    if not 0 <= index < len(files):
+        raise Refused(404, f"no {what} number {index}: `forgegate view {option} FILE` names the {what}s shown")
+    return index, files[index]
