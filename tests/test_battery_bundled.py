@@ -12,6 +12,7 @@ from forgegate.battery import (
     bundled_battery_path,
     bundled_lattice_path,
     bundled_live_test_path,
+    bundled_probe_battery_path,
     dumps_battery,
     load_battery,
     load_lattice,
@@ -137,7 +138,8 @@ def test_live_test_is_the_specs_ten_tasks_in_order() -> None:
     assert {"ANVIL", "verdict"} <= set(live.items[8].expected_list)
 
 
-@pytest.mark.parametrize(("kind", "bundled"), [("battery", bundled_battery_path), ("live", bundled_live_test_path)])
+@pytest.mark.parametrize(("kind", "bundled"), [("battery", bundled_battery_path), ("live", bundled_live_test_path),
+                                               ("probe", bundled_probe_battery_path)])
 def test_building_from_the_bundled_table_reproduces_the_bundled_file_byte_for_byte(
     kind: str, bundled: object
 ) -> None:

@@ -3,7 +3,12 @@
 from forgegate.battery.build import build_battery_file, build_items, dumps_battery
 from forgegate.battery.lattice import LatticeSymbol, LatticeTable, load_lattice
 from forgegate.battery.loader import Battery, default_id, load_battery
-from forgegate.battery.resources import bundled_battery_path, bundled_lattice_path, bundled_live_test_path
+from forgegate.battery.resources import (
+    bundled_battery_path,
+    bundled_lattice_path,
+    bundled_live_test_path,
+    bundled_probe_battery_path,
+)
 from forgegate.battery.schema import BatteryItem, EvalType, Tag
 
 __all__ = [
@@ -18,6 +23,7 @@ __all__ = [
     "bundled_battery_path",
     "bundled_lattice_path",
     "bundled_live_test_path",
+    "bundled_probe_battery_path",
     "default_id",
     "dumps_battery",
     "load_battery",

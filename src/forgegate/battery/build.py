@@ -13,7 +13,16 @@ from forgegate.battery.loader import default_id
 from forgegate.battery.schema import BatteryItem
 from forgegate.jsonio import write_bytes_atomic
 
-Kind = Literal["battery", "live"]
+Kind = Literal["battery", "live", "probe"]
+
+PROBE_IDS: tuple[str, ...] = (
+    "LX-IDENTITY-01", "LX-IDENTITY-02", "LX-IDENTITY-05", "LX-IDENTITY-10",
+    "LX-STOP-01", "LX-STOP-02", "LX-STOP-05",
+    "LX-LIVE-GEN-01", "LX-LIVE-GEN-05", "LX-LIVE-GEN-09",
+    "LX-Z-03",
+)
+"""The training probe: the GLOSS v2 items that break first while a model trains (identity prompts that
+trigger loops, stop-token prompts, open generation) and one wall, with their battery ids, answers and caps."""
 
 # Key order of a written line: GLOSS v2's fields first, then the extensions that are set.
 _ORDER = ("id", "category", "prompt", "expected", "max_tokens", "eval_type", "within_tokens",
@@ -47,7 +56,11 @@ def dumps_battery(items: Sequence[BatteryItem]) -> bytes:
 
 
 def build_items(table: LatticeTable, kind: Kind) -> list[BatteryItem]:
-    """The numbered items of the GLOSS v2 battery (``battery``) or the 10-task live test (``live``)."""
+    """The numbered items of the GLOSS v2 battery (``battery``), the 10-task live test (``live``), or the
+    training probe (``probe``: :data:`PROBE_IDS` picked from the battery, ids unchanged)."""
+    if kind == "probe":
+        by_id = {item.id: item for item in build_items(table, "battery")}
+        return [by_id[item_id] for item_id in PROBE_IDS]
     from forgegate.battery.build_behaviour import new_items
     from forgegate.battery.build_lattice import legacy_items
     from forgegate.battery.build_live import live_items

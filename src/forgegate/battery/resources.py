@@ -24,6 +24,11 @@ def bundled_live_test_path() -> Path:
     return _package_file("batteries", "gloss-v2-live.jsonl")
 
 
+def bundled_probe_battery_path() -> Path:
+    """The training probe (``data/batteries/gloss-v2-probe.jsonl``): 11 GLOSS v2 items, probed at each checkpoint."""
+    return _package_file("batteries", "gloss-v2-probe.jsonl")
+
+
 def bundled_lattice_path() -> Path:
     """The canonical LATTICE symbol table the bundled battery is built from (``data/lattice.toml``)."""
     return _package_file("lattice.toml")

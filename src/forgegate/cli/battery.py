@@ -48,8 +48,8 @@ def register(app: typer.Typer) -> None:
                               no_args_is_help=True)
     app.add_typer(battery_app, name="battery")
 
-    @battery_app.command("build", help="Build the GLOSS v2 battery (or, with --live, the 10-task live test) "
-                         "from a LATTICE symbol table. Exit 2 on a bad table.")
+    @battery_app.command("build", help="Build the GLOSS v2 battery (or, with --live, the 10-task live test; "
+                         "with --probe, the training probe) from a LATTICE symbol table. Exit 2 on a bad table.")
     def build(
         out: Annotated[Path, typer.Option("--out", help="Where to write the battery JSONL.")],
         symbols: Annotated[
@@ -57,12 +57,17 @@ def register(app: typer.Typer) -> None:
             typer.Option("--symbols", help="LATTICE symbol table TOML (default: the bundled table)."),
         ] = None,
         live: Annotated[bool, typer.Option("--live", help="Build the 10-task live functional test.")] = False,
+        probe: Annotated[bool, typer.Option("--probe", help="Build the training probe (11 GLOSS v2 items "
+                                            "probed at each checkpoint).")] = False,
     ) -> None:
         from forgegate.battery import build_battery_file, bundled_lattice_path, load_battery
 
+        if live and probe:
+            raise UsageError("--live and --probe build different files: pass one of them")
+
         source = symbols if symbols is not None else bundled_lattice_path()
         console.print(f"symbols: {escape(str(source))}" + ("" if symbols is not None else " (bundled)"))
-        build_battery_file(source, out, "live" if live else "battery")
+        build_battery_file(source, out, "live" if live else "probe" if probe else "battery")
         _print_summary(load_battery(out), "built")
 
     @battery_app.command("check", help="Validate a battery: counts per category and its sha256. "

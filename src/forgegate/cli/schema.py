@@ -11,7 +11,7 @@ from forgegate.cli.common import console
 from forgegate.errors import UsageError, not_one_of
 
 SCHEMA_NAMES = ("eval", "live", "plan", "voice", "memorization", "damage", "semantic", "comparison",
-                "lineage_record")
+                "lineage_record", "probe")
 """Every ``kind`` (``live`` shares ``eval``'s schema); kept here so ``--help`` imports no model."""
 
 

@@ -72,6 +72,11 @@ def bundled_gate_config_path() -> Path:
     return Path(str(resources.files("forgegate") / "data" / "gates" / "gloss-v2.toml"))
 
 
+def bundled_probe_gate_config_path() -> Path:
+    """The training probe's gate: GLOSS v2's rules with weights for the probe's four categories."""
+    return Path(str(resources.files("forgegate") / "data" / "gates" / "gloss-v2-probe.toml"))
+
+
 def load_gate_config(path: Path | None = None) -> tuple[GateConfig, str]:
     """The config and its identity (:func:`gate_identity`, recorded in results and the lineage)."""
     path = path or bundled_gate_config_path()

@@ -14,6 +14,7 @@ from forgegate.results.legacy import upgrade_legacy
 from forgegate.results.lineage_record import AcceptedRegression, LineageRecord, RecordedItem
 from forgegate.results.memorization import MemorizationAxis, MemorizationResult
 from forgegate.results.plan_run import ComparisonEntry, PlanGloss, PlanRunResult, PlanSemantic
+from forgegate.results.probe import ProbeRecord
 from forgegate.results.read import ReportInput, load_json, parse_as, parse_result, read_result_json
 from forgegate.results.semantic import PlanSemanticMetrics, SemanticMetricsBody, SemanticMetricsResult
 from forgegate.results.voice import VoiceAxis, VoiceResult
@@ -22,7 +23,7 @@ __all__ = [
     "ARM_AXES", "KINDS", "MODELS", "SCHEMA_VERSION", "AcceptedRegression", "AnyResult", "ComparisonEntry",
     "ComparisonResult", "DamageAxis", "DamageResult", "EvalBody", "EvalItem", "EvalResult", "Gated",
     "LineageRecord", "MemorizationAxis", "MemorizationResult", "PlanArmGloss", "PlanGloss", "PlanRunResult",
-    "PlanSemantic", "PlanSemanticMetrics", "ReasonModel", "RecordedItem", "ReportInput", "SemanticMetricsBody",
+    "PlanSemantic", "PlanSemanticMetrics", "ProbeRecord", "ReasonModel", "RecordedItem", "ReportInput", "SemanticMetricsBody",
     "SemanticMetricsResult", "VoiceAxis", "VoiceResult", "json_schema", "load_json", "parse_as", "parse_result",
     "read_result_json", "reason_models", "result_adapter", "schema_name", "upgrade_legacy",
 ]

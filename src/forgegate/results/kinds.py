@@ -14,24 +14,25 @@ from forgegate.results.eval import EvalResult
 from forgegate.results.lineage_record import LineageRecord
 from forgegate.results.memorization import MemorizationResult
 from forgegate.results.plan_run import PlanRunResult
+from forgegate.results.probe import ProbeRecord
 from forgegate.results.semantic import SemanticMetricsResult
 from forgegate.results.voice import VoiceResult
 
 AnyResult = Annotated[
     EvalResult | PlanRunResult | VoiceResult | MemorizationResult | DamageResult | SemanticMetricsResult
-    | ComparisonResult | LineageRecord,
+    | ComparisonResult | LineageRecord | ProbeRecord,
     Field(discriminator="kind"),
 ]
 
 MODELS: dict[str, type[BaseModel]] = {
     "eval": EvalResult, "plan": PlanRunResult, "voice": VoiceResult, "memorization": MemorizationResult,
     "damage": DamageResult, "semantic": SemanticMetricsResult, "comparison": ComparisonResult,
-    "lineage_record": LineageRecord,
+    "lineage_record": LineageRecord, "probe": ProbeRecord,
 }
 """Schema name -> model (``live`` is the ``eval`` model with kind "live")."""
 
 KINDS: tuple[str, ...] = ("eval", "live", "plan", "voice", "memorization", "damage", "semantic", "comparison",
-                          "lineage_record")
+                          "lineage_record", "probe")
 """Every value ``kind`` takes."""
 
 ARM_AXES: tuple[str, ...] = AXES

@@ -1,0 +1,58 @@
+"""One line of a training probe file (``forgegate-probes.jsonl`` in a trainer's output folder).
+
+The callback (``forgegate.training.ForgegateCallback``) and ``forgegate watch`` append one record per
+probed checkpoint; ``forgegate plan from-training`` reads them to drop checkpoints that showed a
+failure mode. A line is never rewritten.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from forgegate.core.verdict import Gate
+from forgegate.results.base import SchemaVersion, Strict
+
+
+class ProbeRecord(Strict):
+    """What the probe battery found in one checkpoint (or one step's in-memory model)."""
+
+    kind: Literal["probe"]
+    schema_version: SchemaVersion
+    forgegate_version: str
+    created: str
+    """UTC time the record was written (ISO 8601)."""
+    source: Literal["callback", "watch"]
+    step: int = Field(ge=0)
+    epoch: float | None
+    checkpoint: str | None
+    """The checkpoint folder's name (``checkpoint-500``); None for an in-memory probe between saves."""
+    model: str
+    """The label the probe's run carries (the checkpoint and how it was loaded)."""
+    run_id: str
+    store: str
+    """The run store holding every answer (``forgegate report`` and ``rescore`` read it)."""
+    eval_loss: float | None
+    """The trainer's eval_loss at this step, when it logged one."""
+    items: int
+    answered: int
+    """Items with an answer; an errored item is never counted as correct."""
+    correct: int
+    accuracy: float | None
+    """correct / items; None when nothing was answered."""
+    loops: int
+    """Items whose answer looped (RUNAWAY_LOOP or IDENTITY_LOOP)."""
+    stop_failures: int
+    walls: int
+    wall_breaks: int
+    """Wall items (human input) the model answered instead of refusing."""
+    failure_modes: list[str]
+    """Every failure mode the probe found, sorted."""
+    controls_passed: bool
+    """The loop detector found its planted loops and flagged no clean text (False: the probe is INVALID)."""
+    gate: Gate
+    """The probe gate's verdict (gloss-v2-probe.toml): a trend to watch, not a ship decision."""
+    elapsed_s: float
+    stopped_training: str | None = None
+    """Why the callback stopped training at this probe; None when it did not."""
