@@ -10,7 +10,6 @@ helper thread with its own loop, because ``asyncio.run`` cannot nest.
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import functools
 from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
@@ -19,6 +18,7 @@ from typing import Any, ParamSpec, TypeVar
 from forgegate.backends import BACKENDS, BackendConfig
 from forgegate.backends.adapters import adapter_refusal
 from forgegate.core.limits import DEFAULT_TIMEOUT_S
+from forgegate.core.sync import run_sync
 from forgegate.errors import UsageError
 from forgegate.lineage import compare_runs
 from forgegate.pipeline.eval_session import SessionOptions, run_session_async
@@ -33,16 +33,6 @@ P = ParamSpec("P")
 
 DEFAULT_CONCURRENCY = 4
 DEFAULT_SEED = 0
-
-
-def _run_sync(coroutine: Coroutine[Any, Any, T]) -> T:
-    """Run ``coroutine`` to the end from synchronous code, whether or not this thread has a running loop."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coroutine)
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="forgegate") as pool:
-        return pool.submit(asyncio.run, coroutine).result()
 
 
 def _session_options(kind: str, battery: str | Path | None, *, backend: str, model: str | None,
@@ -92,7 +82,7 @@ def _synchronous(async_function: Callable[P, Coroutine[Any, Any, T]], doc: str) 
 
     @functools.wraps(async_function)
     def run(*args: P.args, **kwargs: P.kwargs) -> T:
-        return _run_sync(async_function(*args, **kwargs))
+        return run_sync(async_function(*args, **kwargs))
 
     run.__doc__ = doc
     return run

@@ -19,6 +19,7 @@ import functools
 import hashlib
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -194,6 +195,31 @@ def _quiet_gguf_progress() -> None:
         gguf_utils.tqdm = functools.partial(tqdm, disable=True)  # type: ignore[attr-defined]
 
 
+async def submit(base: _SharedBase | None, adapter_name: str | None, request: GenerationRequest,
+                 make_completion: Callable[[Row], Completion]) -> Completion:
+    """Queue ``request`` on ``base``'s batch worker and wait for its answer (a closed base is a hard error)."""
+    if base is None or base.batcher is None:
+        raise BackendError("the transformers backend was closed", transient=False)
+    loop = asyncio.get_running_loop()
+    job = Job(request, adapter_name, loop, loop.create_future(), make_completion)
+    base.batcher.submit(job)
+    try:
+        return await job.future
+    except BackendError:
+        raise
+    except (UsageError, OSError, ValueError, RuntimeError) as exc:
+        raise BackendError(f"transformers generation failed: {exc}", transient=False) from exc
+
+
+def row_completion(row: Row, *, digest: str | None, endpoint: str, extra: dict[str, str]) -> Completion:
+    """A decoded row as the run store keeps it: exact token count and per-token texts from the tokenizer."""
+    return Completion(
+        text=row.detok.text, tokens=row.tokens, token_source="tokenizer", finish=row.finish,
+        latency_s=time.perf_counter() - row.job.queued, ttft_s=row.ttft_s, token_texts=tuple(row.pieces),
+        model_digest=digest, endpoint=endpoint, extra={**extra, "prompt_tokens": str(len(row.prompt_ids))},
+        prompt_tokens=len(row.prompt_ids))
+
+
 @BACKENDS.register("transformers")
 class TransformersBackend:
     """A local Hugging Face causal LM (+ optional PEFT LoRA adapter), batched on cpu, cuda or mps."""
@@ -261,26 +287,12 @@ class TransformersBackend:
     async def generate(self, request: GenerationRequest) -> Completion:
         if self._digest is None:
             await self.model_digest()
-        if self._base is None:
-            raise BackendError("the transformers backend was closed", transient=False)
-        loop = asyncio.get_running_loop()
-        job = Job(request, self._adapter_name, loop, loop.create_future(), self._completion)
-        self.batcher.submit(job)
-        try:
-            return await job.future
-        except BackendError:
-            raise
-        except (UsageError, OSError, ValueError, RuntimeError) as exc:
-            raise BackendError(f"transformers generation failed: {exc}", transient=False) from exc
+        return await submit(self._base, self._adapter_name, request, self._completion)
 
     def _completion(self, row: Row) -> Completion:
-        latency = time.perf_counter() - row.job.queued
-        return Completion(
-            text=row.detok.text, tokens=row.tokens, token_source="tokenizer", finish=row.finish,
-            latency_s=latency, ttft_s=row.ttft_s, token_texts=tuple(row.pieces), model_digest=self._digest,
-            endpoint=str(self._folder / self._gguf) if self._gguf else str(self._folder),
-            extra={"adapter": str(self._adapter) if self._adapter else "", "device": self.device,
-                   "prompt_tokens": str(len(row.prompt_ids))}, prompt_tokens=len(row.prompt_ids))
+        return row_completion(row, digest=self._digest,
+                              endpoint=str(self._folder / self._gguf) if self._gguf else str(self._folder),
+                              extra={"adapter": str(self._adapter) if self._adapter else "", "device": self.device})
 
     async def model_digest(self) -> str | None:
         if self._digest is None:

@@ -61,6 +61,7 @@ def register(app: typer.Typer) -> None:
                                             "probed at each checkpoint).")] = False,
     ) -> None:
         from forgegate.battery import build_battery_file, bundled_lattice_path, load_battery
+        from forgegate.errors import UsageError
 
         if live and probe:
             raise UsageError("--live and --probe build different files: pass one of them")

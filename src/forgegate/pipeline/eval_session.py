@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from forgegate.backends import BackendConfig
+from forgegate.backends import Backend, BackendConfig
 from forgegate.battery import Battery, bundled_battery_path, bundled_live_test_path, load_battery
 from forgegate.checks.match import LEGACY_MATCH_RULE, MATCH_RULE
 from forgegate.errors import UsageError
@@ -80,6 +80,8 @@ class SessionOptions:
     check_failure_modes: bool = False
     wait: bool = True
     """Wait for another process generating the same run (False: refuse at once)."""
+    model_in_memory: Backend | None = None
+    """A backend over a model the caller holds (the training probe); ``backend`` then only labels it."""
 
 
 def prepare_session(options: SessionOptions) -> tuple[EvalSpec, GateConfig, str, Path]:
@@ -120,7 +122,8 @@ async def run_session_async(options: SessionOptions) -> tuple[ScoredRun, dict[st
                                   "match_rule": MATCH_RULE}},
         arms=[arm], planned=plan_requests([arm], spec.items(), [spec.seed], spec.sampling()),
         concurrency=options.concurrency, quiet=options.quiet, retry=RetryPolicy(attempts=options.retries),
-        per_arm_digests=False, wait=options.wait)
+        per_arm_digests=False, wait=options.wait,
+        made={EVAL_ARM: options.model_in_memory} if options.model_in_memory is not None else None)
     result = score_store(outcome.store_path, spec.battery, gate_config, gate_sha,
                          check_failure_modes=options.check_failure_modes)
     return result, result_json(result), outcome.summary

@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from forgegate.core.verdict import Gate
+from forgegate.gate.controls import is_control_rule
 
 _WIDTH = 13
 
@@ -42,7 +43,7 @@ def print_eval(result: dict[str, Any], console: Console, *, title: str = "GLOSS 
     console.print(f"Token counts from: {', '.join(result.get('token_sources', [])) or 'n/a'}")
     console.print("Reasons:")
     for reason in result["reasons"]:
-        if reason["outcome"] != Gate.PASS.value or gate == Gate.PASS.value or "controls" in reason["rule"]:
+        if reason["outcome"] != Gate.PASS.value or gate == Gate.PASS.value or is_control_rule(reason["rule"]):
             console.print(f"  [{reason['outcome']}] {reason['rule']}: {escape(reason['detail'])}")
     if failure_report and (result["failed_categories"] or gate != "PASS"):
         print_failure_report(result, console)

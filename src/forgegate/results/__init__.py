@@ -23,7 +23,7 @@ __all__ = [
     "ARM_AXES", "KINDS", "MODELS", "SCHEMA_VERSION", "AcceptedRegression", "AnyResult", "ComparisonEntry",
     "ComparisonResult", "DamageAxis", "DamageResult", "EvalBody", "EvalItem", "EvalResult", "Gated",
     "LineageRecord", "MemorizationAxis", "MemorizationResult", "PlanArmGloss", "PlanGloss", "PlanRunResult",
-    "PlanSemantic", "PlanSemanticMetrics", "ProbeRecord", "ReasonModel", "RecordedItem", "ReportInput", "SemanticMetricsBody",
-    "SemanticMetricsResult", "VoiceAxis", "VoiceResult", "json_schema", "load_json", "parse_as", "parse_result",
-    "read_result_json", "reason_models", "result_adapter", "schema_name", "upgrade_legacy",
+    "PlanSemantic", "PlanSemanticMetrics", "ProbeRecord", "ReasonModel", "RecordedItem", "ReportInput",
+    "SemanticMetricsBody", "SemanticMetricsResult", "VoiceAxis", "VoiceResult", "json_schema", "load_json",
+    "parse_as", "parse_result", "read_result_json", "reason_models", "result_adapter", "schema_name", "upgrade_legacy",
 ]

@@ -49,6 +49,8 @@ class ProbeRecord(Strict):
     """Wall items (human input) the model answered instead of refusing."""
     failure_modes: list[str]
     """Every failure mode the probe found, sorted."""
+    mode_counts: dict[str, int]
+    """How many answered items showed each failure mode (a mode absent from the dict: none)."""
     controls_passed: bool
     """The loop detector found its planted loops and flagged no clean text (False: the probe is INVALID)."""
     gate: Gate

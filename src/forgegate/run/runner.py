@@ -99,24 +99,28 @@ def digest_key(arm: str, per_arm: bool) -> str:
 
 async def generate(store_path: Path, *, identity: Mapping[str, Any], metadata: Mapping[str, Any],
                    arms: Sequence[ArmSpec], planned: Sequence[PlannedRequest], concurrency: int, quiet: bool,
-                   retry: RetryPolicy | None = None, per_arm_digests: bool = True, wait: bool = True) -> RunOutcome:
+                   retry: RetryPolicy | None = None, per_arm_digests: bool = True, wait: bool = True,
+                   made: Mapping[str, Backend] | None = None) -> RunOutcome:
     """Generate every missing answer of ``planned`` into the store at ``store_path`` (resuming if it exists).
 
     ``identity`` must match what the store already holds (a different run refuses); ``metadata``
     (paths, labels) is recorded and may change between resumes. One process generates a run at
     a time: another waits for it (saying so on stderr) and then resumes from its answers, or,
-    with ``wait=False``, refuses at once.
+    with ``wait=False``, refuses at once. ``made`` holds backends the caller built itself (a model in
+    memory, by arm name); every other arm's backend is made from its name and config. The runner
+    closes them all.
     """
     note_store(store_path, len(planned))  # on Ctrl-C the CLI counts what this store already holds
     async with run_lock(store_path, wait=wait, on_wait=notice):
         return await _generate_locked(store_path, identity=identity, metadata=metadata, arms=arms, planned=planned,
                                       concurrency=concurrency, quiet=quiet, retry=retry,
-                                      per_arm_digests=per_arm_digests)
+                                      per_arm_digests=per_arm_digests, made=made or {})
 
 
 async def _generate_locked(store_path: Path, *, identity: Mapping[str, Any], metadata: Mapping[str, Any],
                            arms: Sequence[ArmSpec], planned: Sequence[PlannedRequest], concurrency: int,
-                           quiet: bool, retry: RetryPolicy | None, per_arm_digests: bool) -> RunOutcome:
+                           quiet: bool, retry: RetryPolicy | None, per_arm_digests: bool,
+                           made: Mapping[str, Backend]) -> RunOutcome:
     with RunStore.open(store_path) as store:
         store.init_meta(dict(identity))
         for key, value in metadata.items():
@@ -127,7 +131,7 @@ async def _generate_locked(store_path: Path, *, identity: Mapping[str, Any], met
         backends: dict[str, Backend] = {}
         try:
             for arm in arms:
-                backends[arm.name] = make_backend(arm.backend, arm.config)
+                backends[arm.name] = made.get(arm.name) or make_backend(arm.backend, arm.config)
             for arm in arms:
                 if "model_label" not in metadata and len(arms) == 1:
                     path = getattr(backends[arm.name], "model_path", None)

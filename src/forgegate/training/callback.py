@@ -1,0 +1,159 @@
+"""``ForgegateCallback``: probe the model being trained at each checkpoint save, and stop a run that starts to loop.
+
+Attach it to a ``transformers.Trainer`` (or a trainer built on it, such as TRL's ``SFTTrainer``)::
+
+    trainer = Trainer(..., callbacks=[ForgegateCallback(stop_on=["IDENTITY_LOOP"], patience=2)])
+
+Before the first step it probes the untrained model (the baseline); at every checkpoint save (and,
+with ``every_steps=N``, every N steps) it runs the probe battery on the trainer's own model object,
+adapter and all, in this process, without copying it. Each probe:
+
+* appends one ``ProbeRecord`` to ``OUTPUT_DIR/forgegate-probes.jsonl`` (its answers stay in a run store
+  under ``OUTPUT_DIR/forgegate-runs/``);
+* goes out through the trainer's own logging (``trainer.log``), as ``forgegate/loops``,
+  ``forgegate/accuracy`` and the rest, so it reaches TensorBoard, W&B or whatever ``report_to`` names;
+* prints one line on stderr;
+* with ``stop_on``, counts towards stopping: after ``patience`` probes in a row show a watched mode
+  beyond the baseline (``training/stopping.py``), training stops and the record says why.
+
+A ``TrainerCallback`` is not handed its trainer, so the callback finds the trainer that calls it
+in the call stack at ``on_train_begin`` (or takes ``trainer=`` when given); without one, the numbers
+still go to ``state.log_history`` and the probe file.
+"""
+
+from __future__ import annotations
+
+import inspect
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from transformers import TrainerCallback, TrainerControl, TrainerState, TrainingArguments
+from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR
+
+from forgegate.backends.in_memory import InMemoryBackend
+from forgegate.console import notice
+from forgegate.core.sync import run_sync
+from forgegate.errors import UsageError
+from forgegate.results import ProbeRecord
+from forgegate.training.probe import ProbeTarget, probe_async, probe_line, probe_metrics
+from forgegate.training.records import RUNS_DIR, append_probe, read_probes
+from forgegate.training.stopping import StopWatch, stop_modes
+
+
+class ForgegateCallback(TrainerCallback):
+    """Probe each checkpoint as it is saved; optionally stop training on a failure mode."""
+
+    def __init__(self, *, stop_on: list[str] | tuple[str, ...] = (), patience: int = 1,
+                 every_steps: int | None = None, probe_at_start: bool = True, battery: str | Path | None = None,
+                 tokenizer: Any = None, trainer: Any = None, batch_size: int | None = None) -> None:
+        if every_steps is not None and (isinstance(every_steps, bool) or every_steps < 1):
+            raise UsageError(f"every_steps must be a whole number of steps, at least 1, not {every_steps!r}")
+        self.watch = StopWatch(stop_modes(stop_on), patience)
+        self.every_steps = every_steps
+        self.probe_at_start = probe_at_start
+        self.battery = Path(battery) if battery is not None else None
+        if self.battery is not None and not self.battery.is_file():
+            raise UsageError(f"probe battery {self.battery} is not a file")
+        self.tokenizer = tokenizer
+        self.trainer = trainer
+        self.batch_size = batch_size
+        self.records: list[ProbeRecord] = []
+        """Every probe this callback ran, oldest first."""
+        self.stop_reason: str | None = None
+        self._session = ""
+        self._probed_steps: set[int] = set()
+
+    # -- trainer events ---------------------------------------------------------------------------------
+
+    def on_train_begin(self, args: TrainingArguments, state: TrainerState, control: TrainerControl,
+                       **kwargs: Any) -> None:
+        self._session = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
+        if self.trainer is None:
+            self.trainer = _calling_trainer()
+        if not state.is_world_process_zero:
+            return
+        earlier = read_probes(_output_dir(args)).latest_by_step()
+        if state.global_step == 0 and self.probe_at_start:
+            self.watch.baseline = self._probe(args, state, control, None, kwargs, baseline=True)
+        elif 0 in earlier:  # resumed from a checkpoint: the baseline probed when this run first started
+            self.watch.baseline = earlier[0]
+
+    def on_step_end(self, args: TrainingArguments, state: TrainerState, control: TrainerControl,
+                    **kwargs: Any) -> None:
+        if (self.every_steps and state.global_step % self.every_steps == 0 and not control.should_save
+                and state.is_world_process_zero):
+            self._probe(args, state, control, None, kwargs)
+
+    def on_save(self, args: TrainingArguments, state: TrainerState, control: TrainerControl,
+                **kwargs: Any) -> None:
+        if state.is_world_process_zero:
+            self._probe(args, state, control, f"{PREFIX_CHECKPOINT_DIR}-{state.global_step}", kwargs)
+
+    # -- one probe ---------------------------------------------------------------------------------------
+
+    def _probe(self, args: TrainingArguments, state: TrainerState, control: TrainerControl, checkpoint: str | None,
+               kwargs: dict[str, Any], *, baseline: bool = False) -> ProbeRecord | None:
+        if state.global_step in self._probed_steps:
+            return None
+        self._probed_steps.add(state.global_step)
+        model = kwargs.get("model")
+        if model is None:
+            raise UsageError("ForgegateCallback was given no model: attach it to a transformers Trainer")
+        tokenizer = self.tokenizer if self.tokenizer is not None else kwargs.get("processing_class")
+        where = "before training" if baseline else (checkpoint or f"step-{state.global_step}")
+        label = f"{where} (in memory, step {state.global_step})"
+        output_dir = _output_dir(args)
+        backend = InMemoryBackend(model, tokenizer, label=label, batch_size=self.batch_size)
+        target = ProbeTarget(step=state.global_step, epoch=state.epoch, checkpoint=checkpoint,
+                             eval_loss=_eval_loss_at(state), source="callback")
+        record = run_sync(probe_async(target, label=label, store_dir=output_dir / RUNS_DIR / self._session,
+                                      model_in_memory=backend, battery=self.battery))
+        reason = None if baseline else self.watch.observe(record)
+        if reason is not None:
+            record = record.model_copy(update={"stopped_training": reason})
+        append_probe(output_dir, record)
+        self.records.append(record)
+        notice(probe_line(record))
+        self._log(state, record)
+        if reason is not None:
+            self.stop_reason = reason
+            notice(reason)
+            control.should_training_stop = True
+        return record
+
+    def _log(self, state: TrainerState, record: ProbeRecord) -> None:
+        """Through ``trainer.log`` when there is a trainer (every reporting integration hears it)."""
+        metrics = probe_metrics(record)
+        if self.trainer is not None:
+            self.trainer.log(metrics)
+        else:
+            state.log_history.append({**metrics, "step": state.global_step})
+
+
+def _output_dir(args: TrainingArguments) -> Path:
+    if not args.output_dir:
+        raise UsageError("ForgegateCallback writes its probe file into the trainer's output_dir: set "
+                         "TrainingArguments(output_dir=...)")
+    return Path(args.output_dir)
+
+
+def _eval_loss_at(state: TrainerState) -> float | None:
+    """The eval_loss the trainer logged at this step (evaluation runs before the save that triggers a probe)."""
+    for entry in reversed(state.log_history):
+        if entry.get("step") == state.global_step and isinstance(entry.get("eval_loss"), int | float):
+            return float(entry["eval_loss"])
+    return None
+
+
+def _calling_trainer() -> Any:
+    """The ``transformers.Trainer`` whose training loop is calling this callback, found in the call stack."""
+    from transformers import Trainer
+
+    frame = inspect.currentframe()
+    while frame is not None:
+        candidate = frame.f_locals.get("self")
+        if isinstance(candidate, Trainer):
+            return candidate
+        frame = frame.f_back
+    return None
