@@ -17,7 +17,13 @@ from typing import Any
 from forgegate.backends._batching import Batcher, Row
 from forgegate.backends._decode import decode_batch
 from forgegate.backends.base import BackendConfig
-from forgegate.backends.transformers_backend import DEFAULT_BATCH, _SharedBase, row_completion, submit
+from forgegate.backends.transformers_backend import (
+    DEFAULT_BATCH,
+    _first_forward,
+    _SharedBase,
+    row_completion,
+    submit,
+)
 from forgegate.core.records import Completion, GenerationRequest
 from forgegate.errors import UsageError
 
@@ -50,6 +56,7 @@ class InMemoryBackend:
             tokenizer.pad_token = tokenizer.eos_token  # only for the probe's padding; put back on close
         self.device = model_device(model)
         model.eval()
+        _first_forward(model, self.device)  # in this thread, not the batch worker's (see _first_forward)
         base = _SharedBase(model, tokenizer, self.device)
         size = batch_size or DEFAULT_BATCH.get(self.device.split(":")[0], 8)
         base.batcher = Batcher(functools.partial(decode_batch, base), size)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from forgegate.checks.controls import ControlOutcome
 from forgegate.core.verdict import Gate, Reason
 
-
 CONTROL_RULE_SUFFIX = " controls"
 """Every control reason's rule is the instrument's name followed by this."""
 
