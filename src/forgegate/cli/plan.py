@@ -9,6 +9,7 @@ import typer
 from forgegate.cli.common import console
 from forgegate.core.verdict import EXIT_BAD_INPUT
 from forgegate.plan.presets import PRESETS
+from forgegate.training.drop_on import DROP_ON_DEFAULT
 
 plan_app = typer.Typer(help="Pre-registered plans: write one from a preset, lock it, check it.",
                        no_args_is_help=True)
@@ -82,6 +83,35 @@ def check(
                       f"plan hash {str(state.stored_plan_hash)[:12]}: {RULE_DOES_NOT_MOVE}")
         raise typer.Exit(code=EXIT_BAD_INPUT)
     console.print(f"locked {locked.locked_at}; run store {state.store_path}: {state.generations} generations")
+
+
+@plan_app.command("from-training")
+def from_training(
+    output_dir: Path = typer.Argument(..., help="The Trainer's output_dir (trainer_state.json, checkpoint-N/)."),
+    base: str = typer.Option(..., "--base", help="The base model the checkpoints were trained from (the "
+                             "control arm base-unadapted; the model under each adapter)."),
+    preset: str = typer.Option(..., "--preset", help="The plan whose instruments and settings to use: "
+                               "hemingway (a control and candidate arms)."),
+    out: Path = typer.Option(Path("plan.toml"), "--out", help="Where to write the plan."),
+    force: bool = typer.Option(False, "--force", help="Overwrite an existing file."),
+    drop_on: list[str] = typer.Option([m.value for m in DROP_ON_DEFAULT], "--drop-on",
+                                      help="Failure modes that drop a tied checkpoint when its training probe "
+                                      "shows more of them than the step-0 baseline (repeat the option, or "
+                                      "separate with commas)."),
+) -> None:
+    """Write a plan from a finished training run: the checkpoints tied at the eval_loss minimum (within one
+    median neighbour jitter), less those whose training probes showed a failure mode, as candidate arms."""
+    from rich.markup import escape
+
+    from forgegate.cli.common import err_console
+    from forgegate.training.drop_on import drop_on_modes
+    from forgegate.training.plan_writer import summary_lines, write_plan_from_training
+
+    selection = write_plan_from_training(output_dir, base, preset, out, force=force, drop_on=drop_on_modes(drop_on))
+    for problem in selection.probe_problems:
+        err_console.print(f"[yellow]warning:[/] {escape(str(problem))}", soft_wrap=True)
+    for line in summary_lines(selection, out):
+        console.print(escape(line), soft_wrap=True)
 
 
 def register(app: typer.Typer) -> None:

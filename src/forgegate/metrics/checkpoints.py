@@ -17,6 +17,11 @@ from pathlib import Path
 from forgegate.errors import InputError
 from forgegate.jsonio import read_text_or_input_error
 
+LOG_EVAL_LOSS = ("log eval_loss during training: give the Trainer an eval_dataset and "
+                 "TrainingArguments(eval_strategy=\"steps\", eval_steps=N), with save_steps a multiple of "
+                 "eval_steps so that every eval point has its checkpoint")
+"""How to get a curve this module can read."""
+
 
 @dataclass(frozen=True)
 class EvalPoint:
@@ -74,8 +79,9 @@ def read_trainer_state(path: Path) -> list[EvalPoint]:
                              field=f"log_history.{number}")
         points[step] = EvalPoint(step, float(epoch) if isinstance(epoch, int | float) else None, float(loss))
     if len(points) < 3:
-        raise InputError(path, f"{len(points)} eval points with 'eval_loss': at least 3 needed for a jitter",
-                         field="log_history", hint="train with an eval strategy that logs eval_loss")
+        raise InputError(path, f"{len(points)} eval point(s) with 'eval_loss': no jitter can be measured (the "
+                         "median neighbour jitter needs at least 3 eval points)", field="log_history",
+                         hint=LOG_EVAL_LOSS)
     return [points[s] for s in sorted(points)]
 
 
