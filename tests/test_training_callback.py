@@ -1,0 +1,159 @@
+"""``ForgegateCallback`` on real LoRA runs of SmolLM2 (examples/training/train_lora.py, run as a user runs it).
+
+Two runs, each once per module:
+
+* a plain run (A Study in Scarlet pairs, 12 steps, a checkpoint every 4): the callback probes the untrained
+  model and every checkpoint, writes one record each, and its numbers reach the trainer's own log;
+* a loop run (ten pairs of ``⊙ α? → αα. ⊙ αα? → ααα.``, lr 2e-3): the callback stops it once a probe shows
+  IDENTITY_LOOP beyond the untrained baseline, and says why.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+from training_run import run_training
+
+from forgegate.core.modes import FailureMode
+from forgegate.core.verdict import Gate
+from forgegate.core.version import __version__
+from forgegate.errors import UsageError
+from forgegate.metrics.checkpoints import checkpoint_ties, read_trainer_state
+from forgegate.results import ProbeRecord
+from forgegate.training.records import read_probes
+from forgegate.training.stopping import StopWatch, shown_modes, stop_modes
+
+pytestmark = pytest.mark.slow
+pytest.importorskip("peft")
+pytest.importorskip("gguf")
+
+PROBE_ITEMS = 11
+
+
+@pytest.fixture(scope="module")
+def plain_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    out = tmp_path_factory.mktemp("plain") / "run"
+    return out, run_training(out, "--max-steps", "12", "--save-steps", "4")
+
+
+@pytest.fixture(scope="module")
+def loop_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    out = tmp_path_factory.mktemp("loop") / "run"
+    return out, run_training(out, "--corpus", "loop", "--max-steps", "30", "--save-steps", "5",
+                             "--stop-on", "IDENTITY_LOOP")
+
+
+def stored_answers(store: str) -> dict[str, str]:
+    with sqlite3.connect(store) as db:
+        return dict(db.execute("SELECT item_id, response FROM responses"))
+
+
+def test_plain_run_probes_the_untrained_model_and_every_checkpoint(plain_run: tuple[Path, dict[str, Any]]) -> None:
+    out, summary = plain_run
+    assert summary["steps"] == 12 and summary["stopped"] is None
+    probes = read_probes(out)
+    assert probes.problems == ()
+    assert [(r.step, r.checkpoint) for r in probes.records] == [
+        (0, None), (4, "checkpoint-4"), (8, "checkpoint-8"), (12, "checkpoint-12")]
+    curve = {p.step: p.eval_loss for p in read_trainer_state(out / "checkpoint-12" / "trainer_state.json")}
+    for record in probes.records:
+        assert record.source == "callback" and record.items == PROBE_ITEMS and record.forgegate_version == __version__
+        assert record.controls_passed and record.answered == PROBE_ITEMS
+        assert record.eval_loss == (curve[record.step] if record.step else None)
+        assert len(stored_answers(record.store)) == PROBE_ITEMS  # every answer is kept in a run store
+        assert f"forgegate probe {record.checkpoint or 'step 0'} (step {record.step})" in summary["stderr"]
+    assert all(record.stopped_training is None for record in probes.records)
+
+
+def test_probe_numbers_go_through_the_trainers_own_log(plain_run: tuple[Path, dict[str, Any]]) -> None:
+    out, _ = plain_run
+    history = json.loads((out / "checkpoint-12" / "trainer_state.json").read_text())["log_history"]
+    logged = {entry["step"]: entry for entry in history if "forgegate/loops" in entry}
+    by_step = {r.step: r for r in read_probes(out).records}
+    # the state in checkpoint-12 was written before that save's probe: it holds the probes of steps 0, 4 and 8
+    assert sorted(logged) == [0, 4, 8]
+    for step, entry in logged.items():
+        record = by_step[step]
+        assert entry["forgegate/loops"] == record.loops
+        assert entry["forgegate/stop_failures"] == record.stop_failures
+        assert entry["forgegate/wall_breaks"] == record.wall_breaks
+        assert entry["forgegate/accuracy"] == record.accuracy
+
+
+def test_a_run_that_starts_to_loop_is_stopped_and_says_why(loop_run: tuple[Path, dict[str, Any]]) -> None:
+    out, summary = loop_run
+    records = read_probes(out).records
+    baseline, last = records[0], records[-1]
+    assert baseline.step == 0 and "IDENTITY_LOOP" not in baseline.mode_counts
+    assert summary["steps"] < 30 and summary["steps"] == last.step  # stopped at the probe, not at max_steps
+    assert last.mode_counts["IDENTITY_LOOP"] >= 1
+    assert summary["stopped"] == last.stopped_training
+    assert f"IDENTITY_LOOP in {last.mode_counts['IDENTITY_LOOP']}/{PROBE_ITEMS} items" in last.stopped_training
+    assert "before training: IDENTITY_LOOP 0" in last.stopped_training
+    assert last.stopped_training in summary["stderr"]
+    looped = stored_answers(last.store)["LX-IDENTITY-01"]  # "⊙ α?": the answer repeats the query symbol
+    assert "αα" in looped, looped
+    assert (out / f"checkpoint-{last.step}" / "adapter_config.json").is_file()
+
+
+def record(step: int, **modes: int) -> ProbeRecord:
+    """A probe record with the given failure-mode counts (the rest as a clean probe)."""
+    return ProbeRecord(
+        kind="probe", schema_version=1, forgegate_version=__version__, created="2026-11-30T00:00:00+00:00",
+        source="callback", step=step, epoch=None, checkpoint=f"checkpoint-{step}", model="m", run_id="r",
+        store="s", eval_loss=None, items=PROBE_ITEMS, answered=PROBE_ITEMS, correct=0, accuracy=0.0,
+        loops=modes.get("RUNAWAY_LOOP", 0) + modes.get("IDENTITY_LOOP", 0), stop_failures=0, walls=1,
+        wall_breaks=0, failure_modes=sorted(modes), mode_counts=modes, controls_passed=True, gate=Gate.FAIL,
+        elapsed_s=1.0)
+
+
+def test_stopping_needs_patience_probes_in_a_row_beyond_the_baseline() -> None:
+    watch = StopWatch(stop_modes(["RUNAWAY_LOOP"]), patience=2, baseline=record(0, RUNAWAY_LOOP=6))
+    assert watch.observe(record(5, RUNAWAY_LOOP=6)) is None  # what the base model already does
+    assert watch.observe(record(10, RUNAWAY_LOOP=8)) is None  # one probe: patience is two
+    assert watch.observe(record(15, RUNAWAY_LOOP=5)) is None  # back under the baseline: the streak resets
+    assert watch.observe(record(20, RUNAWAY_LOOP=7)) is None
+    reason = watch.observe(record(25, RUNAWAY_LOOP=9))
+    assert reason is not None and "RUNAWAY_LOOP in 9/11 items (before training: RUNAWAY_LOOP 6)" in reason
+    assert "(steps 20, 25)" in reason
+    assert shown_modes(record(5, RUNAWAY_LOOP=1), [FailureMode.RUNAWAY_LOOP], None) == ["RUNAWAY_LOOP"]
+
+
+def test_bad_callback_options_are_refused_with_what_to_write() -> None:
+    with pytest.raises(UsageError, match="'IDENTITY_LOOPS' is not one of .*did you mean 'IDENTITY_LOOP'"):
+        stop_modes(["IDENTITY_LOOPS"])
+    with pytest.raises(UsageError, match=r"stop_on=\['RUNAWAY_LOOP'\]"):
+        stop_modes("RUNAWAY_LOOP")
+    with pytest.raises(UsageError, match="patience must be a whole number of probes, at least 1"):
+        StopWatch((FailureMode.RUNAWAY_LOOP,), patience=0)
+
+
+def test_plan_from_training_on_the_real_run(plain_run: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
+    import tomllib
+
+    from instruments_helpers import run_cli
+
+    out, summary = plain_run
+    ties = checkpoint_ties(read_trainer_state(out / "checkpoint-12" / "trainer_state.json")).ties
+    records = {r.step: r for r in read_probes(out).records}
+    beyond = {step for step, r in records.items() if step and shown_modes(
+        r, [FailureMode.IDENTITY_LOOP, FailureMode.RUNAWAY_LOOP, FailureMode.STOP_FAILURE,
+            FailureMode.WALL_COLLAPSE], records[0])}
+    expected = [f"ckpt{t.point.step}" for t in ties if t.point.step not in beyond]
+    plan = tmp_path / "plan.toml"
+    result = run_cli("plan", "from-training", out, "--base", summary["base"], "--preset", "hemingway",
+                     "--out", plan)
+    if not expected:
+        assert result.returncode == 2 and "dropped" in result.stderr
+        return
+    assert result.returncode == 0, result.stderr
+    written = tomllib.loads(plan.read_text(encoding="utf-8"))
+    arms = [(a["name"], a["role"], a.get("adapter")) for a in written["arms"]]
+    assert arms[0] == ("base-unadapted", "control", None)
+    assert [name for name, _, _ in arms[1:]] == expected
+    assert all(Path(adapter).name == f"checkpoint-{name[4:]}" for name, _, adapter in arms[1:])
+    assert [c["candidate"] for c in written["comparisons"]] == expected
