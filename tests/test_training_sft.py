@@ -19,7 +19,7 @@ pytest.importorskip("gguf")
 pytest.importorskip("trl")
 
 
-def test_sft_trainer_with_the_callback_probes_its_checkpoint(tmp_path: Path) -> None:
+def test_sft_trainer_with_the_callback_probes_every_step_and_its_checkpoint(tmp_path: Path) -> None:
     import torch
     from datasets import Dataset
     from peft import LoraConfig
@@ -33,7 +33,7 @@ def test_sft_trainer_with_the_callback_probes_its_checkpoint(tmp_path: Path) -> 
     model.hf_quantizer.remove_quantization_config(model)  # de-quantized on load: plain float32 weights
     rows = [{"messages": [{"role": "user", "content": f"⊙ {s}?"}, {"role": "assistant", "content": f"{s} = crew."}]}
             for s in ("α", "ι", "ε", "κ")]
-    callback = ForgegateCallback(probe_at_start=False)
+    callback = ForgegateCallback(probe_at_start=False, every_steps=1)
     trainer = SFTTrainer(
         model=model, processing_class=tokenizer, train_dataset=Dataset.from_list(rows), callbacks=[callback],
         peft_config=LoraConfig(r=8, lora_alpha=16, target_modules=["q_proj", "v_proj"], task_type="CAUSAL_LM"),
@@ -43,9 +43,11 @@ def test_sft_trainer_with_the_callback_probes_its_checkpoint(tmp_path: Path) -> 
     trainer.train()
 
     records = read_probes(tmp_path / "sft").records
-    assert [(r.step, r.checkpoint, r.source) for r in records] == [(2, "checkpoint-2", "callback")]
-    assert records[0].answered == records[0].items == 11 and records[0].controls_passed
+    # every_steps=1: step 1 is probed in memory between saves; step 2 once, at its save (not twice)
+    assert [(r.step, r.checkpoint, r.source) for r in records] == [(1, None, "callback"),
+                                                                    (2, "checkpoint-2", "callback")]
+    assert all(r.answered == r.items == 11 and r.controls_passed for r in records)
     assert callback.trainer is trainer  # found in the call stack: the numbers went through trainer.log
     logged = [e for e in trainer.state.log_history if "forgegate/loops" in e]
-    assert [(e["step"], e["forgegate/loops"]) for e in logged] == [(2, records[0].loops)]
+    assert [(e["step"], e["forgegate/loops"]) for e in logged] == [(r.step, r.loops) for r in records]
     assert (tmp_path / "sft" / "checkpoint-2" / "adapter_config.json").is_file()

@@ -71,6 +71,10 @@ class ForgegateCallback(TrainerCallback):
         self._session = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
         if self.trainer is None:
             self.trainer = _calling_trainer()
+        if self.tokenizer is None and kwargs.get("processing_class") is None:
+            raise UsageError("ForgegateCallback needs the model's tokenizer to probe it: pass it to the Trainer "
+                             "(processing_class=tokenizer) or to ForgegateCallback(tokenizer=tokenizer)")
+        _output_dir(args)
         if not state.is_world_process_zero:
             return
         earlier = read_probes(_output_dir(args)).latest_by_step()
