@@ -75,9 +75,12 @@ def streamed_deltas(url: str, prompt: str, max_tokens: int) -> list[str]:
 WARM_UP = "Name three colours."
 """Sent before each compared request: the server reuses the cached prefix of the previous request,
 which can change a greedy answer, so both sides must start from the same state."""
-SPLIT = {"What does ι mean?": "ι", "⊙ α?": "⊙", "Écris « déjà vu » en français, s'il te plaît.": "é"}
+SPLIT = {"What does ι mean?": ("ι", 32), "⊙ α?": ("⊙", 32), "Écris « déjà vu » en français, s'il te plaît.": ("é", 32),
+         "⊙ ∎?": ("∑", 64)}
 """Prompts whose answers hold characters SmolLM2 writes in several byte tokens (measured: ``ι`` as two
-where its tokenizer has one, so counting the streamed pieces with the tokenizer came out low)."""
+where its tokenizer has one, so counting the streamed pieces with the tokenizer came out low), with
+the cap. At 64 tokens the ``∎`` answer's last character, ``∑``, straddles the cap: the server runs one
+token past ``max_tokens`` to finish it and counts 65."""
 
 
 def test_counts_equal_the_servers_own_for_characters_split_over_byte_tokens(
@@ -90,21 +93,28 @@ def test_counts_equal_the_servers_own_for_characters_split_over_byte_tokens(
         backend = make_backend("openai", config)
         try:
             done = [await backend.generate(GenerationRequest(prompt="Hi", max_tokens=4, seed=1))]
-            for prompt in SPLIT:
+            for prompt, (_, cap) in SPLIT.items():
                 await asyncio.to_thread(non_streamed, server_url, WARM_UP, 4)
-                done.append(await backend.generate(GenerationRequest(prompt=prompt, max_tokens=32, seed=1)))
+                done.append(await backend.generate(GenerationRequest(prompt=prompt, max_tokens=cap, seed=1)))
             return done
         finally:
             await backend.aclose()
 
     first, *answers = asyncio.run(ours())
     assert first.extra["streamed"] == "false"  # its first stream carried no usage: asked again, whole
-    for (prompt, glyph), done in zip(SPLIT.items(), answers, strict=True):
+    servers = []
+    for prompt, (_, cap) in SPLIT.items():
         non_streamed(server_url, WARM_UP, 4)
-        server = non_streamed(server_url, prompt, 32)
-        assert done.text == server["choices"][0]["message"]["content"] and glyph in done.text, prompt
-        assert done.tokens == server["usage"]["completion_tokens"], prompt
+        servers.append(non_streamed(server_url, prompt, cap))
+    for (prompt, (glyph, cap)), done, server in zip(SPLIT.items(), answers, servers, strict=True):
+        text, count = server["choices"][0]["message"]["content"], server["usage"]["completion_tokens"]
         assert done.token_source == "server-usage" and done.extra["streamed"] == "false" and done.ttft_s is None
+        if count <= cap:
+            assert done.text == text and glyph in done.text and done.tokens == count, prompt
+        else:  # the text of the first ``cap`` tokens: without the character the overrun finished
+            assert (done.tokens, done.finish, done.extra["server_exceeded_cap"]) == (cap, "length", "true")
+            assert text.endswith(glyph) and done.text == text[: -len(glyph)], prompt
+    assert int(servers[-1]["usage"]["completion_tokens"]) == 65  # the overrun case was exercised
     # what the stream alone would have given: fewer pieces than tokens (one piece per split character)
     non_streamed(server_url, WARM_UP, 4)
     deltas = streamed_deltas(server_url, "What does ι mean?", 32)

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from backend_servers import Behaviour, FakeOpenAIServer, run_requests
 
 from forgegate.backends import BackendConfig, BackendError, make_backend
+from forgegate.backends.openai import before_finished_character
 from forgegate.core.records import Completion, GenerationRequest
 
 MODEL = "gloss:latest"
@@ -115,3 +117,21 @@ def test_a_whole_answer_past_the_cap_is_a_permanent_error() -> None:
     with FakeOpenAIServer(behaviour) as server:
         _, error = one_by_one(config(server.url), [GenerationRequest(prompt="q", max_tokens=m) for m in (50, 3)])
     assert isinstance(error, BackendError) and not error.transient and "past the cap of 3" in str(error)
+
+
+def test_a_whole_answer_one_token_past_the_cap_to_finish_a_character_is_cut_before_it() -> None:
+    # llama-cpp-python runs past max_tokens to finish a character the cap split, and counts those tokens
+    behaviour = Behaviour(script={"q": "a b é"}, send_usage=False, honour_cap=False)
+    with FakeOpenAIServer(behaviour) as server:
+        _, done = one_by_one(config(server.url), [GenerationRequest(prompt="q", max_tokens=m) for m in (50, 2)])
+    assert isinstance(done, Completion)
+    assert (done.text, done.tokens, done.finish) == ("a b ", 2, "length")
+    assert done.extra["server_exceeded_cap"] == "true" and done.extra["server_completion_tokens"] == "3"
+
+
+@pytest.mark.parametrize(("text", "over", "kept"), [
+    ("x ⊙", 1, "x "), ("x ⊙", 2, "x "), ("x ⊙", 3, None),  # ⊙ is three bytes: at most two tokens finish it
+    ("ι is", 1, ""), ("é", 2, None), ("abc", 1, None), ("", 1, None),
+])
+def test_the_text_before_the_character_an_overrun_finished(text: str, over: int, kept: str | None) -> None:
+    assert before_finished_character(text, over) == kept

@@ -10,7 +10,8 @@ base URL the user gives (it includes ``/v1``, as with the OpenAI SDK), with
 2. a server whose finished stream carried no usage (llama-cpp-python's ``llama_cpp.server``)
    is asked without streaming from then on, that request included: a non-streamed answer
    always carries ``usage`` (``server-usage``, ``extra["streamed"] == "false"``). The server
-   honours ``max_tokens``; the whole-request deadline bounds the wait; there is no time to
+   honours ``max_tokens`` (but see :func:`before_finished_character`); the whole-request
+   deadline bounds the wait; there is no time to
    first token and no token boundaries (that server's per-token log-probabilities name no
    bytes and cost several times the generation: see forgegate.backends._tokencount);
 3. when the non-streamed answer has no usage either, streams again, each delta counted by
@@ -149,17 +150,18 @@ class OpenAIBackend:
             self._unstreamed[base] = False
             return None
         text, usage, finish, prompt_tokens = answer
-        if usage > request.max_tokens:
-            raise BackendError(f"{url} answered {usage} tokens past the cap of {request.max_tokens} (it ignored "
-                               "max_tokens) and a non-streamed answer has no token boundaries to cut it at",
-                               transient=False)
         extra = {"streamed": "false", "server_completion_tokens": str(usage)}
         if finish:
             extra["server_finish_reason"] = finish
-        if finish == "length" or (not finish and usage >= request.max_tokens):
-            done: FinishReason = "length"
-        else:
-            done = "stop"
+        if usage > request.max_tokens:
+            capped = before_finished_character(text, usage - request.max_tokens)
+            if capped is None:
+                raise BackendError(f"{url} answered {usage} tokens past the cap of {request.max_tokens} (it ignored "
+                                   "max_tokens) and a non-streamed answer has no token boundaries to cut it at",
+                                   transient=False)
+            text, usage, finish = capped, request.max_tokens, "length"
+            extra["server_exceeded_cap"] = "true"
+        done: FinishReason = "length" if finish == "length" or (not finish and usage >= request.max_tokens) else "stop"
         return Completion(text=text, tokens=usage, token_source="server-usage", finish=done,
                           latency_s=time.perf_counter() - started, ttft_s=None, token_texts=None,
                           model_digest=None, endpoint=base, extra=extra, prompt_tokens=prompt_tokens)
@@ -220,6 +222,22 @@ def _count(got: Collected, max_tokens: int) -> tuple[int, TokenSource, tuple[str
         extra["server_exceeded_cap"] = "true"
     texts = tuple(got.token_texts) if got.usage_tokens == chunks else None
     return min(got.usage_tokens, max_tokens), "server-usage", texts, extra
+
+
+def before_finished_character(text: str, over: int) -> str | None:
+    """The text of the tokens up to the cap, when a server went ``over`` it only to finish a character.
+
+    llama-cpp-python does not stop on a token that leaves a character's UTF-8 bytes incomplete (as
+    it judges from the text's last bytes): the one to three tokens past ``max_tokens`` complete the
+    character the cap split (and may carry text after it), so the text up to the cap ends before
+    the last non-ASCII character (off by one character only if the overrun also held a whole
+    non-ASCII character). None when the overrun is more than a split character explains: the
+    server ignored the cap.
+    """
+    last = max((i for i, char in enumerate(text) if not char.isascii()), default=None)
+    if last is None or over >= len(text[last].encode()):
+        return None
+    return text[:last]
 
 
 def _whole_answer(obj: dict[str, Any], url: str, redact: Redactor) -> tuple[str, int, str | None, int | None] | None:
