@@ -1,4 +1,4 @@
-"""Any OpenAI-compatible server (vLLM, llama.cpp server, TGI, SGLang), streamed over SSE where it counts.
+"""Any OpenAI-compatible server (vLLM, llama.cpp server, TGI, SGLang), streamed over SSE or asked whole.
 
 ``/chat/completions`` for chat requests and ``/completions`` for raw ones, under the
 base URL the user gives (it includes ``/v1``, as with the OpenAI SDK), with
@@ -11,9 +11,9 @@ base URL the user gives (it includes ``/v1``, as with the OpenAI SDK), with
    is asked without streaming from then on, that request included: a non-streamed answer
    always carries ``usage`` (``server-usage``, ``extra["streamed"] == "false"``). The server
    honours ``max_tokens`` (but see :func:`before_finished_character`); the whole-request
-   deadline bounds the wait; there is no time to
-   first token and no token boundaries (that server's per-token log-probabilities name no
-   bytes and cost several times the generation: see forgegate.backends._tokencount);
+   deadline bounds the wait; there is no time to first token and no token boundaries (that
+   server's per-token log-probabilities name no bytes and cost several times the
+   generation: see forgegate.backends._tokencount);
 3. when the non-streamed answer has no usage either, streams again, each delta counted by
    the server's tokenizer endpoint (``server-tokenize``), else one token per delta
    (``stream-chunks``, a lower bound when a delta carries several tokens).
