@@ -54,6 +54,11 @@ class Behaviour:
     models: Mapping[str, str] = field(default_factory=lambda: {"gloss:latest": FAKE_DIGEST})
     api_key: str | None = None
     send_usage: bool = True
+    """Usage in a stream (asked for with stream_options.include_usage)."""
+    whole_usage: bool = True
+    """Usage in a non-streamed answer (every real OpenAI-compatible server sends it)."""
+    whole_delay_s: float = 0.0
+    """Seconds a non-streamed answer takes (it is silent until whole)."""
     tokenize_path: str | None = None
     """Serve a tokenizer endpoint here (``/extras/tokenize``: llama-cpp-python, ``/tokenize``: llama.cpp)."""
     tokenize_bos: bool = False

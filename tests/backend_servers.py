@@ -230,7 +230,9 @@ class FakeOpenAIServer(FakeServer):
                 if chat
                 else {"index": 0, "text": full, "finish_reason": finish}
             )
-            handler.send_json(200, {**head, "choices": [msg], "usage": usage})
+            time.sleep(self.behaviour.whole_delay_s)
+            counted = {"usage": usage} if self.behaviour.whole_usage else {}
+            handler.send_json(200, {**head, "choices": [msg], **counted})
             return
         want_usage = self.behaviour.send_usage and bool((body.get("stream_options") or {}).get("include_usage"))
         extra = {"usage": None} if want_usage else {}

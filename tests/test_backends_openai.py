@@ -70,7 +70,7 @@ def test_usage_count_wins_over_chunk_count_when_deltas_carry_several_tokens() ->
 
 
 def test_without_usage_the_deltas_are_counted() -> None:
-    with FakeOpenAIServer(Behaviour(script={"q": "a b c"}, send_usage=False)) as server:
+    with FakeOpenAIServer(Behaviour(script={"q": "a b c"}, send_usage=False, whole_usage=False)) as server:
         done = ok(run_requests("openai", config(server.url), [GenerationRequest(prompt="q", max_tokens=50)])[0])
     assert done.tokens == 3 and done.token_source == "stream-chunks" and done.finish == "stop"
 
@@ -79,8 +79,8 @@ def test_without_usage_the_deltas_are_counted() -> None:
 @pytest.mark.parametrize("bos", [False, True])
 def test_without_usage_the_servers_tokenizer_counts_deltas_that_carry_several_tokens(path: str, bos: bool) -> None:
     # "é è ê ë f" in deltas of two tokens: "é è ", "ê ë ", "f": 3 deltas, 5 tokens
-    behaviour = Behaviour(script={"q": "é è ê ë f"}, send_usage=False, tokens_per_chunk=2, tokenize_path=path,
-                          tokenize_bos=bos)
+    behaviour = Behaviour(script={"q": "é è ê ë f"}, send_usage=False, whole_usage=False, tokens_per_chunk=2,
+                          tokenize_path=path, tokenize_bos=bos)
     with FakeOpenAIServer(behaviour) as server:
         done = ok(run_requests("openai", config(server.url), [GenerationRequest(prompt="q", max_tokens=50)])[0])
         asked = [r for r in server.requests if r.path == path]
@@ -92,8 +92,8 @@ def test_without_usage_the_servers_tokenizer_counts_deltas_that_carry_several_to
 
 
 def test_the_tokenizer_count_past_the_cap_is_cut_at_the_cap() -> None:
-    behaviour = Behaviour(script={"q": "é è ê ë f"}, send_usage=False, tokens_per_chunk=2, honour_cap=False,
-                          tokenize_path="/extras/tokenize")
+    behaviour = Behaviour(script={"q": "é è ê ë f"}, send_usage=False, whole_usage=False, tokens_per_chunk=2,
+                          honour_cap=False, tokenize_path="/extras/tokenize")
     with FakeOpenAIServer(behaviour) as server:
         done = ok(run_requests("openai", config(server.url), [GenerationRequest(prompt="q", max_tokens=3)])[0])
     assert done.tokens == 3 and done.finish == "length" and done.text == "é è "

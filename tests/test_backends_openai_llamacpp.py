@@ -3,13 +3,14 @@
 One server per module (it is slow to start and serves one request at a time), started
 with an API key so the key handling is tested end to end. llama_cpp.server 0.3.36 sends
 no ``usage`` in streams even with ``stream_options.include_usage``, and a delta holding a
-character the model spelled in several byte tokens carries all of them, so forgegate counts
-each delta with the server's ``/extras/tokenize`` (``server-tokenize``) and must land on the
-server's own non-streamed count.
+character the model spelled in several byte tokens carries all of them, so forgegate asks it
+without streaming once its first stream ends without usage, and its counts are the server's own.
 """
 
 from __future__ import annotations
 
+import asyncio
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -18,7 +19,7 @@ import pytest
 from backend_servers import run_requests
 from llamacpp_server import llamacpp_server
 
-from forgegate.backends import BackendConfig, BackendError
+from forgegate.backends import BackendConfig, BackendError, make_backend
 from forgegate.core.records import Completion, GenerationRequest
 
 pytestmark = pytest.mark.slow
@@ -44,37 +45,80 @@ def generate(url: str, request: GenerationRequest, monkeypatch: pytest.MonkeyPat
 
 def assert_counted(done: Completion, cap: int) -> None:
     assert 0 < done.tokens <= cap
-    if done.token_source == "server-tokenize":
-        assert done.token_texts is not None and len(done.token_texts) == done.tokens
-        assert "".join(done.token_texts) == done.text
-    else:  # a later server version may report usage
-        assert done.token_source == "server-usage" and "server_completion_tokens" in done.extra
+    assert done.token_source == "server-usage" and "server_completion_tokens" in done.extra
+
+
+def headers() -> dict[str, str]:
+    return {"Authorization": f"Bearer {KEY}"}
 
 
 def non_streamed(url: str, prompt: str, max_tokens: int) -> dict[str, Any]:
     body = {"model": "smollm2", "messages": [{"role": "user", "content": prompt}], "max_tokens": max_tokens,
             "seed": 1, "temperature": 0.0, "top_p": 1.0}
-    response = httpx.post(f"{url}/chat/completions", json=body, headers={"Authorization": f"Bearer {KEY}"},
-                          timeout=300)
+    response = httpx.post(f"{url}/chat/completions", json=body, headers=headers(), timeout=300)
     response.raise_for_status()
     return response.json()  # type: ignore[no-any-return]
 
 
-def test_count_equals_the_servers_own_when_one_delta_carries_several_tokens(
+def streamed_deltas(url: str, prompt: str, max_tokens: int) -> list[str]:
+    body = {"model": "smollm2", "messages": [{"role": "user", "content": prompt}], "max_tokens": max_tokens,
+            "seed": 1, "temperature": 0.0, "top_p": 1.0, "stream": True}
+    deltas = []
+    with httpx.stream("POST", f"{url}/chat/completions", json=body, headers=headers(), timeout=300) as response:
+        for line in response.iter_lines():
+            if line.startswith("data: {"):
+                content = (json.loads(line[6:])["choices"][0].get("delta") or {}).get("content")
+                deltas.extend([content] if content else [])
+    return deltas
+
+
+WARM_UP = "Name three colours."
+"""Sent before each compared request: the server reuses the cached prefix of the previous request,
+which can change a greedy answer, so both sides must start from the same state."""
+SPLIT = {"What does ι mean?": ("ι", 32), "⊙ α?": ("⊙", 32), "Écris « déjà vu » en français, s'il te plaît.": ("é", 32),
+         "⊙ ∎?": ("∑", 64)}
+"""Prompts whose answers hold characters SmolLM2 writes in several byte tokens (measured: ``ι`` as two
+where its tokenizer has one, so counting the streamed pieces with the tokenizer came out low), with
+the cap. At 64 tokens the ``∎`` answer's last character, ``∑``, straddles the cap: the server runs one
+token past ``max_tokens`` to finish it and counts 65."""
+
+
+def test_counts_equal_the_servers_own_for_characters_split_over_byte_tokens(
     server_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # SmolLM2 echoes "⊙" (three byte tokens, one delta); the same warm-up before both requests gives the
-    # server the same cached prefix, so the greedy answer is the same with and without streaming
-    prompt = "⊙ α?"
-    non_streamed(server_url, "Name three colours.", 4)
-    done = generate(server_url, GenerationRequest(prompt=prompt, max_tokens=32, seed=1), monkeypatch)
-    non_streamed(server_url, "Name three colours.", 4)
-    server = non_streamed(server_url, prompt, 32)
-    assert server["choices"][0]["message"]["content"] == done.text and "⊙" in done.text
-    assert done.token_source == "server-tokenize"
-    assert done.tokens == server["usage"]["completion_tokens"]
-    assert int(done.extra["stream_chunks"]) < done.tokens  # counting deltas would have undercounted
-    assert_counted(done, 32)
+    monkeypatch.setenv(KEY_ENV, KEY)
+    config = BackendConfig(model="smollm2", base_urls=(server_url,), api_key_env=KEY_ENV, timeout_s=300)
+
+    async def ours() -> list[Completion]:
+        backend = make_backend("openai", config)
+        try:
+            done = [await backend.generate(GenerationRequest(prompt="Hi", max_tokens=4, seed=1))]
+            for prompt, (_, cap) in SPLIT.items():
+                await asyncio.to_thread(non_streamed, server_url, WARM_UP, 4)
+                done.append(await backend.generate(GenerationRequest(prompt=prompt, max_tokens=cap, seed=1)))
+            return done
+        finally:
+            await backend.aclose()
+
+    first, *answers = asyncio.run(ours())
+    assert first.extra["streamed"] == "false"  # its first stream carried no usage: asked again, whole
+    servers = []
+    for prompt, (_, cap) in SPLIT.items():
+        non_streamed(server_url, WARM_UP, 4)
+        servers.append(non_streamed(server_url, prompt, cap))
+    for (prompt, (glyph, cap)), done, server in zip(SPLIT.items(), answers, servers, strict=True):
+        text, count = server["choices"][0]["message"]["content"], server["usage"]["completion_tokens"]
+        assert done.token_source == "server-usage" and done.extra["streamed"] == "false" and done.ttft_s is None
+        if count <= cap:
+            assert done.text == text and glyph in done.text and done.tokens == count, prompt
+        else:  # the text of the first ``cap`` tokens: without the character the overrun finished
+            assert (done.tokens, done.finish, done.extra["server_exceeded_cap"]) == (cap, "length", "true")
+            assert text.endswith(glyph) and done.text == text[: -len(glyph)], prompt
+    assert int(servers[-1]["usage"]["completion_tokens"]) == 65  # the overrun case was exercised
+    # what the stream alone would have given: fewer pieces than tokens (one piece per split character)
+    non_streamed(server_url, WARM_UP, 4)
+    deltas = streamed_deltas(server_url, "What does ι mean?", 32)
+    assert "".join(deltas) == answers[0].text and len(deltas) < answers[0].tokens
 
 
 def test_chat_answer_finishes_with_stop(server_url: str, monkeypatch: pytest.MonkeyPatch) -> None:

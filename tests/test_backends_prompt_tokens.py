@@ -34,4 +34,7 @@ def test_openai_usage_prompt_tokens_and_none_without_usage() -> None:
     assert done.prompt_tokens == 6
     with FakeOpenAIServer(Behaviour(script={PROMPT: "Four."}, send_usage=False)) as server:
         done = answer("openai", server.url, GenerationRequest(prompt=PROMPT, max_tokens=8))
+    assert done.prompt_tokens == 6 and done.extra["streamed"] == "false"  # asked again without streaming
+    with FakeOpenAIServer(Behaviour(script={PROMPT: "Four."}, send_usage=False, whole_usage=False)) as server:
+        done = answer("openai", server.url, GenerationRequest(prompt=PROMPT, max_tokens=8))
     assert done.prompt_tokens is None and done.token_source == "stream-chunks"

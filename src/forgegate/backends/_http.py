@@ -178,7 +178,23 @@ async def post_stream(
     max_tokens: int,
     deadline_s: float | None = None,
 ) -> Streamed:
-    """POST ``body`` to ``path`` on the least-busy replica and read the streamed answer under the hard cap.
+    """POST ``body`` to ``path`` on the least-busy replica and read the streamed answer under the hard cap
+    (see :func:`stream_at`)."""
+    with pool.acquire() as base:
+        return await stream_at(client, base, path, body, redact, events, max_tokens, deadline_s)
+
+
+async def stream_at(
+    client: httpx.AsyncClient,
+    base: str,
+    path: str,
+    body: dict[str, Any],
+    redact: Redactor,
+    events: Callable[[httpx.Response], AsyncIterator[StreamEvent]],
+    max_tokens: int,
+    deadline_s: float | None = None,
+) -> Streamed:
+    """POST ``body`` to ``path`` under ``base`` and read the streamed answer under the hard cap.
 
     ``events`` turns the response into :class:`StreamEvent` s (the one part that differs
     between server APIs); failures become transient / permanent :class:`BackendError` s.
@@ -186,19 +202,43 @@ async def post_stream(
     stream open without finishing it (a chunk now and then, no answer) misses it, and that
     is a transient error (retried, then recorded as an error), never a model's answer.
     """
-    with pool.acquire() as base:
-        url = join_url(base, path)
-        started = time.perf_counter()
-        try:
-            async with asyncio.timeout(deadline_s):
-                posting = client.stream("POST", url, json=body)
-                async with http_errors(url, redact), posting as response:
-                    await raise_for_status(response, redact)
-                    got = await collect_capped(events(response), max_tokens, started)
-        except TimeoutError:
-            raise BackendError(redact(f"no complete answer from {url} within the {deadline_s:g} s deadline "
-                                      "(--timeout)"), transient=True) from None
+    url = join_url(base, path)
+    started = time.perf_counter()
+    try:
+        async with asyncio.timeout(deadline_s):
+            posting = client.stream("POST", url, json=body)
+            async with http_errors(url, redact), posting as response:
+                await raise_for_status(response, redact)
+                got = await collect_capped(events(response), max_tokens, started)
+    except TimeoutError:
+        raise _missed_deadline(url, deadline_s, redact) from None
     return Streamed(got, base, url, started)
+
+
+async def post_whole(
+    client: httpx.AsyncClient, base: str, path: str, body: dict[str, Any], redact: Redactor, deadline_s: float
+) -> tuple[dict[str, Any], str, float]:
+    """POST ``body`` to ``path`` under ``base`` and read one JSON answer: (the object, the URL, the start time).
+
+    A non-streamed answer is silent until it is whole, so the idle timeout cannot apply to it: the
+    whole-request deadline bounds the wait instead (reads are not timed on their own).
+    """
+    url = join_url(base, path)
+    started = time.perf_counter()
+    timeout = httpx.Timeout(None, connect=client.timeout.connect)
+    try:
+        async with asyncio.timeout(deadline_s):
+            async with http_errors(url, redact):
+                response = await client.post(url, json=body, timeout=timeout)
+                await raise_for_status(response, redact)
+    except TimeoutError:
+        raise _missed_deadline(url, deadline_s, redact) from None
+    return load_object(response.text), url, started
+
+
+def _missed_deadline(url: str, deadline_s: float | None, redact: Redactor) -> BackendError:
+    return BackendError(redact(f"no complete answer from {url} within the {deadline_s:g} s deadline (--timeout)"),
+                        transient=True)
 
 
 async def get_checked(client: httpx.AsyncClient, url: str, redact: Redactor) -> httpx.Response:

@@ -1,26 +1,28 @@
-"""Exact completion-token counts from an OpenAI-compatible server whose stream carries no usage.
+"""Token counts and boundaries of streamed deltas from an OpenAI-compatible server's tokenizer endpoint.
 
-llama-cpp-python's server (``python -m llama_cpp.server``, 0.3.36) sends no ``usage`` in a
-stream, even with ``stream_options.include_usage``, and one content delta can hold several
-tokens: it sends each piece of text as soon as it decodes as UTF-8, so a character the model
-spelled in two or three byte tokens (``é``, ``⊙``) arrives as one delta. Counting deltas
-undercounts those.
+Its tokenizer endpoint (``POST /extras/tokenize`` of llama-cpp-python's ``llama_cpp.server``;
+``POST /tokenize`` of the C++ llama.cpp server) serves two cases in forgegate.backends.openai:
 
-The routes it offers, and why this module uses the tokenizer:
+* a stream that carries usage but fewer deltas than tokens (llama.cpp's ``llama-server`` holds
+  back a character split over byte tokens and sends it as one delta): the usage counts, and the
+  tokenizer places the boundaries when its count agrees;
+* the last resort for a server whose answers carry no usage streamed or not: the tokenizer counts.
 
-* Per-token log-probabilities (``logprobs: true``) do give one entry per token, but that server
-  then decodes each token on its own and drops the bytes of a character split across tokens
-  from the text (``⊙ α is ...`` arrives as `` α is ...``): exact counts, wrong answers.
-* Its tokenizer endpoint (``POST /extras/tokenize``; the C++ llama.cpp server's ``POST
-  /tokenize``). Re-tokenizing the whole answer is not exact: the model may spell a word in other
-  tokens than the tokenizer would (``A`` ``x`` ``el`` where the tokenizer says ``Ax`` ``el``).
-  Re-tokenizing each *delta* keeps the model's own boundaries: a delta of ASCII text is one token
-  (an ASCII token always decodes on its own, so it is never held back and joined to the next),
-  and a delta holding other characters is the smallest run of tokens that decodes, counted by
-  the tokenizer. That count is still off when the model spelled such a character in other byte
-  tokens than the tokenizer does: SmolLM2 writes ``ι`` as two byte tokens where its tokenizer
-  has one. benchmarks/bench_eval_vs_bare.py compares the total with the server's own
-  non-streamed count and fails when they differ.
+llama-cpp-python (0.3.36) itself sends no usage in a stream, even with
+``stream_options.include_usage``, so the backend asks it without streaming, where ``usage`` is
+exact. The per-delta count below was its route before, and it is not exact: one delta can hold
+several tokens (the server sends each piece of text as soon as it decodes as UTF-8), and
+SmolLM2 writes ``ι`` as two byte tokens where its tokenizer has one. Its per-token
+log-probabilities (``logprobs: true``) give one entry per token but name no bytes (``bytes:
+null``), drop a character split across tokens from the text (``ι is ...`` streams as `` is
+...``), and cost about four times the generation (a full-vocabulary sort per token).
+
+Re-tokenizing a whole answer is not exact either: the model may spell a word in other tokens
+than the tokenizer would (``A`` ``x`` ``el`` where the tokenizer says ``Ax`` ``el``).
+Re-tokenizing each *delta* keeps the model's own boundaries: a delta of ASCII text is one token
+(an ASCII token always decodes on its own, so it is never held back and joined to the next), and
+a delta holding other characters is the smallest run of tokens that decodes, counted by the
+tokenizer.
 
 A delta of ``k`` tokens becomes ``k - 1`` empty token texts followed by its text: the text of
 the first ``n`` tokens then holds only characters whose every token lies within those ``n``.

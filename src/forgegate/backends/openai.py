@@ -1,14 +1,24 @@
-"""Any OpenAI-compatible server (vLLM, llama.cpp server, TGI, SGLang) over streamed SSE.
+"""Any OpenAI-compatible server (vLLM, llama.cpp server, TGI, SGLang), streamed over SSE or asked whole.
 
 ``/chat/completions`` for chat requests and ``/completions`` for raw ones, under the
 base URL the user gives (it includes ``/v1``, as with the OpenAI SDK), with
-``stream: true`` and ``stream_options.include_usage``. Token counts, exact first: the
-server's ``usage.completion_tokens`` when it reports it and the client cap did not cut the
-stream (``server-usage``); else each delta counted by the server's tokenizer endpoint, which
-also gives the token boundaries (``server-tokenize``, llama-cpp-python and llama.cpp servers:
-see forgegate.backends._tokencount); else one token per content delta (``stream-chunks``, a
-lower bound when a delta carries several tokens). With usage, the deltas are the token
-boundaries when their number agrees with it, else the tokenizer's when its count agrees.
+``stream: true`` and ``stream_options.include_usage``. Token counts, exact first:
+
+1. the stream's ``usage.completion_tokens`` when the server sends it and the client cap did
+   not cut the stream (``server-usage``); the deltas are the token boundaries when their
+   number agrees with it, else the tokenizer endpoint's when its count agrees, else none;
+2. a server whose finished stream carried no usage (llama-cpp-python's ``llama_cpp.server``)
+   is asked without streaming from then on, that request included: a non-streamed answer
+   always carries ``usage`` (``server-usage``, ``extra["streamed"] == "false"``). The server
+   honours ``max_tokens`` (but see :func:`before_finished_character`); the whole-request
+   deadline bounds the wait; there is no time to first token and no token boundaries (that
+   server's per-token log-probabilities name no bytes and cost several times the
+   generation: see forgegate.backends._tokencount);
+3. when the non-streamed answer has no usage either, streams again, each delta counted by
+   the server's tokenizer endpoint (``server-tokenize``), else one token per delta
+   (``stream-chunks``, a lower bound when a delta carries several tokens).
+
+Which of these an endpoint gets is found once, from its first finished stream.
 The API key is read from an environment variable at construction, sent only in the
 ``Authorization`` header, and redacted from every error message.
 Model digest: ``None``; no OpenAI-compatible server reports a stable content hash
@@ -19,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -36,7 +47,8 @@ from forgegate.backends._http import (
     join_url,
     load_object,
     make_client,
-    post_stream,
+    post_whole,
+    stream_at,
 )
 from forgegate.backends._tokencount import ServerTokenizer
 from forgegate.backends.base import BACKENDS, BackendConfig, BackendError
@@ -74,6 +86,9 @@ class OpenAIBackend:
         self._model: str | None = config.model
         self._model_lock = asyncio.Lock()
         self._tokenizer = ServerTokenizer(self._client, self._redact)
+        self._unstreamed: dict[str, bool] = {}
+        """Per endpoint, once its first stream finished: True when it is asked without streaming
+        (its streams carry no usage), False when it streams (with usage, or as the last resort)."""
 
     async def model_digest(self) -> str | None:
         """Always ``None``: OpenAI-compatible servers report no content digest of the weights."""
@@ -100,8 +115,6 @@ class OpenAIBackend:
     def _body(self, request: GenerationRequest, model: str) -> tuple[str, dict[str, Any]]:
         body: dict[str, Any] = {
             "model": model,
-            "stream": True,
-            "stream_options": {"include_usage": True},
             "max_tokens": request.max_tokens,
             "temperature": request.temperature,
             "top_p": request.top_p,
@@ -119,12 +132,56 @@ class OpenAIBackend:
 
     async def generate(self, request: GenerationRequest) -> Completion:
         path, body = self._body(request, await self._model_name())
-        streamed = await post_stream(self._client, self._pool, path, body, self._redact,
-                                     lambda response: _events(response, self._redact), request.max_tokens,
-                                     deadline_s=self.config.timeout_s)
+        with self._pool.acquire() as base:
+            if self._unstreamed.get(base):
+                whole = await self._generate_whole(base, path, body, request)
+                if whole is not None:
+                    return whole
+            return await self._generate_streamed(base, path, body, request)
+
+    async def _generate_whole(
+        self, base: str, path: str, body: dict[str, Any], request: GenerationRequest
+    ) -> Completion | None:
+        """The answer asked for without streaming; None (and the endpoint streams from then on)
+        when it carries no usage."""
+        obj, url, started = await post_whole(self._client, base, path, body, self._redact, self.config.timeout_s)
+        answer = _whole_answer(obj, url, self._redact)
+        if answer is None:
+            self._unstreamed[base] = False
+            return None
+        text, usage, finish, prompt_tokens = answer
+        extra = {"streamed": "false", "server_completion_tokens": str(usage)}
+        if finish:
+            extra["server_finish_reason"] = finish
+        if usage > request.max_tokens:
+            capped = before_finished_character(text, usage - request.max_tokens)
+            if capped is None:
+                raise BackendError(f"{url} answered {usage} tokens past the cap of {request.max_tokens} (it ignored "
+                                   "max_tokens) and a non-streamed answer has no token boundaries to cut it at",
+                                   transient=False)
+            text, usage, finish = capped, request.max_tokens, "length"
+            extra["server_exceeded_cap"] = "true"
+        done: FinishReason = "length" if finish == "length" or (not finish and usage >= request.max_tokens) else "stop"
+        return Completion(text=text, tokens=usage, token_source="server-usage", finish=done,
+                          latency_s=time.perf_counter() - started, ttft_s=None, token_texts=None,
+                          model_digest=None, endpoint=base, extra=extra, prompt_tokens=prompt_tokens)
+
+    async def _generate_streamed(
+        self, base: str, path: str, body: dict[str, Any], request: GenerationRequest
+    ) -> Completion:
+        streaming = {**body, "stream": True, "stream_options": {"include_usage": True}}
+        streamed = await stream_at(self._client, base, path, streaming, self._redact,
+                                   lambda response: _events(response, self._redact), request.max_tokens,
+                                   deadline_s=self.config.timeout_s)
         got = streamed.got
         if not got.capped and not got.ended and got.server_finish is None:
             raise BackendError(f"stream from {streamed.url} ended before a finish_reason or [DONE]", transient=True)
+        if not got.capped and got.usage_tokens is None and self._unstreamed.setdefault(base, True):
+            whole = await self._generate_whole(base, path, body, request)  # it never counts in a stream: ask
+            if whole is not None:  # it whole, this request too (and concurrent ones that streamed meanwhile)
+                return whole
+        if not got.capped:
+            self._unstreamed.setdefault(base, False)
         tokens, source, texts, extra = _count(got, request.max_tokens)
         if source == "server-usage" and texts is None:  # deltas are not tokens: the tokenizer may place them
             counted = await self._tokenizer.token_texts(streamed.endpoint, got.token_texts)
@@ -165,6 +222,38 @@ def _count(got: Collected, max_tokens: int) -> tuple[int, TokenSource, tuple[str
         extra["server_exceeded_cap"] = "true"
     texts = tuple(got.token_texts) if got.usage_tokens == chunks else None
     return min(got.usage_tokens, max_tokens), "server-usage", texts, extra
+
+
+def before_finished_character(text: str, over: int) -> str | None:
+    """The text of the tokens up to the cap, when a server went ``over`` it only to finish a character.
+
+    llama-cpp-python does not stop on a token that leaves a character's UTF-8 bytes incomplete (as
+    it judges from the text's last bytes): the one to three tokens past ``max_tokens`` complete the
+    character the cap split (and may carry text after it), so the text up to the cap ends before
+    the last non-ASCII character (off by one character only if the overrun also held a whole
+    non-ASCII character). None when the overrun is more than a split character explains: the
+    server ignored the cap.
+    """
+    last = max((i for i, char in enumerate(text) if not char.isascii()), default=None)
+    if last is None or over >= len(text[last].encode()):
+        return None
+    return text[:last]
+
+
+def _whole_answer(obj: dict[str, Any], url: str, redact: Redactor) -> tuple[str, int, str | None, int | None] | None:
+    """(text, completion tokens, finish reason, prompt tokens) of a non-streamed answer; None without usage."""
+    choices = obj.get("choices")
+    if "error" in obj or not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        raise BackendError(redact(f"{url} answered without a choice: {str(obj)[:300]}"), transient=True)
+    choice = choices[0]
+    text = choice.get("text") if "text" in choice else (choice.get("message") or {}).get("content")
+    usage = obj.get("usage")
+    tokens = usage.get("completion_tokens") if isinstance(usage, dict) else None
+    if not isinstance(tokens, int):
+        return None
+    prompt = usage.get("prompt_tokens") if isinstance(usage, dict) else None
+    finish = choice.get("finish_reason")
+    return (str(text or ""), tokens, str(finish) if finish else None, prompt if isinstance(prompt, int) else None)
 
 
 def _finish(got: Collected, tokens: int, max_tokens: int) -> FinishReason:

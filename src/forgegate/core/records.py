@@ -13,10 +13,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 FinishReason = Literal["stop", "length", "error"]
 TokenSource = Literal["stream-chunks", "server-usage", "server-tokenize", "tokenizer", "embedded-tokens"]
-"""Where a count came from: ``server-usage`` (the server's own count) and ``tokenizer`` / ``embedded-tokens``
-(the model's own tokens, in process) are exact; ``server-tokenize`` (each streamed piece counted by the
-server's tokenizer endpoint) is exact unless the model spelled a character in more byte tokens than its
-tokenizer would; ``stream-chunks`` (one token per streamed piece) is a lower bound."""
+"""Where a count came from: ``server-usage`` (the server's own count, streamed or not) and ``tokenizer`` /
+``embedded-tokens`` (the model's own tokens, in process) are exact; ``server-tokenize`` (each streamed piece
+counted by the server's tokenizer endpoint) is exact unless the model spelled a character in more byte tokens
+than its tokenizer would; ``stream-chunks`` (one token per streamed piece) is a lower bound."""
 
 
 class GenerationRequest(BaseModel):
