@@ -15,3 +15,6 @@ DEFAULT_TIMEOUT_S = 600.0
 """The whole-request deadline of a server backend: connect to last byte, however the bytes trickle."""
 DEFAULT_IDLE_S = 120.0
 """The longest silence on a connection (no byte at all, the wait for the first included) before it is stalled."""
+WATCH_INTERVAL_S = 30.0
+"""How often ``forgegate watch`` looks for new checkpoints: a checkpoint takes far longer to train than
+this, and a look is a directory listing."""

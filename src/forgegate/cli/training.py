@@ -1,0 +1,50 @@
+"""`forgegate watch`: wiring only (the work is in forgegate.training.watch)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from forgegate.backends.options import DEVICES_HELP, DTYPES
+from forgegate.core.limits import WATCH_INTERVAL_S
+
+
+def watch(
+    output_dir: Path = typer.Argument(..., help="The trainer's output_dir (where checkpoint-N/ folders appear)."),
+    base: str = typer.Option(..., "--base", help="The base model the adapters were trained on: a folder, a .gguf "
+                             "file or a locally cached id (a full-model checkpoint is loaded on its own)."),
+    backend: str = typer.Option("transformers", "--backend", help="Backend that loads each checkpoint."),
+    device: str = typer.Option("auto", "--device", help=f"Where the model runs: {DEVICES_HELP}."),
+    dtype: str = typer.Option("auto", "--dtype", help=f"Weights dtype: {', '.join(DTYPES)}."),
+    batch_size: int | None = typer.Option(None, "--batch-size", min=1,
+                                          help="Most requests decoded together (default from the device)."),
+    interval: float = typer.Option(WATCH_INTERVAL_S, "--interval", help="Seconds between looks at the folder."),
+    once: bool = typer.Option(False, "--once", help="Probe the checkpoints complete now and exit (exit 2 if one "
+                              "could not be probed; one still being written is left for the next run)."),
+    battery: Path | None = typer.Option(None, "--battery", help="Probe battery JSONL (default: the bundled one)."),
+) -> None:
+    """Probe each checkpoint of a training run as it is saved; live table; records in OUTPUT_DIR."""
+    import asyncio
+
+    from forgegate.backends.options import device_problem
+    from forgegate.cli.common import console
+    from forgegate.core.verdict import EXIT_BAD_INPUT
+    from forgegate.errors import UsageError
+    from forgegate.training.watch import WatchOptions, check_options, watch_async
+    from forgegate.training.watch_view import make_view
+
+    if (why := device_problem(device)) is not None:
+        raise UsageError(f"--device: {why}")
+    if dtype not in DTYPES:
+        raise UsageError(f"--dtype: '{dtype}' is not one of {', '.join(DTYPES)}")
+    options = WatchOptions(output_dir=output_dir, base=base, backend=backend, device=device, dtype=dtype,
+                           batch_size=batch_size, interval_s=interval, once=once, battery=battery)
+    check_options(options)
+    outcome = asyncio.run(watch_async(options, make_view(console)))
+    if outcome.refused:
+        raise typer.Exit(code=EXIT_BAD_INPUT)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("watch")(watch)

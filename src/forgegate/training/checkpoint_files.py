@@ -1,0 +1,175 @@
+"""The ``checkpoint-N/`` folders of a training output folder, and whether each is completely written.
+
+A Hugging Face ``Trainer`` saves a checkpoint in this order (``Trainer._save_checkpoint``): the
+model (a PEFT adapter: ``adapter_config.json`` and ``adapter_model.safetensors``; a full model:
+``config.json`` and its weights), then the optimizer, scheduler and RNG state, and
+``trainer_state.json`` last, written in place (not renamed into place). So a checkpoint is ready
+to probe when ``trainer_state.json`` is there and parses, every weight file is whole (a
+safetensors file as long as its own header says; a torch ``.bin`` a complete zip), and nothing in
+the folder changed between two looks (a copy or sync that writes files in another order is waited
+for too). Anything short of that is *waiting*, with the reason, never an error: the writer is
+still at work. Only the standard library is used here: ``forgegate watch`` looks often.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import struct
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+CHECKPOINT_NAME = re.compile(r"^checkpoint-(\d+)$")
+"""transformers' checkpoint folder name (``PREFIX_CHECKPOINT_DIR-<global step>``)."""
+TRAINER_STATE = "trainer_state.json"
+ADAPTER_CONFIG = "adapter_config.json"
+MODEL_CONFIG = "config.json"
+ADAPTER_WEIGHTS = ("adapter_model.safetensors", "adapter_model.bin")
+MODEL_WEIGHTS = ("model.safetensors", "pytorch_model.bin")
+WEIGHT_INDEXES = ("model.safetensors.index.json", "pytorch_model.bin.index.json")
+
+Snapshot = tuple[tuple[str, int, int], ...]
+"""(relative name, size, mtime in ns) of every file in a checkpoint folder: two equal looks mean it is still."""
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    name: str
+    step: int
+    path: Path
+
+
+@dataclass(frozen=True)
+class Ready:
+    """A completely written checkpoint and what its trainer state says about its step."""
+
+    kind: Literal["adapter", "full"]
+    epoch: float | None
+    eval_loss: float | None
+    snapshot: Snapshot
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """A checkpoint still being written: what it waits for."""
+
+    reason: str
+
+
+def list_checkpoints(output_dir: Path) -> list[Checkpoint]:
+    """The ``checkpoint-N`` folders of ``output_dir``, in step order."""
+    found = []
+    for path in Path(output_dir).iterdir():
+        match = CHECKPOINT_NAME.match(path.name)
+        if match and path.is_dir():
+            found.append(Checkpoint(path.name, int(match[1]), path))
+    return sorted(found, key=lambda c: c.step)
+
+
+def snapshot(folder: Path) -> Snapshot:
+    """Every file's name, size and modification time (a file that vanishes meanwhile is left out)."""
+    entries = []
+    for path in folder.rglob("*"):
+        try:
+            info = path.stat()
+        except OSError:
+            continue
+        if path.is_file():
+            entries.append((str(path.relative_to(folder)), info.st_size, info.st_mtime_ns))
+    return tuple(sorted(entries))
+
+
+def inspect_checkpoint(checkpoint: Checkpoint) -> Ready | Waiting:
+    """Whether ``checkpoint`` is completely written (one look; stillness across looks is the caller's)."""
+    folder = checkpoint.path
+    if (folder / ADAPTER_CONFIG).is_file():
+        kind: Literal["adapter", "full"] = "adapter"
+        weights, problem = _weight_files(folder, ADAPTER_WEIGHTS, ())
+    elif (folder / MODEL_CONFIG).is_file():
+        kind = "full"
+        weights, problem = _weight_files(folder, MODEL_WEIGHTS, WEIGHT_INDEXES)
+    else:
+        return Waiting(f"no {ADAPTER_CONFIG} (a PEFT adapter) or {MODEL_CONFIG} (a full model) yet")
+    if problem is not None:
+        return Waiting(problem)
+    for path in weights:
+        if (problem := weight_file_problem(path)) is not None:
+            return Waiting(problem)
+    state = read_state(folder / TRAINER_STATE)
+    if isinstance(state, str):
+        return Waiting(state)
+    history = state.get("log_history")
+    epoch = state.get("epoch")
+    return Ready(kind, float(epoch) if isinstance(epoch, int | float) else None,
+                 eval_loss_at(history if isinstance(history, list) else [], checkpoint.step), snapshot(folder))
+
+
+def read_state(path: Path) -> dict[str, object] | str:
+    """The trainer state as a dict, or why it cannot be read yet (absent, or still being written)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return f"no {TRAINER_STATE} yet (the Trainer writes it last)"
+    except (OSError, UnicodeDecodeError) as exc:
+        return f"{TRAINER_STATE} cannot be read yet ({exc})"
+    try:
+        state = json.loads(text)
+    except json.JSONDecodeError:
+        return f"{TRAINER_STATE} is still being written ({len(text)} bytes, not yet whole JSON)"
+    if not isinstance(state, dict):
+        return f"{TRAINER_STATE} is not a Trainer state (a JSON object)"
+    return state
+
+
+def eval_loss_at(log_history: list[object], step: int) -> float | None:
+    """The eval_loss the trainer logged at ``step`` (the last one, when it logged two), or None."""
+    for entry in reversed(log_history):
+        if isinstance(entry, dict) and entry.get("step") == step and isinstance(entry.get("eval_loss"), int | float):
+            return float(entry["eval_loss"])
+    return None
+
+
+def _weight_files(folder: Path, singles: tuple[str, ...], indexes: tuple[str, ...]) -> tuple[list[Path], str | None]:
+    """The weight files the folder's model is made of, or what is missing."""
+    for name in indexes:
+        index = folder / name
+        if index.is_file():
+            try:
+                shards = sorted(set(json.loads(index.read_text(encoding="utf-8"))["weight_map"].values()))
+            except (OSError, ValueError, KeyError, TypeError, AttributeError):
+                return [], f"{name} is still being written (not yet a whole weight index)"
+            missing = [shard for shard in shards if not (folder / shard).is_file()]
+            if missing:
+                return [], f"{len(missing)} of {len(shards)} weight shards not there yet (first: {missing[0]})"
+            return [folder / shard for shard in shards], None
+    present = [folder / name for name in singles if (folder / name).is_file()]
+    if not present:
+        return [], f"no weights yet ({' or '.join(singles)})"
+    return present[:1], None
+
+
+def weight_file_problem(path: Path) -> str | None:
+    """Why ``path`` is not a whole weight file yet (cheap: a header and the file's length), or None."""
+    try:
+        size = path.stat().st_size
+        if path.suffix == ".safetensors":
+            with path.open("rb") as handle:
+                head = handle.read(8)
+                if len(head) < 8:
+                    return f"{path.name} is still being written ({size} bytes)"
+                (header_len,) = struct.unpack("<Q", head)
+                if size < 8 + header_len:
+                    return f"{path.name} is still being written ({size} bytes, its header alone is {header_len})"
+                header = json.loads(handle.read(header_len))
+            data = [entry["data_offsets"][1] for key, entry in header.items() if key != "__metadata__"]
+            expected = 8 + header_len + max(data, default=0)
+            if size < expected:
+                return f"{path.name} is still being written ({size} of {expected} bytes)"
+            return None
+        if path.suffix == ".bin" and not zipfile.is_zipfile(path):
+            return f"{path.name} is still being written ({size} bytes, not yet a whole torch file)"
+    except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError) as exc:
+        return f"{path.name} cannot be read whole yet ({exc})"
+    return None

@@ -1,0 +1,279 @@
+"""``forgegate watch`` on REAL PEFT adapters over the real SmolLM2 (the packaged GGUF, through transformers).
+
+One output folder is built for the module, as a Trainer leaves it mid-run: two complete adapter
+checkpoints, one whose adapter names another base, and one still being written. The first
+``--once`` (run once, shared) probes the two complete ones; the other tests read what it did, run it
+again, or finish the half-written checkpoint in a copy. Probing SmolLM2 on a small CPU takes tens of
+seconds, so the module probes three checkpoints in all.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.console import Console
+from smol_lora import train_lora
+
+from forgegate.backends import transformers_backend
+from forgegate.backends.embedded import bundled_gguf
+from forgegate.cli.main import run
+from forgegate.results import ProbeRecord
+from forgegate.store import RunStore
+from forgegate.training.checkpoint_files import Checkpoint
+from forgegate.training.probe import probe_line
+from forgegate.training.records import RUNS_DIR, read_probes
+from forgegate.training.watch import Watcher, WatchOptions
+from forgegate.training.watch_view import LiveTable
+
+pytestmark = pytest.mark.slow
+pytest.importorskip("peft")
+pytest.importorskip("gguf")
+
+OTHER_BASE = "HuggingFaceTB/SmolLM2-360M-Instruct"
+EVAL_LOSS_10 = 2.345
+
+
+def write_state(folder: Path, step: int, *, eval_loss: float | None = None) -> None:
+    """The trainer_state.json a Trainer writes last into ``checkpoint-STEP``."""
+    history: list[dict[str, Any]] = [{"loss": 3.0, "step": step, "epoch": step / 40}]
+    if eval_loss is not None:
+        history.append({"eval_loss": eval_loss, "step": step, "epoch": step / 40})
+    (folder / "trainer_state.json").write_text(json.dumps(
+        {"global_step": step, "epoch": step / 40, "log_history": history}), encoding="utf-8")
+
+
+def checkpoint_from(adapter: Path, out: Path, step: int, *, eval_loss: float | None = None) -> Path:
+    folder = out / f"checkpoint-{step}"
+    shutil.copytree(adapter, folder)
+    write_state(folder, step, eval_loss=eval_loss)
+    return folder
+
+
+def half_written(adapter: Path, out: Path, step: int) -> Path:
+    """A checkpoint caught mid-save: the adapter's weights cut short, no trainer_state.json yet."""
+    folder = out / f"checkpoint-{step}"
+    folder.mkdir()
+    shutil.copy(adapter / "adapter_config.json", folder)
+    weights = (adapter / "adapter_model.safetensors").read_bytes()
+    (folder / "adapter_model.safetensors").write_bytes(weights[: len(weights) // 2])
+    return folder
+
+
+def finish(adapter: Path, folder: Path, step: int) -> None:
+    shutil.copy(adapter / "adapter_model.safetensors", folder)
+    write_state(folder, step)
+
+
+@dataclass
+class Entry:
+    code: int
+    out: str
+    err: str
+
+
+def forgegate(*args: str) -> Entry:
+    """The console entry's handler in-process (module fixtures cannot use capsys)."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = run(["forgegate", *args])
+    return Entry(code, out.getvalue(), err.getvalue())
+
+
+def watch_args(out: Path, *extra: str) -> list[str]:
+    return ["watch", str(out), "--base", str(bundled_gguf()), "--device", "cpu", *extra]
+
+
+def store_rows(out: Path) -> dict[str, int]:
+    """Answers held in each run store under the output folder."""
+    rows = {}
+    for path in sorted((out / RUNS_DIR).rglob("*.sqlite")):
+        with RunStore.open(path, create=False) as store:
+            rows[path.name] = len(store.finished_keys())
+    return rows
+
+
+@pytest.fixture(scope="module")
+def adapters(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Two LoRA adapters trained here on SmolLM2, and a copy of one that names another base."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    gguf = bundled_gguf()
+    tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+    model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name)
+    root = tmp_path_factory.mktemp("adapters")
+    made = {"a": train_lora(model, tokenizer, root / "a", steps=2, seed=1, lr=1e-2),
+            "b": train_lora(model, tokenizer, root / "b", steps=3, seed=2, lr=1e-2)}
+    other = shutil.copytree(made["a"], root / "other")
+    config = json.loads((other / "adapter_config.json").read_text())
+    (other / "adapter_config.json").write_text(json.dumps({**config, "base_model_name_or_path": OTHER_BASE}))
+    return {**made, "other": other}
+
+
+@dataclass
+class FirstWatch:
+    out: Path
+    entry: Entry
+    base_loads: int
+
+
+@pytest.fixture(scope="module")
+def first(adapters: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> FirstWatch:
+    """``watch --once`` over a folder mid-run; it counts how often the base model is loaded."""
+    out = tmp_path_factory.mktemp("run") / "output"
+    out.mkdir()
+    checkpoint_from(adapters["b"], out, 20)
+    checkpoint_from(adapters["a"], out, 10, eval_loss=EVAL_LOSS_10)
+    checkpoint_from(adapters["other"], out, 15)
+    half_written(adapters["a"], out, 30)
+    loads = []
+    real_load = transformers_backend.load_base
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        loads.append(args)
+        return real_load(*args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(transformers_backend, "load_base", counting)
+        entry = forgegate(*watch_args(out, "--once"))
+    return FirstWatch(out, entry, len(loads))
+
+
+def test_once_probes_the_complete_checkpoints_in_step_order_and_records_each(first: FirstWatch) -> None:
+    records = read_probes(first.out).records
+    assert [(r.checkpoint, r.step, r.source) for r in records] == [("checkpoint-10", 10, "watch"),
+                                                                   ("checkpoint-20", 20, "watch")]
+    assert [r.eval_loss for r in records] == [EVAL_LOSS_10, None]  # step 20 logged no eval
+    assert [r.epoch for r in records] == [10 / 40, 20 / 40]
+    assert all(r.items == 11 and r.answered == 11 for r in records)
+    assert [line for line in first.entry.out.splitlines() if line.startswith("forgegate probe")] == [
+        probe_line(r) for r in records]  # stdout is not a terminal: one line per probe
+    assert all(count == 11 for count in store_rows(first.out).values()) and len(store_rows(first.out)) == 2
+
+
+def test_the_base_is_loaded_once_for_every_adapter_checkpoint(first: FirstWatch) -> None:
+    assert len(read_probes(first.out).records) == 2
+    assert first.base_loads == 1
+
+
+def test_an_adapter_trained_on_another_base_is_named_and_nothing_is_recorded(first: FirstWatch) -> None:
+    assert first.entry.code == 2
+    assert f"checkpoint-15: not probed, nothing recorded: adapter {first.out / 'checkpoint-15'} was trained on " \
+           f"'{OTHER_BASE}'" in " ".join(first.entry.err.split())
+    assert "checkpoint-15" not in read_probes(first.out).probed_checkpoints()
+
+
+def test_a_half_written_checkpoint_is_not_probed_and_says_what_it_waits_for(first: FirstWatch) -> None:
+    err = " ".join(first.entry.err.split())
+    assert "checkpoint-30 is not completely written (adapter_model.safetensors is still being written" in err
+    assert "run again once it is" in err
+    assert "checkpoint-30" not in read_probes(first.out).probed_checkpoints()
+
+
+def test_a_second_once_probes_nothing_already_recorded(first: FirstWatch) -> None:
+    probes = first.out / "forgegate-probes.jsonl"
+    before, rows = probes.read_bytes(), store_rows(first.out)
+    again = forgegate(*watch_args(first.out, "--once"))
+    assert again.code == 2  # the mismatched adapter is still there, and still refused
+    assert probes.read_bytes() == before
+    assert store_rows(first.out) == rows
+    assert "forgegate probe" not in again.out and "probing" not in again.err
+    err = " ".join(again.err.split())
+    for record in read_probes(first.out).records:
+        assert f"already probed (forgegate-probes.jsonl): {probe_line(record)}" in err
+
+
+class Seen:
+    """A view that keeps what it is shown."""
+
+    def __init__(self) -> None:
+        self.shown: list[tuple[ProbeRecord, bool]] = []
+        self.started: list[str] = []
+
+    def show(self, record: ProbeRecord, *, earlier: bool) -> None:
+        self.shown.append((record, earlier))
+
+    def probing(self, checkpoint: Checkpoint) -> None:
+        self.started.append(checkpoint.name)
+
+    def close(self) -> None:
+        pass
+
+
+def test_the_half_written_checkpoint_is_probed_on_the_next_look_once_it_is_complete(
+        first: FirstWatch, adapters: dict[str, Path], tmp_path: Path) -> None:
+    out = shutil.copytree(first.out, tmp_path / "output")
+    view, said = Seen(), []
+    watcher = Watcher(WatchOptions(output_dir=out, base=str(bundled_gguf()), device="cpu", settle_s=0.2),
+                      view, said.append)
+
+    async def two_looks() -> None:
+        try:
+            await watcher.poll()
+            assert watcher.outcome.waiting == {"checkpoint-30": said[-1].split(": ", 1)[1]}
+            assert said[-1].startswith("waiting for checkpoint-30: adapter_model.safetensors is still being written")
+            finish(adapters["a"], out / "checkpoint-30", 30)
+            await watcher.poll()
+        finally:
+            await watcher.aclose()
+
+    asyncio.run(two_looks())
+    assert [r.checkpoint for r, earlier in view.shown if not earlier] == ["checkpoint-30"]
+    assert [r.checkpoint for r in read_probes(out).records] == ["checkpoint-10", "checkpoint-20", "checkpoint-30"]
+    assert view.started == ["checkpoint-30"]
+    assert watcher.outcome.waiting == {}
+
+
+def test_the_live_table_has_a_row_per_checkpoint_with_its_counts(first: FirstWatch) -> None:
+    screen = io.StringIO()
+    table = LiveTable(Console(file=screen, force_terminal=True, width=200))
+    records = read_probes(first.out).records
+    table.show(records[0], earlier=True)
+    table.show(records[1], earlier=False)
+    table.close()
+    last = screen.getvalue().rsplit("forgegate watch: probes by checkpoint", 1)[1]
+    rows = [line for line in last.splitlines() if "checkpoint-" in line]
+    assert len(rows) == 2
+    assert f"{EVAL_LOSS_10:.4f}" in rows[0] and "earlier" in rows[0]
+    assert f"{records[1].loops}/{records[1].answered}" in rows[1] and f"{records[1].elapsed_s:.1f} s" in rows[1]
+
+
+def test_once_on_a_folder_that_does_not_exist_says_what_to_do(tmp_path: Path) -> None:
+    entry = forgegate(*watch_args(tmp_path / "nowhere", "--once"))
+    assert entry.code == 2
+    assert "does not exist" in entry.err and "without --once to wait for it" in " ".join(entry.err.split())
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process is POSIX")
+def test_ctrl_c_while_waiting_for_the_folder_exits_130(tmp_path: Path) -> None:
+    err_file = tmp_path / "stderr.txt"
+    waiting = f"waiting for {tmp_path / 'later'} to appear"
+    with err_file.open("w") as err_out:
+        proc = subprocess.Popen([sys.executable, "-m", "forgegate.cli.main", *watch_args(tmp_path / "later"),
+                                 "--interval", "0.2"], stdout=subprocess.DEVNULL, stderr=err_out, env={**os.environ})
+        try:
+            deadline = time.monotonic() + 120
+            while waiting not in " ".join(err_file.read_text().split()) and proc.poll() is None:
+                assert time.monotonic() < deadline, err_file.read_text()
+                time.sleep(0.1)
+            proc.send_signal(signal.SIGINT)
+            proc.wait(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+    err = err_file.read_text()
+    assert proc.returncode == 130, err
+    assert waiting in " ".join(err.split())
+    assert "Traceback" not in err
