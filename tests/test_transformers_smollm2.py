@@ -104,12 +104,10 @@ def test_a_trained_lora_runs_as_an_arm_beside_the_base_and_matches_peft(smol: tu
     assert config["r"] == 8 and (adapter_dir / "adapter_model.safetensors").is_file()
     request = GenerationRequest(prompt=PROMPTS[1], max_tokens=16, seed=1, temperature=0.0)
 
+    adapter = _backend(adapter_dir)  # open while PEFT is compared below (its last arm's close unloads it)
+
     async def scenario() -> tuple[Completion, Completion]:
-        adapter = _backend(adapter_dir)
-        try:
-            return await base.generate(request), await adapter.generate(request)
-        finally:
-            await adapter.aclose()
+        return await base.generate(request), await adapter.generate(request)
 
     plain, adapted = asyncio.run(scenario())
     assert plain.text != adapted.text  # the adapter changes the model
@@ -127,7 +125,9 @@ def test_a_trained_lora_runs_as_an_arm_beside_the_base_and_matches_peft(smol: tu
         peft_model.set_adapter(name)
         out = peft_model.generate(**ids, max_new_tokens=16, do_sample=False)
     expected = tokenizer.decode(out[0, ids["input_ids"].shape[1]:], skip_special_tokens=True)
+    asyncio.run(adapter.aclose())
     assert adapted.text == expected
+    assert shared.adapters == {}  # the adapter's last arm closed; the base, still open, no longer holds it
 
 
 def test_a_plan_runs_the_gguf_base_and_its_adapter_as_two_arms(smol: tuple[TransformersBackend, Path],

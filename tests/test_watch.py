@@ -29,6 +29,7 @@ from smol_lora import train_lora
 
 from forgegate.backends import transformers_backend
 from forgegate.backends.embedded import bundled_gguf
+from forgegate.backends.transformers_backend import TransformersBackend
 from forgegate.cli.main import run
 from forgegate.results import ProbeRecord
 from forgegate.store import RunStore
@@ -226,6 +227,9 @@ def test_the_half_written_checkpoint_is_probed_on_the_next_look_once_it_is_compl
             assert said[-1].startswith("waiting for checkpoint-30: adapter_model.safetensors is still being written")
             finish(adapters["a"], out / "checkpoint-30", 30)
             await watcher.poll()
+            held = watcher._keeper  # the backend kept open over the base
+            assert isinstance(held, TransformersBackend) and held._base is not None
+            assert held._base.adapters == {}  # the probed adapter's weights left the base it keeps loaded
         finally:
             await watcher.aclose()
 

@@ -109,6 +109,8 @@ class _SharedBase:
     batcher: Batcher | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
     adapters: dict[str, str] = field(default_factory=dict)  # adapter folder -> adapter name
+    adapter_users: dict[str, int] = field(default_factory=dict)  # adapter folder -> arms open over it
+    loaded: int = 0  # adapters ever loaded: names are never reused, even after one is unloaded
     users: int = 0
 
 
@@ -270,8 +272,9 @@ class TransformersBackend:
         assert self._adapter is not None
         key = str(self._adapter.resolve())
         if key in base.adapters:
+            base.adapter_users[key] += 1
             return base.adapters[key]
-        name = f"a{len(base.adapters)}"
+        name = f"a{base.loaded}"
         try:
             if not isinstance(base.model, PeftModel):
                 base.model = PeftModel.from_pretrained(base.model, str(self._adapter), adapter_name=name,
@@ -282,6 +285,8 @@ class TransformersBackend:
             raise UsageError(f"adapter {self._adapter} does not load onto {self.config.model}: {exc}") from None
         base.model.eval()
         base.adapters[key] = name
+        base.adapter_users[key] = 1
+        base.loaded += 1
         return name
 
     async def generate(self, request: GenerationRequest) -> Completion:
@@ -307,5 +312,25 @@ class TransformersBackend:
 
     async def aclose(self) -> None:
         if self._base is not None:
-            self._base = None
+            base, self._base = self._base, None
+            if self._adapter is not None and self._adapter_name is not None:
+                await asyncio.to_thread(_release_adapter, base, str(self._adapter.resolve()))
             _POOL.release(self._key)
+
+
+def _release_adapter(base: _SharedBase, key: str) -> None:
+    """An arm over adapter ``key`` closed: when it was the adapter's last arm and the base stays loaded for
+    other arms, unload the adapter's weights (``forgegate watch`` probes checkpoint after checkpoint over one
+    base; each adapter would otherwise stay in memory until the watch ends). Under ``base.lock``: never while
+    a batch is decoding."""
+    with base.lock:
+        base.adapter_users[key] -= 1
+        if base.adapter_users[key] > 0 or base.users <= 1:  # still used, or the whole base goes now anyway
+            return
+        name = base.adapters.pop(key)
+        del base.adapter_users[key]
+        if base.adapters:
+            base.model.delete_adapter(name)
+        else:  # PEFT cannot run with no adapter at all: back to the plain base (its weights were never merged)
+            base.model = base.model.unload()
+            base.model.eval()
