@@ -14,6 +14,7 @@ import contextlib
 import io
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -97,13 +98,21 @@ def watch_args(out: Path, *extra: str) -> list[str]:
     return ["watch", str(out), "--base", str(bundled_gguf()), "--device", "cpu", *extra]
 
 
-def store_rows(out: Path) -> dict[str, int]:
+def store_rows(out: Path, *, readonly: bool = False) -> dict[str, int]:
     """Answers held in each run store under the output folder."""
     rows = {}
     for path in sorted((out / RUNS_DIR).rglob("*.sqlite")):
-        with RunStore.open(path, create=False) as store:
+        with RunStore.open(path, create=False, readonly=readonly) as store:
             rows[path.name] = len(store.finished_keys())
     return rows
+
+
+def answers_so_far(out: Path) -> int:
+    """Answers another process has stored so far (0 while its store is still being created)."""
+    try:
+        return sum(store_rows(out, readonly=True).values())
+    except Exception:  # noqa: BLE001 - a store being created cannot be read yet; the next look can
+        return 0
 
 
 @pytest.fixture(scope="module")
@@ -281,3 +290,31 @@ def test_ctrl_c_while_waiting_for_the_folder_exits_130(tmp_path: Path) -> None:
     assert proc.returncode == 130, err
     assert waiting in " ".join(err.split())
     assert "Traceback" not in err
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process is POSIX")
+def test_ctrl_c_in_the_middle_of_a_probe_exits_130_and_records_nothing(adapters: dict[str, Path],
+                                                                       tmp_path: Path) -> None:
+    out = tmp_path / "output"
+    out.mkdir()
+    checkpoint_from(adapters["a"], out, 10)
+    err_file = tmp_path / "stderr.txt"
+    with err_file.open("w") as err_out:
+        proc = subprocess.Popen([sys.executable, "-m", "forgegate.cli.main", *watch_args(out, "--once")],
+                                stdout=subprocess.DEVNULL, stderr=err_out, env={**os.environ})
+        try:
+            deadline = time.monotonic() + 300
+            while not answers_so_far(out) and proc.poll() is None:
+                assert time.monotonic() < deadline, err_file.read_text()
+                time.sleep(0.2)
+            proc.send_signal(signal.SIGINT)
+            proc.wait(timeout=120)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+    err = " ".join(err_file.read_text().split())
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    assert not (out / "forgegate-probes.jsonl").exists()  # no record of a probe that did not finish
+    assert re.search(r"interrupted: \d+ of 11 answers are stored in ", err), err  # kept: a restart resumes them
+    assert "resume with: " in err and "watch" in err.split("resume with: ", 1)[1]
