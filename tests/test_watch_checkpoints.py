@@ -13,6 +13,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from cli_helpers import run_entry
 
 from forgegate.training.checkpoint_files import (
     Checkpoint,
@@ -149,3 +150,15 @@ def test_a_poll_says_once_what_a_checkpoint_waits_for_and_probes_nothing(tmp_pat
     asyncio.run(watcher.poll())
     assert said == ["waiting for checkpoint-10: no trainer_state.json yet (the Trainer writes it last)"]
     assert watcher.outcome.waiting == {"checkpoint-10": "no trainer_state.json yet (the Trainer writes it last)"}
+
+
+@pytest.mark.parametrize(("extra", "says"), [
+    (["--backend", "ollama"], "--backend ollama: watch probes through transformers"),
+    (["--interval", "0"], "--interval must be a positive number of seconds, not 0"),
+    (["--device", "gpu"], "--device: device 'gpu' is not one of"),
+])
+def test_options_that_cannot_work_are_refused_before_anything_loads(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path, extra: list[str], says: str) -> None:
+    code, _, err = run_entry(capsys, "watch", str(tmp_path), "--base", str(tmp_path), "--once", *extra)
+    assert code == 2
+    assert says in " ".join(err.split())
