@@ -26,7 +26,14 @@ from forgegate.console import notice
 from forgegate.core.limits import WATCH_INTERVAL_S
 from forgegate.errors import UsageError
 from forgegate.results import ProbeRecord
-from forgegate.training.checkpoint_files import Checkpoint, Ready, Waiting, inspect_checkpoint, list_checkpoints
+from forgegate.training.checkpoint_files import (
+    Checkpoint,
+    Ready,
+    Snapshot,
+    Waiting,
+    inspect_checkpoint,
+    list_checkpoints,
+)
 from forgegate.training.probe import ProbeTarget, probe_async
 from forgegate.training.records import RUNS_DIR, append_probe, read_probes
 
@@ -86,6 +93,9 @@ def check_options(options: WatchOptions) -> None:
         raise UsageError(f"--interval must be a positive number of seconds, not {options.interval_s:g}")
     if options.battery is not None and not options.battery.is_file():
         raise UsageError(f"--battery {options.battery} is not a file")
+    if options.once and not options.output_dir.exists():
+        raise UsageError(f"{options.output_dir} does not exist: start the training run with this output_dir "
+                         "first, or run `forgegate watch` without --once to wait for it")
     from forgegate.backends.transformers_backend import resolve_model
 
     resolve_model(options.base)  # a --base that is nowhere is a usage error now, not at the first checkpoint
@@ -94,29 +104,32 @@ def check_options(options: WatchOptions) -> None:
 async def watch_async(options: WatchOptions, view: WatchView, *, say: Callable[[str], None] = notice
                       ) -> WatchOutcome:
     """Watch until Ctrl-C (or, with ``once``, probe what is complete now); what was probed and refused."""
-    check_options(options)
+    try:
+        check_options(options)
+        await _wait_for_folder(options, say)
+        watcher = Watcher(options, view, say)
+        try:
+            watcher.show_earlier()
+            while True:
+                await watcher.poll()
+                if options.once:
+                    break
+                await asyncio.sleep(options.interval_s)
+        finally:
+            await watcher.aclose()
+    finally:
+        view.close()  # a live table gives the terminal back whatever ended the watch
+    return watcher.outcome
+
+
+async def _wait_for_folder(options: WatchOptions, say: Callable[[str], None]) -> None:
     output_dir = options.output_dir
     if not output_dir.exists():
-        if options.once:
-            raise UsageError(f"{output_dir} does not exist: start the training run with this output_dir first, "
-                             "or run `forgegate watch` without --once to wait for it")
         say(f"waiting for {output_dir} to appear (the trainer creates it at its first save); Ctrl-C to stop")
         while not output_dir.exists():
             await asyncio.sleep(options.interval_s)
     if not output_dir.is_dir():
         raise UsageError(f"{output_dir} is not a folder: pass the trainer's output_dir")
-    watcher = Watcher(options, view, say)
-    try:
-        watcher.show_earlier()
-        while True:
-            await watcher.poll()
-            if options.once:
-                break
-            await asyncio.sleep(options.interval_s)
-    finally:
-        await watcher.aclose()
-        view.close()
-    return watcher.outcome
 
 
 class Watcher:
@@ -128,7 +141,7 @@ class Watcher:
         self.say = say
         self.outcome = WatchOutcome()
         self._keeper: Backend | None = None
-        self._last: dict[str, tuple[tuple[str, int, int], ...]] = {}
+        self._last: dict[str, Snapshot] = {}
         self._said: dict[str, str] = {}
 
     def show_earlier(self) -> None:
