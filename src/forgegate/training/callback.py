@@ -29,13 +29,13 @@ from pathlib import Path
 from typing import Any
 
 from transformers import TrainerCallback, TrainerControl, TrainerState, TrainingArguments
-from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR
 
 from forgegate.backends.in_memory import InMemoryBackend
 from forgegate.console import notice
 from forgegate.core.sync import run_sync
 from forgegate.errors import UsageError
 from forgegate.results import ProbeRecord
+from forgegate.training.checkpoint_files import checkpoint_name, eval_loss_at
 from forgegate.training.probe import ProbeTarget, probe_async, probe_line, probe_metrics
 from forgegate.training.records import RUNS_DIR, append_probe, read_probes
 from forgegate.training.stopping import StopWatch, stop_modes
@@ -92,7 +92,7 @@ class ForgegateCallback(TrainerCallback):
     def on_save(self, args: TrainingArguments, state: TrainerState, control: TrainerControl,
                 **kwargs: Any) -> None:
         if state.is_world_process_zero:
-            self._probe(args, state, control, f"{PREFIX_CHECKPOINT_DIR}-{state.global_step}", kwargs)
+            self._probe(args, state, control, checkpoint_name(state.global_step), kwargs)
 
     # -- one probe ---------------------------------------------------------------------------------------
 
@@ -110,7 +110,7 @@ class ForgegateCallback(TrainerCallback):
         output_dir = _output_dir(args)
         backend = InMemoryBackend(model, tokenizer, label=label, batch_size=self.batch_size)
         target = ProbeTarget(step=state.global_step, epoch=state.epoch, checkpoint=checkpoint,
-                             eval_loss=_eval_loss_at(state), source="callback")
+                             eval_loss=eval_loss_at(state.log_history, state.global_step), source="callback")
         record = run_sync(probe_async(target, label=label, store_dir=output_dir / RUNS_DIR / self._session,
                                       model_in_memory=backend, battery=self.battery))
         reason = None if baseline else self.watch.observe(record)
@@ -140,14 +140,6 @@ def _output_dir(args: TrainingArguments) -> Path:
         raise UsageError("ForgegateCallback writes its probe file into the trainer's output_dir: set "
                          "TrainingArguments(output_dir=...)")
     return Path(args.output_dir)
-
-
-def _eval_loss_at(state: TrainerState) -> float | None:
-    """The eval_loss the trainer logged at this step (evaluation runs before the save that triggers a probe)."""
-    for entry in reversed(state.log_history):
-        if entry.get("step") == state.global_step and isinstance(entry.get("eval_loss"), int | float):
-            return float(entry["eval_loss"])
-    return None
 
 
 def _calling_trainer() -> Any:

@@ -17,12 +17,15 @@ import json
 import re
 import struct
 import zipfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-CHECKPOINT_NAME = re.compile(r"^checkpoint-(\d+)$")
-"""transformers' checkpoint folder name (``PREFIX_CHECKPOINT_DIR-<global step>``)."""
+CHECKPOINT_PREFIX = "checkpoint"
+"""transformers' ``PREFIX_CHECKPOINT_DIR`` (not imported from there: that would load transformers)."""
+CHECKPOINT_NAME = re.compile(rf"^{CHECKPOINT_PREFIX}-(\d+)$")
+"""A checkpoint folder's name: ``checkpoint-<global step>``."""
 TRAINER_STATE = "trainer_state.json"
 ADAPTER_CONFIG = "adapter_config.json"
 MODEL_CONFIG = "config.json"
@@ -56,6 +59,11 @@ class Waiting:
     """A checkpoint still being written: what it waits for."""
 
     reason: str
+
+
+def checkpoint_name(step: int) -> str:
+    """The folder name the Trainer saves step ``step`` under."""
+    return f"{CHECKPOINT_PREFIX}-{step}"
 
 
 def list_checkpoints(output_dir: Path) -> list[Checkpoint]:
@@ -123,7 +131,7 @@ def read_state(path: Path) -> dict[str, object] | str:
     return state
 
 
-def eval_loss_at(log_history: list[object], step: int) -> float | None:
+def eval_loss_at(log_history: Sequence[object], step: int) -> float | None:
     """The eval_loss the trainer logged at ``step`` (the last one, when it logged two), or None."""
     for entry in reversed(log_history):
         if isinstance(entry, dict) and entry.get("step") == step and isinstance(entry.get("eval_loss"), int | float):

@@ -10,7 +10,6 @@ neither drop nor clear a checkpoint: the checkpoint is kept, as if it had not be
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -21,24 +20,21 @@ from forgegate.errors import InputError
 from forgegate.metrics.checkpoints import CheckpointTies, Ranked, checkpoint_ties, read_trainer_state
 from forgegate.results import ProbeRecord
 from forgegate.results.record_file import LineProblem
+from forgegate.training.checkpoint_files import (
+    ADAPTER_CONFIG,
+    CHECKPOINT_PREFIX,
+    MODEL_CONFIG,
+    TRAINER_STATE,
+    list_checkpoints,
+)
 from forgegate.training.drop_on import DROP_ON_DEFAULT
 from forgegate.training.records import PROBES_FILE, read_probes
 from forgegate.training.stopping import shown_modes
 
-CHECKPOINT_PREFIX = "checkpoint"
-"""transformers' ``PREFIX_CHECKPOINT_DIR`` (not imported from there: that would load transformers)."""
-TRAINER_STATE = "trainer_state.json"
-_CHECKPOINT = re.compile(rf"^{CHECKPOINT_PREFIX}-(\d+)$")
-
 
 def checkpoint_folders(output_dir: Path) -> dict[int, Path]:
-    """``{step: folder}`` of every ``checkpoint-N/`` in the output folder."""
-    found: dict[int, Path] = {}
-    for child in output_dir.iterdir():
-        match = _CHECKPOINT.match(child.name)
-        if match is not None and child.is_dir():
-            found[int(match.group(1))] = child
-    return dict(sorted(found.items()))
+    """``{step: folder}`` of every ``checkpoint-N/`` in the output folder, in step order."""
+    return {checkpoint.step: checkpoint.path for checkpoint in list_checkpoints(output_dir)}
 
 
 def find_trainer_state(output_dir: Path) -> tuple[Path, str | None]:
@@ -179,9 +175,9 @@ def _count(mode: str, record: ProbeRecord, baseline: ProbeRecord | None) -> str:
 
 
 def _checkpoint_kind(folder: Path) -> Literal["adapter", "model"]:
-    if (folder / "adapter_config.json").is_file():
+    if (folder / ADAPTER_CONFIG).is_file():
         return "adapter"
-    if (folder / "config.json").is_file():
+    if (folder / MODEL_CONFIG).is_file():
         return "model"
     raise InputError(folder, "holds neither adapter_config.json (a PEFT adapter) nor config.json (a full model)",
                      hint="a checkpoint still being written (wait for the save to finish), or not a model "
