@@ -157,3 +157,26 @@ def test_plan_from_training_on_the_real_run(plain_run: tuple[Path, dict[str, Any
     assert [name for name, _, _ in arms[1:]] == expected
     assert all(Path(adapter).name == f"checkpoint-{name[4:]}" for name, _, adapter in arms[1:])
     assert [c["candidate"] for c in written["comparisons"]] == expected
+
+
+def test_watch_on_the_real_run_finds_what_the_callback_found(plain_run: tuple[Path, dict[str, Any]],
+                                                             tmp_path: Path) -> None:
+    """The same checkpoints probed from disk (watch: the base plus each saved adapter) and in memory (the
+    callback: the trainer's model at that step) give the same counts: greedy, the same weights."""
+    import shutil
+
+    from instruments_helpers import run_cli
+
+    out, summary = plain_run
+    copy = tmp_path / "run"
+    shutil.copytree(out, copy, ignore=shutil.ignore_patterns("forgegate-probes.jsonl", "forgegate-runs"))
+    result = run_cli("watch", copy, "--base", summary["base"], "--device", "cpu", "--once")
+    assert result.returncode == 0, result.stderr
+    watched = {r.checkpoint: r for r in read_probes(copy).records}
+    inside = {r.checkpoint: r for r in read_probes(out).records if r.checkpoint is not None}
+    assert sorted(watched) == sorted(inside) == ["checkpoint-12", "checkpoint-4", "checkpoint-8"]
+    for name, record in watched.items():
+        assert record.source == "watch" and record.eval_loss == inside[name].eval_loss
+        assert (record.loops, record.stop_failures, record.wall_breaks, record.correct, record.mode_counts) == (
+            inside[name].loops, inside[name].stop_failures, inside[name].wall_breaks, inside[name].correct,
+            inside[name].mode_counts), name
