@@ -97,8 +97,10 @@ def test_a_stalling_server_makes_the_live_test_incomplete_not_a_model_that_ran_o
         sent = len(server.generation_requests())
     assert proc.returncode == 3, proc.stderr
     assert read_json(tmp_path / "r.json")["gate"] == "INCOMPLETE"
-    assert sent == 2 * len(LIVE.items)  # every attempt was made, and each missed the deadline
+    # never more than the two attempts per item (a server starved of CPU may not have read every one)
+    assert 0 < sent <= 2 * len(LIVE.items)
     with sqlite3.connect(next(store.glob("*.sqlite"))) as db:
-        rows = db.execute("SELECT finish, error FROM responses").fetchall()
+        rows = db.execute("SELECT finish, error, attempts FROM responses").fetchall()
     assert len(rows) == len(LIVE.items)
-    assert all(finish == "error" and "deadline" in error for finish, error in rows), json.dumps(rows[:2])
+    assert all(finish == "error" and "deadline" in error for finish, error, _ in rows), json.dumps(rows[:2])
+    assert [attempts for _, _, attempts in rows] == [2] * len(LIVE.items)  # every attempt was made
