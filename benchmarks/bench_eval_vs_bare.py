@@ -124,9 +124,12 @@ def forgegate_pass(base: str, battery: Battery, concurrency: int, seed: int) -> 
         with RunStore.open(store_path, create=False) as store:
             per_item = {r.item_id: r.tokens or 0 for r in store.latest() if r.ok}
             sources = sorted({r.token_source for r in store.latest() if r.ok and r.token_source})
+            placed = sum(1 for r in store.latest() if r.ok and r.token_texts is not None)
     if summary.failed:
         raise SystemExit(f"forgegate pass: {summary.failed} request(s) failed")
-    print(f"  forgegate token sources: {', '.join(sources)}")
+    needing = sum(1 for i in battery.items if i.within_tokens is not None)
+    print(f"  forgegate token sources: {', '.join(sources)}; token boundaries in {placed} answers "
+          f"({needing} items have within_tokens)")
     return took, sum(per_item.values()), per_item
 
 

@@ -88,6 +88,7 @@ def test_boundaries_cut_a_whole_answer_past_the_cap_at_the_cap() -> None:
     (["", "", "", "", "."], "ιι.", ("", "ι", "", "ι", ".")),  # two split characters in a row
     (["a", "cris"], "aÉcris", ("a", "Écris")),  # É split between two visible tokens: the second completes it
     (["x", "", ""], "x", ("x", "", "")),  # tokens that complete no character
+    (["\n", "", "", ""], "\n🌟", ("\n", "", "", "🌟")),  # 4 bytes at the very end: the last token completes it
 ])
 def test_split_characters_go_to_the_token_that_completes_them(listed: list[str], text: str,
                                                               tokens: tuple[str, ...]) -> None:
@@ -98,6 +99,8 @@ def test_split_characters_go_to_the_token_that_completes_them(listed: list[str],
     (["a", "", "cris"], "aÉcris"),  # 2 bytes, one empty entry: É completes in the empty one or in "cris"
     (["", "", "ι"], "ιι"),  # is the listed ι the first or the second?
     (["", "", "x"], "⊙x"),  # 3 bytes over two empty entries: "x" may hold the last
+    (["", "", " ", "", "?"], "⊙ ⊹?"),  # " " may hold ⊹'s first byte, or "?" its last
+    (["", "", "", "", "", "."], "ιι."),  # 4 bytes of two characters over five tokens
     (["a", "b"], "a c"),  # not the text at all
 ])
 def test_an_uncertain_place_gives_no_boundaries(listed: list[str], text: str) -> None:

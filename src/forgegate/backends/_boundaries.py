@@ -19,11 +19,14 @@ lies within them (a character the model spelled in several byte tokens belongs t
   hidden characters are the gaps between the listed texts, and they are placed only where the
   bytes prove where they complete: a gap right after visible text and before the next, with no
   empty entry between, completed in the next token; a gap of ``b`` UTF-8 bytes after ``b`` empty
-  entries was one byte per token, each character completing at its last byte. Anything else is
-  ambiguous, and no boundary is better than a wrong one: the caller then cuts approximately.
+  entries was one byte per token, each character completing at its last byte; a character hidden at
+  the very end completed in the last token. Anything else is ambiguous (a token may hold the last
+  bytes of one character and the first of the next text: ``" "`` may be a space and the lead byte
+  of ``∎``), and no boundary is better than a wrong one: the caller then cuts approximately.
 
-One assumption remains on the chat route: the model emitted valid UTF-8 (a stray byte,
-which the server's text drops too, would be counted as part of a hidden character).
+The chat route assumes every generated token carries at least one byte of the text: a stray
+invalid byte (which the server's text drops too) or a special token in mid-answer (which
+decodes to nothing) would be counted as part of a hidden character.
 """
 
 from __future__ import annotations
@@ -131,13 +134,16 @@ def _place_gap(out: list[str], gap: str, empties: int, *, before_visible: bool) 
     ``out`` ends with the ``empties`` empty entries between the last visible token and the gap's
     end. With none, the gap is one character split between the visible tokens around it, and the
     next one completes it. With one byte per empty entry, each character belongs to the entry
-    holding its last byte.
+    holding its last byte. One character hidden at the end of the text belongs to the last token.
     """
     if not gap:
         return ""
     if empties == 0:
         return gap if before_visible and len(gap) == 1 and out else None
     sizes = [len(char.encode()) for char in gap]
+    if not before_visible and len(gap) == 1 and empties < sizes[0]:
+        out[-1] = gap  # the text's last byte is the last token's: its last character completes there
+        return ""
     if sum(sizes) != empties:
         return None
     first, done = len(out) - empties, 0
