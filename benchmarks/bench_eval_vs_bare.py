@@ -1,7 +1,8 @@
 """forgegate's generation path vs a bare async httpx loop, on a real llama.cpp server.
 
 Both send the bundled battery's prompts to the same `python -m llama_cpp.server` (the embedded
-SmolLM2 GGUF), streaming, with the same caps, seed and concurrency. The server runs with
+SmolLM2 GGUF), streaming, with the same caps, seed and concurrency, and per-token logprobs for the
+items with ``within_tokens`` (forgegate asks those for token boundaries). The server runs with
 ``--interrupt_requests False``: by default llama-cpp-python's server cuts the running stream
 whenever another request arrives, which turns any concurrency into retries. forgegate's wall time is
 printed as a ratio of the bare loop's (target <= 1.05): the store, retries, cap and progress
@@ -31,6 +32,7 @@ from pathlib import Path
 import httpx
 
 from forgegate.backends import BackendConfig
+from forgegate.backends._boundaries import logprob_request
 from forgegate.backends._http import chat_messages
 from forgegate.backends.embedded import bundled_gguf
 from forgegate.battery import Battery, bundled_battery_path, load_battery
@@ -79,6 +81,8 @@ async def bare_loop(base: str, items: list[BatteryItem], concurrency: int, seed:
             body = {"model": "m", "messages": [{"role": "user", "content": item.prompt}], "stream": True,
                     "stream_options": {"include_usage": True}, "max_tokens": item.max_tokens, "seed": seed,
                     "temperature": 0.0, "top_p": 1.0}
+            if item.within_tokens is not None:  # forgegate asks these for boundaries: the server's costliest work
+                body.update(logprob_request(chat=True))
             for attempt in range(4):  # a real client retries a dropped stream (forgegate does too)
                 try:
                     async with semaphore, client.stream("POST", f"{base}/v1/chat/completions", json=body) as resp:
@@ -124,9 +128,12 @@ def forgegate_pass(base: str, battery: Battery, concurrency: int, seed: int) -> 
         with RunStore.open(store_path, create=False) as store:
             per_item = {r.item_id: r.tokens or 0 for r in store.latest() if r.ok}
             sources = sorted({r.token_source for r in store.latest() if r.ok and r.token_source})
+            placed = sum(1 for r in store.latest() if r.ok and r.token_texts is not None)
     if summary.failed:
         raise SystemExit(f"forgegate pass: {summary.failed} request(s) failed")
-    print(f"  forgegate token sources: {', '.join(sources)}")
+    needing = sum(1 for i in battery.items if i.within_tokens is not None)
+    print(f"  forgegate token sources: {', '.join(sources)}; token boundaries in {placed} answers "
+          f"({needing} items have within_tokens)")
     return took, sum(per_item.values()), per_item
 
 

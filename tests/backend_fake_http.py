@@ -63,6 +63,9 @@ class Behaviour:
     """Serve a tokenizer endpoint here (``/extras/tokenize``: llama-cpp-python, ``/tokenize``: llama.cpp)."""
     tokenize_bos: bool = False
     """The tokenizer endpoint puts a BOS token before every text, as some models' tokenizers do."""
+    logprob_tokens: Mapping[str, list[str]] = field(default_factory=dict)
+    """Answer text -> the token texts a non-streamed answer's logprobs list (default: its tokens), for a
+    server whose entries do not place the text (llama-cpp-python lists ``""`` for a byte token)."""
 
 
 @dataclass(frozen=True)

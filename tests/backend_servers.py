@@ -137,6 +137,15 @@ class FakeOllamaServer(FakeServer):
         self.stream(handler, n, lines, [json.dumps(final).encode() + b"\n"])
 
 
+def _logprob_list(tokens: list[str], chat: bool, prompt_chars: int) -> dict[str, Any]:
+    """Logprobs as llama-cpp-python lists them: chat entries name each token's text; a raw completion
+    also gives each token's character offset, counted from the start of the prompt."""
+    if chat:
+        return {"content": [{"token": t, "logprob": 0.0, "bytes": None, "top_logprobs": []} for t in tokens]}
+    offsets = [prompt_chars + sum(len(t) for t in tokens[:i]) for i in range(len(tokens))]
+    return {"tokens": tokens, "text_offset": offsets, "token_logprobs": [0.0] * len(tokens),
+            "top_logprobs": [None] * len(tokens)}
+
 def _last_user(messages: list[dict[str, Any]]) -> str:
     users = [m for m in messages if m.get("role") == "user"]
     return str(users[-1].get("content") or "") if users else ""
@@ -230,6 +239,9 @@ class FakeOpenAIServer(FakeServer):
                 if chat
                 else {"index": 0, "text": full, "finish_reason": finish}
             )
+            if "logprobs" in body:
+                listed = self.behaviour.logprob_tokens.get(full, tokenize(full))
+                msg["logprobs"] = _logprob_list(listed, chat, len(prompt))
             time.sleep(self.behaviour.whole_delay_s)
             counted = {"usage": usage} if self.behaviour.whole_usage else {}
             handler.send_json(200, {**head, "choices": [msg], **counted})

@@ -15,7 +15,8 @@ several tokens (the server sends each piece of text as soon as it decodes as UTF
 SmolLM2 writes ``ι`` as two byte tokens where its tokenizer has one. Its per-token
 log-probabilities (``logprobs: true``) give one entry per token but name no bytes (``bytes:
 null``), drop a character split across tokens from the text (``ι is ...`` streams as `` is
-...``), and cost about four times the generation (a full-vocabulary sort per token).
+...``), and cost about four times the generation (a full-vocabulary sort per token); the
+non-streamed ones place the boundaries a ``within_tokens`` window needs (forgegate.backends._boundaries).
 
 Re-tokenizing a whole answer is not exact either: the model may spell a word in other tokens
 than the tokenizer would (``A`` ``x`` ``el`` where the tokenizer says ``Ax`` ``el``).

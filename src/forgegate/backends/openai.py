@@ -11,9 +11,9 @@ base URL the user gives (it includes ``/v1``, as with the OpenAI SDK), with
    is asked without streaming from then on, that request included: a non-streamed answer
    always carries ``usage`` (``server-usage``, ``extra["streamed"] == "false"``). The server
    honours ``max_tokens`` (but see :func:`before_finished_character`); the whole-request
-   deadline bounds the wait; there is no time to first token and no token boundaries (that
-   server's per-token log-probabilities name no bytes and cost several times the
-   generation: see forgegate.backends._tokencount);
+   deadline bounds the wait; there is no time to first token. Token boundaries come only for a
+   request that needs them (``token_boundaries``): it asks for per-token log-probabilities,
+   which cost several times the generation on that server (forgegate.backends._boundaries);
 3. when the non-streamed answer has no usage either, streams again, each delta counted by
    the server's tokenizer endpoint (``server-tokenize``), else one token per delta
    (``stream-chunks``, a lower bound when a delta carries several tokens).
@@ -35,6 +35,7 @@ from typing import Any
 
 import httpx
 
+from forgegate.backends._boundaries import logprob_request, token_texts_of
 from forgegate.backends._http import (
     Collected,
     EndpointPool,
@@ -144,16 +145,29 @@ class OpenAIBackend:
     ) -> Completion | None:
         """The answer asked for without streaming; None (and the endpoint streams from then on)
         when it carries no usage."""
+        if request.token_boundaries:
+            body = {**body, **logprob_request(chat=path == "/chat/completions")}
         obj, url, started = await post_whole(self._client, base, path, body, self._redact, self.config.timeout_s)
         answer = _whole_answer(obj, url, self._redact)
         if answer is None:
             self._unstreamed[base] = False
             return None
-        text, usage, finish, prompt_tokens = answer
+        text, usage, finish, prompt_tokens, choice = answer
         extra = {"streamed": "false", "server_completion_tokens": str(usage)}
         if finish:
             extra["server_finish_reason"] = finish
-        if usage > request.max_tokens:
+        texts: tuple[str, ...] | None = None
+        if request.token_boundaries:
+            found = token_texts_of(choice, text, usage)
+            if isinstance(found, str):
+                extra["token_boundaries"] = f"none: {found}"
+            else:
+                texts, extra["token_boundaries"] = found
+        if usage > request.max_tokens and texts is not None:  # the boundaries place the cap exactly
+            texts = texts[: request.max_tokens]
+            text, usage, finish = "".join(texts), request.max_tokens, "length"
+            extra["server_exceeded_cap"] = "true"
+        elif usage > request.max_tokens:
             capped = before_finished_character(text, usage - request.max_tokens)
             if capped is None:
                 raise BackendError(f"{url} answered {usage} tokens past the cap of {request.max_tokens} (it ignored "
@@ -163,7 +177,7 @@ class OpenAIBackend:
             extra["server_exceeded_cap"] = "true"
         done: FinishReason = "length" if finish == "length" or (not finish and usage >= request.max_tokens) else "stop"
         return Completion(text=text, tokens=usage, token_source="server-usage", finish=done,
-                          latency_s=time.perf_counter() - started, ttft_s=None, token_texts=None,
+                          latency_s=time.perf_counter() - started, ttft_s=None, token_texts=texts,
                           model_digest=None, endpoint=base, extra=extra, prompt_tokens=prompt_tokens)
 
     async def _generate_streamed(
@@ -240,8 +254,11 @@ def before_finished_character(text: str, over: int) -> str | None:
     return text[:last]
 
 
-def _whole_answer(obj: dict[str, Any], url: str, redact: Redactor) -> tuple[str, int, str | None, int | None] | None:
-    """(text, completion tokens, finish reason, prompt tokens) of a non-streamed answer; None without usage."""
+def _whole_answer(
+    obj: dict[str, Any], url: str, redact: Redactor
+) -> tuple[str, int, str | None, int | None, dict[str, Any]] | None:
+    """(text, completion tokens, finish reason, prompt tokens, the choice) of a non-streamed answer; None
+    without usage."""
     choices = obj.get("choices")
     if "error" in obj or not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
         raise BackendError(redact(f"{url} answered without a choice: {str(obj)[:300]}"), transient=True)
@@ -253,7 +270,8 @@ def _whole_answer(obj: dict[str, Any], url: str, redact: Redactor) -> tuple[str,
         return None
     prompt = usage.get("prompt_tokens") if isinstance(usage, dict) else None
     finish = choice.get("finish_reason")
-    return (str(text or ""), tokens, str(finish) if finish else None, prompt if isinstance(prompt, int) else None)
+    return (str(text or ""), tokens, str(finish) if finish else None, prompt if isinstance(prompt, int) else None,
+            choice)
 
 
 def _finish(got: Collected, tokens: int, max_tokens: int) -> FinishReason:

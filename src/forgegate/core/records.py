@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 FinishReason = Literal["stop", "length", "error"]
 TokenSource = Literal["stream-chunks", "server-usage", "server-tokenize", "tokenizer", "embedded-tokens"]
@@ -32,6 +32,19 @@ class GenerationRequest(BaseModel):
     stop: tuple[str, ...] = ()
     chat: bool = True
     system: str | None = None
+    token_boundaries: bool = False
+    """Scoring needs where each token ends (a ``within_tokens`` window). Backends that know them
+    anyway ignore it; one that must pay for them (log-probabilities on a non-streamed answer)
+    pays only when it is set. It does not change the answer."""
+
+    @model_serializer(mode="wrap")
+    def _omit_unset_boundaries(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
+        """Leave ``token_boundaries`` out while it is False, so a request without it is stored exactly as
+        before the field existed (and an old row reads back as the same request)."""
+        dumped: dict[str, object] = handler(self)
+        if not self.token_boundaries:
+            dumped.pop("token_boundaries", None)
+        return dumped
 
 
 @dataclass(frozen=True)

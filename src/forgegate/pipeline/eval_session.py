@@ -16,7 +16,16 @@ from forgegate.errors import UsageError
 from forgegate.gate.gloss_config import GateConfig, bundled_gate_config_path, load_gate_config, parse_gate_config
 from forgegate.jsonio import write_json_atomic
 from forgegate.pipeline.gloss_scoring import ScoredRun, eval_result, result_json, score_store
-from forgegate.run import ArmSpec, ExecutionSummary, PromptItem, RetryPolicy, SamplingSpec, generate, plan_requests
+from forgegate.run import (
+    ArmSpec,
+    ExecutionSummary,
+    PromptItem,
+    RetryPolicy,
+    SamplingSpec,
+    battery_prompt,
+    generate,
+    plan_requests,
+)
 from forgegate.store import RunStore, find_run, run_path, writable_store_dir
 
 REMOTE_BACKENDS = frozenset({"ollama", "openai"})
@@ -52,7 +61,7 @@ class EvalSpec:
         return ArmSpec(EVAL_ARM, self.backend, self.config)
 
     def items(self) -> list[PromptItem]:
-        return [PromptItem(i.item_id, i.prompt, i.max_tokens, i.chat) for i in self.battery.items]
+        return [battery_prompt(i) for i in self.battery.items]
 
     def sampling(self) -> SamplingSpec:
         return SamplingSpec(temperature=self.temperature, top_p=self.top_p, system=self.system)

@@ -25,7 +25,7 @@ from forgegate.plan import (
     is_bundled,
     load_plan,
 )
-from forgegate.run import ArmSpec, ExecutionSummary, PromptItem, SamplingSpec, generate, plan_requests
+from forgegate.run import ArmSpec, ExecutionSummary, PromptItem, SamplingSpec, battery_prompt, generate, plan_requests
 from forgegate.run.plan_store import plan_run_id, plan_run_state
 from forgegate.store import RunStore, writable_store_dir
 
@@ -61,7 +61,7 @@ def fixture_items(locked: LockedPlan) -> list[PromptItem]:
         return [PromptItem(i.id, i.prompt) for i in load_fixture(loaded.resolve(fixture.path))]
     battery = fixture_battery(locked)
     assert battery is not None
-    return [PromptItem(item.item_id, item.prompt, item.max_tokens, item.chat) for item in battery.items]
+    return [battery_prompt(item) for item in battery.items]
 
 
 def plan_arms(locked: LockedPlan) -> list[ArmSpec]:

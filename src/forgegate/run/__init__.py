@@ -16,10 +16,11 @@ from forgegate.run.runner import (
     PromptItem,
     RunOutcome,
     SamplingSpec,
+    battery_prompt,
     generate,
     plan_requests,
 )
 
 __all__ = ["GENERATING_KEY", "PLANNED_KEY", "ArmSpec", "ExecutionSummary", "PlannedRequest", "PromptItem",
-           "RetryPolicy", "RunOutcome", "SamplingSpec", "enforce_cap", "execute", "generate", "plan_requests",
-           "record_model_digest"]
+           "RetryPolicy", "RunOutcome", "SamplingSpec", "battery_prompt", "enforce_cap", "execute", "generate",
+           "plan_requests", "record_model_digest"]

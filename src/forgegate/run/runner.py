@@ -17,6 +17,7 @@ from typing import Any
 
 from forgegate.activity import note_store
 from forgegate.backends import Backend, BackendConfig, make_backend
+from forgegate.battery import BatteryItem
 from forgegate.console import notice
 from forgegate.core.records import GenerationRequest
 from forgegate.run.engine import ExecutionSummary, PlannedRequest, RetryPolicy, execute, record_model_digest
@@ -45,6 +46,15 @@ class PromptItem:
     prompt: str
     max_tokens: int | None = None
     chat: bool | None = None
+    token_boundaries: bool = False
+    """Its scoring needs where each token ends (a ``within_tokens`` window): see GenerationRequest."""
+
+
+def battery_prompt(item: BatteryItem) -> PromptItem:
+    """A battery item as a fixture item: its cap and chat mode, and token boundaries when a
+    ``within_tokens`` window will be scored (the only scoring that needs them)."""
+    return PromptItem(item.item_id, item.prompt, item.max_tokens, item.chat,
+                      token_boundaries=item.within_tokens is not None)
 
 
 @dataclass(frozen=True)
@@ -72,7 +82,8 @@ def plan_requests(arms: Sequence[ArmSpec], items: Sequence[PromptItem], seeds: S
         PlannedRequest(arm.name, item.id, seed, GenerationRequest(
             prompt=arm.render(item.prompt), max_tokens=sampling.cap(item), seed=seed,
             temperature=sampling.temperature, top_p=sampling.top_p, stop=sampling.stop,
-            chat=sampling.chat if item.chat is None else item.chat, system=sampling.system))
+            chat=sampling.chat if item.chat is None else item.chat, system=sampling.system,
+            token_boundaries=item.token_boundaries))
         for arm in arms for item in items for seed in seeds
     ]
 
