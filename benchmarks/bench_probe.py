@@ -1,0 +1,107 @@
+"""What a training probe costs beside the generation it needs: ForgegateCallback's probe vs bare ``generate``.
+
+The model is what the callback sees mid-training: SmolLM2-135M-Instruct (the packaged GGUF through
+transformers, de-quantized to float32 on CPU) wrapped in a fresh PEFT LoRA (r=16 on q/k/v/o). Both sides
+answer the 11 prompts of the bundled probe battery, greedy, each capped at its item's ``max_tokens``:
+
+* bare: transformers' own batched ``generate``, one left-padded batch per cap (what a hand-written probe does);
+* forgegate: ``probe_async`` over the in-memory backend, everything the callback does at a save (run store,
+  batched decoding, GLOSS scoring with the loop detector's controls, the probe record).
+
+Rounds alternate so load on a shared machine hits both sides; the best round of each counts. Target: the probe
+at most 1.5x the bare generation, so a checkpoint's probe costs about what generating its answers costs.
+
+    python benchmarks/bench_probe.py [--rounds 3] [--threads N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sqlite3
+import tempfile
+import time
+from itertools import groupby
+from pathlib import Path
+from typing import Any
+
+from bench_transformers import run_generate
+
+from forgegate.backends.embedded import bundled_gguf
+from forgegate.backends.in_memory import InMemoryBackend
+from forgegate.battery import bundled_probe_battery_path, load_battery
+from forgegate.core.records import GenerationRequest
+from forgegate.training.probe import ProbeTarget, probe_async
+
+
+def load_model(threads: int | None) -> tuple[Any, Any]:
+    import torch
+    from peft import LoraConfig, get_peft_model
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    if threads:
+        torch.set_num_threads(threads)
+    gguf = bundled_gguf()
+    tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+    tokenizer.pad_token = tokenizer.pad_token or tokenizer.eos_token
+    base = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32)
+    model = get_peft_model(base, LoraConfig(r=16, lora_alpha=32, target_modules=["q_proj", "k_proj", "v_proj",
+                                                                               "o_proj"], task_type="CAUSAL_LM"))
+    return model, tokenizer
+
+
+def probe_requests() -> list[GenerationRequest]:
+    battery = load_battery(bundled_probe_battery_path())
+    return [GenerationRequest(prompt=item.prompt, max_tokens=item.max_tokens, seed=0, temperature=0.0, chat=True)
+            for item in battery.items]
+
+
+def run_bare(model: Any, tokenizer: Any, requests: list[GenerationRequest]) -> int:
+    """One batch per cap through ``generate``; tokens up to each row's end."""
+    model.eval()
+    ordered = sorted(requests, key=lambda r: r.max_tokens)
+    return sum(run_generate(model, tokenizer, group, len(group))
+               for group in (list(g) for _, g in groupby(ordered, key=lambda r: r.max_tokens)))
+
+
+def run_probe(model: Any, tokenizer: Any, store: Path, round_number: int) -> int:
+    backend = InMemoryBackend(model, tokenizer, label=f"bench round {round_number}")
+    record = asyncio.run(probe_async(ProbeTarget(round_number, None, None, None, "callback"),
+                                     label=backend.label, store_dir=store / str(round_number),
+                                     model_in_memory=backend))
+    assert record.answered == record.items, record
+    with sqlite3.connect(record.store) as db:  # the tokens it generated: the same work as the bare side
+        return int(db.execute("SELECT SUM(tokens) FROM responses").fetchone()[0])
+
+
+def timed(label: str, run: Any) -> float:
+    started = time.perf_counter()
+    result = run()
+    seconds = time.perf_counter() - started
+    print(f"  {label:<10} {seconds:7.2f} s ({result})", flush=True)
+    return seconds
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--threads", type=int, default=None)
+    args = parser.parse_args()
+    model, tokenizer = load_model(args.threads)
+    requests = probe_requests()
+    print(f"SmolLM2-135M-Instruct + LoRA r=16, cpu float32, {len(requests)} probe prompts, caps "
+          f"{sorted({r.max_tokens for r in requests})}")
+    best = {"bare": float("inf"), "forgegate": float("inf")}
+    with tempfile.TemporaryDirectory() as tmp:
+        timed("warm-up", lambda: run_bare(model, tokenizer, requests[:1]))
+        for round_number in range(1, args.rounds + 1):
+            print(f"round {round_number}")
+            best["bare"] = min(best["bare"], timed("bare", lambda: f"{run_bare(model, tokenizer, requests)} tokens"))
+            best["forgegate"] = min(best["forgegate"], timed("forgegate", lambda n=round_number: (
+                f"{run_probe(model, tokenizer, Path(tmp), n)} tokens, probed and scored")))
+    print(f"best of each: bare {best['bare']:.2f} s, forgegate {best['forgegate']:.2f} s")
+    print(f"forgegate / bare = {best['forgegate'] / best['bare']:.2f}x (target <= 1.5x)")
+
+
+if __name__ == "__main__":
+    main()
