@@ -180,3 +180,19 @@ def test_watch_on_the_real_run_finds_what_the_callback_found(plain_run: tuple[Pa
         assert (record.loops, record.stop_failures, record.wall_breaks, record.correct, record.mode_counts) == (
             inside[name].loops, inside[name].stop_failures, inside[name].wall_breaks, inside[name].correct,
             inside[name].mode_counts), name
+
+
+def test_a_resumed_run_keeps_its_baseline_and_probes_only_new_checkpoints(
+        plain_run: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
+    """Resuming loads trained weights before the callback starts: probing them as "before training" would move
+    the baseline every stop decision is measured against. The baseline stays the first run's step-0 record."""
+    import shutil
+
+    out, _ = plain_run
+    copy = tmp_path / "run"
+    shutil.copytree(out, copy)
+    summary = run_training(copy, "--max-steps", "16", "--save-steps", "4", "--resume")
+    records = read_probes(copy).records
+    assert [r.step for r in records] == [0, 4, 8, 12, 16]  # one new record: checkpoint-16; no second baseline
+    assert records[-1].checkpoint == "checkpoint-16" and summary["steps"] == 16
+    assert "forgegate probe step 0" not in summary["stderr"]

@@ -85,6 +85,7 @@ def main() -> None:
                         help="stop training when the probes show this failure mode (repeatable)")
     parser.add_argument("--patience", type=int, default=1)
     parser.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's)")
+    parser.add_argument("--resume", action="store_true", help="resume from the newest checkpoint in OUT")
     args = parser.parse_args()
 
     import torch
@@ -124,7 +125,7 @@ def main() -> None:
             use_cpu=True, seed=0, lr_scheduler_type="constant", warmup_steps=0, disable_tqdm=True,
             remove_unused_columns=False))
     started = time.perf_counter()
-    trainer.train()
+    trainer.train(resume_from_checkpoint=True if args.resume else None)
     print(json.dumps({"base": str(gguf), "output_dir": str(args.out), "steps": trainer.state.global_step,
                       "stopped": callback.stop_reason, "seconds": round(time.perf_counter() - started, 1),
                       "probes": [[r.step, r.loops, r.stop_failures, r.wall_breaks, r.correct, r.items,
