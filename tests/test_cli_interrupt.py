@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import os
 import re
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 from backend_servers import Behaviour, FakeOllamaServer
 from eval_helpers import script_for
+from interrupt_helpers import interrupt_when
 
 from forgegate.battery import bundled_battery_path, load_battery
 from forgegate.store import RunStore, list_runs
@@ -23,27 +21,9 @@ MODELS = {"gloss:v10": "f" * 64}
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process is POSIX")
 
 
-def wait_for(condition: object, timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if callable(condition) and condition():
-            return
-        time.sleep(0.05)
-    raise AssertionError("timed out waiting for the command to make progress")
-
-
-def _interrupted_eval(server: FakeOllamaServer, args: list[str]) -> tuple[int, str, str]:
+def _interrupted_eval(server: FakeOllamaServer, args: list[str]) -> tuple[int, str]:
     """Start ``forgegate`` with ``args`` against ``server``, send SIGINT once a few answers are in; its exit."""
-    proc = subprocess.Popen([sys.executable, "-m", "forgegate.cli.main", *args, "--base-url", server.url],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ})
-    try:
-        wait_for(lambda: len(server.generation_requests()) >= 4, timeout=120)
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    return proc.returncode, out, err
+    return interrupt_when([*args, "--base-url", server.url], lambda _: len(server.generation_requests()) >= 4)
 
 
 def test_ctrl_c_counts_the_stored_answers_prints_the_resume_line_and_exits_130(tmp_path: Path) -> None:
@@ -53,8 +33,8 @@ def test_ctrl_c_counts_the_stored_answers_prints_the_resume_line_and_exits_130(t
     # slow enough that the run is still going when the signal comes, fast enough to store a few answers first
     behaviour = Behaviour(script=script_for(BATTERY), models=MODELS, chunk_delay_s=0.02)
     with FakeOllamaServer(behaviour) as server:
-        code, out, err = _interrupted_eval(server, args)
-    assert code == 130, out + err
+        code, err = _interrupted_eval(server, args)
+    assert code == 130, err
     assert "Traceback" not in err
     (run_file,) = list_runs(store)
     with RunStore.open(run_file, create=False) as opened:
@@ -75,7 +55,7 @@ def test_the_printed_command_resumes_without_asking_again(tmp_path: Path) -> Non
     args = ["eval", "--backend", "ollama", "--model", "gloss:v10", "--store", str(store), "--quiet",
             "--concurrency", "1"]
     with FakeOllamaServer(Behaviour(script=script_for(BATTERY), models=MODELS, chunk_delay_s=0.02)) as server:
-        code, _, err = _interrupted_eval(server, args)
+        code, err = _interrupted_eval(server, args)
         assert code == 130, err
         first = len(server.generation_requests())
         counted = re.search(r"(\d+) of \d+ answers are stored", err)

@@ -13,18 +13,15 @@ import asyncio
 import contextlib
 import io
 import json
-import os
 import re
 import shutil
-import signal
-import subprocess
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+from interrupt_helpers import interrupt_when
 from rich.console import Console
 from smol_lora import train_lora
 
@@ -271,23 +268,10 @@ def test_once_on_a_folder_that_does_not_exist_says_what_to_do(tmp_path: Path) ->
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process is POSIX")
 def test_ctrl_c_while_waiting_for_the_folder_exits_130(tmp_path: Path) -> None:
-    err_file = tmp_path / "stderr.txt"
     waiting = f"waiting for {tmp_path / 'later'} to appear"
-    with err_file.open("w") as err_out:
-        proc = subprocess.Popen([sys.executable, "-m", "forgegate.cli.main", *watch_args(tmp_path / "later"),
-                                 "--interval", "0.2"], stdout=subprocess.DEVNULL, stderr=err_out, env={**os.environ})
-        try:
-            deadline = time.monotonic() + 120
-            while waiting not in " ".join(err_file.read_text().split()) and proc.poll() is None:
-                assert time.monotonic() < deadline, err_file.read_text()
-                time.sleep(0.1)
-            proc.send_signal(signal.SIGINT)
-            proc.wait(timeout=60)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-    err = err_file.read_text()
-    assert proc.returncode == 130, err
+    returncode, err = interrupt_when([*watch_args(tmp_path / "later"), "--interval", "0.2"],
+                                     lambda text: waiting in " ".join(text.split()))
+    assert returncode == 130, err
     assert waiting in " ".join(err.split())
     assert "Traceback" not in err
 
@@ -298,22 +282,9 @@ def test_ctrl_c_in_the_middle_of_a_probe_exits_130_and_records_nothing(adapters:
     out = tmp_path / "output"
     out.mkdir()
     checkpoint_from(adapters["a"], out, 10)
-    err_file = tmp_path / "stderr.txt"
-    with err_file.open("w") as err_out:
-        proc = subprocess.Popen([sys.executable, "-m", "forgegate.cli.main", *watch_args(out, "--once")],
-                                stdout=subprocess.DEVNULL, stderr=err_out, env={**os.environ})
-        try:
-            deadline = time.monotonic() + 300
-            while not answers_so_far(out) and proc.poll() is None:
-                assert time.monotonic() < deadline, err_file.read_text()
-                time.sleep(0.2)
-            proc.send_signal(signal.SIGINT)
-            proc.wait(timeout=120)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-    err = " ".join(err_file.read_text().split())
-    assert proc.returncode == 130, err
+    returncode, err = interrupt_when(watch_args(out, "--once"), lambda _: bool(answers_so_far(out)), timeout=300)
+    err = " ".join(err.split())
+    assert returncode == 130, err
     assert "Traceback" not in err
     assert not (out / "forgegate-probes.jsonl").exists()  # no record of a probe that did not finish
     assert re.search(r"interrupted: \d+ of 11 answers are stored in ", err), err  # kept: a restart resumes them
