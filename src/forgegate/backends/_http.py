@@ -31,7 +31,7 @@ def make_client(idle_s: float, headers: Mapping[str, str] | None = None) -> http
     """The one way a backend builds its client: ``idle_s`` bounds connect, each read and each write.
 
     This is the idle timeout: the longest silence on the connection, the wait for the
-    first byte included. The whole-request deadline is ``post_stream``'s ``deadline_s``.
+    first byte included. The whole-request deadline is ``stream_at``'s ``deadline_s``.
     """
     timeout = httpx.Timeout(idle_s, connect=min(idle_s, 30.0))
     limits = httpx.Limits(max_connections=None, max_keepalive_connections=64)
@@ -168,22 +168,6 @@ class Streamed:
     started: float
 
 
-async def post_stream(
-    client: httpx.AsyncClient,
-    pool: EndpointPool,
-    path: str,
-    body: dict[str, Any],
-    redact: Redactor,
-    events: Callable[[httpx.Response], AsyncIterator[StreamEvent]],
-    max_tokens: int,
-    deadline_s: float | None = None,
-) -> Streamed:
-    """POST ``body`` to ``path`` on the least-busy replica and read the streamed answer under the hard cap
-    (see :func:`stream_at`)."""
-    with pool.acquire() as base:
-        return await stream_at(client, base, path, body, redact, events, max_tokens, deadline_s)
-
-
 async def stream_at(
     client: httpx.AsyncClient,
     base: str,
@@ -194,7 +178,8 @@ async def stream_at(
     max_tokens: int,
     deadline_s: float | None = None,
 ) -> Streamed:
-    """POST ``body`` to ``path`` under ``base`` and read the streamed answer under the hard cap.
+    """POST ``body`` to ``path`` under ``base`` (a replica from ``EndpointPool.acquire``) and read the streamed
+    answer under the hard cap.
 
     ``events`` turns the response into :class:`StreamEvent` s (the one part that differs
     between server APIs); failures become transient / permanent :class:`BackendError` s.

@@ -33,7 +33,7 @@ from forgegate.backends._http import (
     iter_ndjson,
     join_url,
     make_client,
-    post_stream,
+    stream_at,
 )
 from forgegate.backends.base import BACKENDS, BackendConfig, BackendError
 from forgegate.core.records import Completion, FinishReason, GenerationRequest, TokenSource
@@ -156,8 +156,9 @@ class OllamaBackend:
     async def generate(self, request: GenerationRequest) -> Completion:
         digest = await self.model_digest()
         path, body = self._body(request)
-        streamed = await post_stream(self._client, self._pool, path, body, self._redact, _events, request.max_tokens,
-                                     deadline_s=self.config.timeout_s)
+        with self._pool.acquire() as base:
+            streamed = await stream_at(self._client, base, path, body, self._redact, _events, request.max_tokens,
+                                       deadline_s=self.config.timeout_s)
         got = streamed.got
         if not got.capped and not got.ended:
             raise BackendError(f"stream from {streamed.url} ended without done: true", transient=True)
