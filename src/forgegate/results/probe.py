@@ -14,6 +14,9 @@ from pydantic import Field
 from forgegate.core.verdict import Gate
 from forgegate.results.base import SchemaVersion, Strict
 
+ProbeSource = Literal["callback", "watch"]
+"""Who probed: the callback inside the trainer, or ``forgegate watch`` from outside."""
+
 
 class ProbeRecord(Strict):
     """What the probe battery found in one checkpoint (or one step's in-memory model)."""
@@ -23,7 +26,7 @@ class ProbeRecord(Strict):
     forgegate_version: str
     created: str
     """UTC time the record was written (ISO 8601)."""
-    source: Literal["callback", "watch"]
+    source: ProbeSource
     step: int = Field(ge=0)
     epoch: float | None
     checkpoint: str | None

@@ -25,6 +25,7 @@ from forgegate.gate.gloss_config import bundled_probe_gate_config_path
 from forgegate.pipeline.eval_session import SessionOptions, run_session_async
 from forgegate.pipeline.gloss_scoring import ScoredRun, eval_result
 from forgegate.results import SCHEMA_VERSION, ProbeRecord
+from forgegate.results.probe import ProbeSource
 
 
 @dataclass(frozen=True)
@@ -35,7 +36,7 @@ class ProbeTarget:
     epoch: float | None
     checkpoint: str | None
     eval_loss: float | None
-    source: str  # "callback" | "watch"
+    source: ProbeSource
 
 
 async def probe_async(target: ProbeTarget, *, label: str, store_dir: Path, backend: str = "in-memory",
@@ -69,7 +70,7 @@ def summarise(scored: ScoredRun, target: ProbeTarget, *, label: str, elapsed_s: 
     mode_counts = Counter(mode for item in answered for mode in set(item.failure_modes))
     return ProbeRecord(
         kind="probe", schema_version=SCHEMA_VERSION, forgegate_version=__version__,
-        created=datetime.now(UTC).isoformat(timespec="seconds"), source=target.source,  # type: ignore[arg-type]
+        created=datetime.now(UTC).isoformat(timespec="seconds"), source=target.source,
         step=target.step, epoch=target.epoch, checkpoint=target.checkpoint, model=label,
         run_id=str(result.run_id), store=result.store, eval_loss=target.eval_loss, items=len(result.items),
         answered=len(answered), correct=correct,
