@@ -39,7 +39,7 @@ def _session_options(kind: str, battery: str | Path | None, *, backend: str, mod
                      base_urls: Sequence[str], adapter: str | None, gate_config: str | Path | None,
                      store: str | Path | None, concurrency: int, seed: int, temperature: float, top_p: float,
                      system: str | None, retries: int, timeout: float, api_key_env: str | None,
-                     check_failure_modes: bool, quiet: bool) -> SessionOptions:
+                     check_failure_modes: bool, quiet: bool, loop_cutoff: bool = True) -> SessionOptions:
     BACKENDS.get(backend)  # an unknown name raises with a did-you-mean
     if adapter is not None and (why := adapter_refusal(backend)) is not None:
         raise UsageError(f"adapter: {why}")
@@ -52,7 +52,7 @@ def _session_options(kind: str, battery: str | Path | None, *, backend: str, mod
                           gate_config_path=Path(gate_config) if gate_config is not None else None,
                           seed=seed, temperature=temperature, top_p=top_p, system=system, concurrency=concurrency,
                           retries=retries, store_dir=Path(store) if store is not None else None, quiet=quiet,
-                          check_failure_modes=check_failure_modes)
+                          check_failure_modes=check_failure_modes, loop_cutoff=loop_cutoff)
 
 
 async def evaluate_async(
@@ -61,18 +61,19 @@ async def evaluate_async(
     store: str | Path | None = None, concurrency: int = DEFAULT_CONCURRENCY, seed: int = DEFAULT_SEED,
     temperature: float = 0.0, top_p: float = 1.0, system: str | None = None, retries: int = 4,
     timeout: float = DEFAULT_TIMEOUT_S, api_key_env: str | None = None, check_failure_modes: bool = False,
-    quiet: bool = True, live: bool = False,
+    quiet: bool = True, live: bool = False, loop_cutoff: bool = True,
 ) -> EvalResult:
     """Run a battery (default: the bundled GLOSS v2) against a model and gate it, as ``forgegate eval`` does.
 
-    ``live=True`` runs the 10-task live test instead (``forgegate live``). The run resumes from the store
+    ``live=True`` runs the 10-task live test instead (``forgegate live``). ``loop_cutoff=False`` lets a looping
+    answer run to its cap (``--no-loop-cutoff``). The run resumes from the store
     like the CLI's. The result's ``.gate`` is the verdict word; ``.model_dump()`` is the JSON contract.
     """
     options = _session_options(
         "live" if live else "eval", battery, backend=backend, model=model, base_urls=base_urls, adapter=adapter,
         gate_config=gate_config, store=store, concurrency=concurrency, seed=seed, temperature=temperature,
         top_p=top_p, system=system, retries=retries, timeout=timeout, api_key_env=api_key_env,
-        check_failure_modes=check_failure_modes, quiet=quiet)
+        check_failure_modes=check_failure_modes, quiet=quiet, loop_cutoff=loop_cutoff)
     scored, _payload, _summary = await run_session_async(options)
     return eval_result(scored)
 

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from forgegate.core.records import Completion, FinishReason, GenerationRequest
+from forgegate.core.records import Completion, FinishReason, GenerationRequest, StreamStop
 
 BASE_ADAPTER = "__base__"
 """PEFT's name for "no adapter" in a mixed batch."""
@@ -77,6 +77,8 @@ class Job:
     future: asyncio.Future[Completion]
     make_completion: Callable[[Row], Completion]
     queued: float = field(default_factory=time.perf_counter)
+    stop: StreamStop | None = None
+    """The loop cut-off: when it fires, this row (only) ends with finish 'loop'."""
 
     def resolve(self, completion: Completion | None, error: BaseException | None = None) -> None:
         def settle() -> None:
@@ -106,7 +108,8 @@ class Row:
     """Ended by a stop string (the text was cut there)."""
 
     def step(self, token: int, eos: set[int]) -> None:
-        """Take the row's next token: EOS or a stop string finishes it 'stop', the cap 'length'."""
+        """Take the row's next token: EOS or a stop string finishes it 'stop', the cap 'length', the job's
+        stop predicate (the loop cut-off) 'loop'."""
         request = self.job.request
         if self.ttft_s is None:
             self.ttft_s = time.perf_counter() - self.job.queued
@@ -122,6 +125,11 @@ class Row:
                 self.finish, self.done, self.cut = "stop", True, True
                 return
             self.done = len(self.detok.ids) >= request.max_tokens
+            stop = self.job.stop
+            if not self.done and stop is not None and stop.due(len(self.detok.ids)) and stop(self.detok.text,
+                                                                                            self.pieces):
+                self.finish, self.done = "loop", True
+                return  # kept as checked: a character still held back stays out of text and pieces alike
         if self.done and self.pieces:
             self.pieces[-1] += self.detok.flush()  # a trailing partial character is kept as decoded
 

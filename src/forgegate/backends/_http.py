@@ -19,7 +19,7 @@ from typing import Any
 import httpx
 
 from forgegate.backends.base import BackendError
-from forgegate.core.records import Completion, FinishReason, GenerationRequest, TokenSource
+from forgegate.core.records import Completion, FinishReason, GenerationRequest, StreamStop, TokenSource
 
 TRANSIENT_STATUS = frozenset({408, 409, 425, 429})
 """4xx statuses that mean "try again later" rather than "your request is wrong"."""
@@ -122,6 +122,8 @@ class Collected:
     prompt_tokens: int | None = None
     capped: bool = False
     ended: bool = False
+    looped: bool = False
+    """The stop predicate (the loop cut-off) ended the read: the answer is ``token_texts`` as they stand."""
     ttft_s: float | None = None
 
     @property
@@ -129,13 +131,16 @@ class Collected:
         return "".join(self.token_texts)
 
 
-async def collect_capped(events: AsyncIterator[StreamEvent], max_tokens: int, started: float) -> Collected:
-    """Read token events until the stream ends or a token past ``max_tokens`` arrives.
+async def collect_capped(events: AsyncIterator[StreamEvent], max_tokens: int, started: float,
+                         stop: StreamStop | None = None) -> Collected:
+    """Read token events until the stream ends, a token past ``max_tokens`` arrives or ``stop`` fires.
 
     The hard cap: the token that would be number ``max_tokens + 1`` is dropped and
     reading stops (the caller closes the stream). Reading continues past exactly
     ``max_tokens`` tokens only for non-token events, so a server that stops right
-    at the cap still reports its own finish reason and usage.
+    at the cap still reports its own finish reason and usage. ``stop`` (the loop cut-off) sees the
+    chunks so far as the answer's tokens, exactly what is kept when it fires (``looped``; the caller
+    closes the stream, so the server stops generating).
     """
     got = Collected()
     async for event in events:
@@ -146,6 +151,10 @@ async def collect_capped(events: AsyncIterator[StreamEvent], max_tokens: int, st
             if got.ttft_s is None:
                 got.ttft_s = time.perf_counter() - started
             got.token_texts.append(event.token)
+            if (stop is not None and len(got.token_texts) < max_tokens and stop.due(len(got.token_texts))
+                    and stop(got.text, got.token_texts)):
+                got.looped = True
+                break
         if event.finish is not None:
             got.server_finish = event.finish
         if event.usage_tokens is not None:
@@ -177,6 +186,7 @@ async def stream_at(
     events: Callable[[httpx.Response], AsyncIterator[StreamEvent]],
     max_tokens: int,
     deadline_s: float | None = None,
+    stop: StreamStop | None = None,
 ) -> Streamed:
     """POST ``body`` to ``path`` under ``base`` (a replica from ``EndpointPool.acquire``) and read the streamed
     answer under the hard cap.
@@ -185,7 +195,8 @@ async def stream_at(
     between server APIs); failures become transient / permanent :class:`BackendError` s.
     ``deadline_s`` bounds the whole request, connect to last byte: a server that keeps a
     stream open without finishing it (a chunk now and then, no answer) misses it, and that
-    is a transient error (retried, then recorded as an error), never a model's answer.
+    is a transient error (retried, then recorded as an error), never a model's answer. ``stop``: see
+    :func:`collect_capped` (leaving the block closes the response, and so the server's generation).
     """
     url = join_url(base, path)
     started = time.perf_counter()
@@ -194,7 +205,7 @@ async def stream_at(
             posting = client.stream("POST", url, json=body)
             async with http_errors(url, redact), posting as response:
                 await raise_for_status(response, redact)
-                got = await collect_capped(events(response), max_tokens, started)
+                got = await collect_capped(events(response), max_tokens, started, stop)
     except TimeoutError:
         raise _missed_deadline(url, deadline_s, redact) from None
     return Streamed(got, base, url, started)

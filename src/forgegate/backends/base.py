@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict
 
 from forgegate.backends.names import BACKENDS
 from forgegate.core.limits import DEFAULT_IDLE_S, DEFAULT_TIMEOUT_S
-from forgegate.core.records import Completion, GenerationRequest
+from forgegate.core.records import Completion, GenerationRequest, StreamStop
 
 __all__ = ["BACKENDS", "Backend", "BackendConfig", "BackendError", "BackendFactory"]
 
@@ -97,8 +97,14 @@ class Backend(Protocol):
     name: str
     config: BackendConfig
 
-    async def generate(self, request: GenerationRequest) -> Completion:
-        """Generate one completion, capped at ``request.max_tokens`` on the client side."""
+    async def generate(self, request: GenerationRequest, stop: StreamStop | None = None) -> Completion:
+        """Generate one completion, capped at ``request.max_tokens`` on the client side.
+
+        ``stop`` (the loop detector, handed in by the pipeline): while the answer streams, ask
+        ``stop.due(tokens so far)`` and, when due, ``stop(text, token_texts)`` with exactly the text and token
+        texts that would be stored; when it answers True, end the stream there and return that answer with
+        finish ``loop``. A backend that cannot stream ignores it (the answer is then judged after the fact).
+        """
         ...
 
     async def model_digest(self) -> str | None:

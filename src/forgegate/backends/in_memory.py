@@ -24,7 +24,7 @@ from forgegate.backends.transformers_backend import (
     row_completion,
     submit,
 )
-from forgegate.core.records import Completion, GenerationRequest
+from forgegate.core.records import Completion, GenerationRequest, StreamStop
 from forgegate.errors import UsageError
 
 
@@ -62,8 +62,8 @@ class InMemoryBackend:
         base.batcher = Batcher(functools.partial(decode_batch, base), size)
         self._base: _SharedBase | None = base
 
-    async def generate(self, request: GenerationRequest) -> Completion:
-        return await submit(self._base, None, request, self._completion)
+    async def generate(self, request: GenerationRequest, stop: StreamStop | None = None) -> Completion:
+        return await submit(self._base, None, request, self._completion, stop)
 
     def _completion(self, row: Row) -> Completion:
         return row_completion(row, digest=None, endpoint=self.label, extra={"device": self.device})

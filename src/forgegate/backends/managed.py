@@ -37,7 +37,7 @@ import httpx
 from forgegate.backends.base import BackendConfig
 from forgegate.backends.openai import OpenAIBackend
 from forgegate.console import err_console
-from forgegate.core.records import Completion, GenerationRequest
+from forgegate.core.records import Completion, GenerationRequest, StreamStop
 from forgegate.errors import UsageError
 
 HOST = "127.0.0.1"
@@ -276,8 +276,8 @@ class ManagedBackend(ABC):
     def request_model(self, config: BackendConfig) -> str:
         """The ``model`` every request names (an adapter's served name for an adapter arm)."""
 
-    async def generate(self, request: GenerationRequest) -> Completion:
-        return await self._client.generate(request)
+    async def generate(self, request: GenerationRequest, stop: StreamStop | None = None) -> Completion:
+        return await self._client.generate(request, stop)
 
     async def model_digest(self) -> str | None:
         return None

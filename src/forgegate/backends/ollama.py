@@ -36,7 +36,7 @@ from forgegate.backends._http import (
     stream_at,
 )
 from forgegate.backends.base import BACKENDS, BackendConfig, BackendError
-from forgegate.core.records import Completion, FinishReason, GenerationRequest, TokenSource
+from forgegate.core.records import Completion, FinishReason, GenerationRequest, StreamStop, TokenSource
 from forgegate.errors import UsageError
 
 DEFAULT_HOST = "http://127.0.0.1:11434"
@@ -153,17 +153,17 @@ class OllamaBackend:
         body.update(prompt=request.prompt, raw=True)
         return "/api/generate", body
 
-    async def generate(self, request: GenerationRequest) -> Completion:
+    async def generate(self, request: GenerationRequest, stop: StreamStop | None = None) -> Completion:
         digest = await self.model_digest()
         path, body = self._body(request)
         with self._pool.acquire() as base:
             streamed = await stream_at(self._client, base, path, body, self._redact, _events, request.max_tokens,
-                                       deadline_s=self.config.timeout_s)
+                                       deadline_s=self.config.timeout_s, stop=stop)
         got = streamed.got
-        if not got.capped and not got.ended:
+        if not got.capped and not got.ended and not got.looped:
             raise BackendError(f"stream from {streamed.url} ended without done: true", transient=True)
         tokens, source, texts = _count(got, request.max_tokens)
-        finish = _finish(got.server_finish, got.capped, tokens, request.max_tokens)
+        finish = "loop" if got.looped else _finish(got.server_finish, got.capped, tokens, request.max_tokens)
         extra = {"server_done_reason": got.server_finish} if got.server_finish else {}
         if got.usage_tokens is not None:
             extra["server_eval_count"] = str(got.usage_tokens)
@@ -185,7 +185,7 @@ class OllamaBackend:
 
 def _count(got: Collected, max_tokens: int) -> tuple[int, TokenSource, tuple[str, ...] | None]:
     """Tokens of the answer: Ollama's final ``eval_count`` (its own count, exact) unless the client cap cut
-    the stream; then, or without one, one token per chunk that carried text.
+    the stream (or the loop cut-off closed it); then, or without one, one token per chunk that carried text.
 
     A chunk with no text is not counted as it arrives (a server that sends empty chunks and never
     finishes would otherwise fill the cap with nothing and look like a model that ran on). The
@@ -194,7 +194,7 @@ def _count(got: Collected, max_tokens: int) -> tuple[int, TokenSource, tuple[str
     thinking model's hidden tokens).
     """
     chunks = len(got.token_texts)
-    if got.capped or got.usage_tokens is None:
+    if got.capped or got.looped or got.usage_tokens is None:
         return chunks, "stream-chunks", tuple(got.token_texts)
     texts = tuple(got.token_texts) if got.usage_tokens == chunks else None
     return min(got.usage_tokens, max_tokens), "server-usage", texts

@@ -53,7 +53,7 @@ from forgegate.backends._http import (
 )
 from forgegate.backends._tokencount import ServerTokenizer
 from forgegate.backends.base import BACKENDS, BackendConfig, BackendError
-from forgegate.core.records import Completion, FinishReason, GenerationRequest, TokenSource
+from forgegate.core.records import Completion, FinishReason, GenerationRequest, StreamStop, TokenSource
 from forgegate.errors import UsageError
 
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
@@ -131,14 +131,16 @@ class OpenAIBackend:
         body["prompt"] = request.prompt
         return "/completions", body
 
-    async def generate(self, request: GenerationRequest) -> Completion:
+    async def generate(self, request: GenerationRequest, stop: StreamStop | None = None) -> Completion:
+        """Streamed, so that ``stop`` (the loop cut-off) can close the stream; a server that reports no usage
+        in a stream is asked whole from then on, and its answers are judged after the fact."""
         path, body = self._body(request, await self._model_name())
         with self._pool.acquire() as base:
             if self._unstreamed.get(base):
                 whole = await self._generate_whole(base, path, body, request)
                 if whole is not None:
                     return whole
-            return await self._generate_streamed(base, path, body, request)
+            return await self._generate_streamed(base, path, body, request, stop)
 
     async def _generate_whole(
         self, base: str, path: str, body: dict[str, Any], request: GenerationRequest
@@ -181,13 +183,17 @@ class OpenAIBackend:
                           model_digest=None, endpoint=base, extra=extra, prompt_tokens=prompt_tokens)
 
     async def _generate_streamed(
-        self, base: str, path: str, body: dict[str, Any], request: GenerationRequest
+        self, base: str, path: str, body: dict[str, Any], request: GenerationRequest, stop: StreamStop | None = None
     ) -> Completion:
         streaming = {**body, "stream": True, "stream_options": {"include_usage": True}}
         streamed = await stream_at(self._client, base, path, streaming, self._redact,
                                    lambda response: _events(response, self._redact), request.max_tokens,
-                                   deadline_s=self.config.timeout_s)
+                                   deadline_s=self.config.timeout_s, stop=stop)
         got = streamed.got
+        if got.looped:  # cut off as a loop: the deltas the predicate saw are the answer and its tokens
+            tokens, source, texts, extra = _count(got, request.max_tokens)
+            return build_completion(got, finish="loop", tokens=tokens, token_source=source, started=streamed.started,
+                                    model_digest=None, endpoint=streamed.endpoint, token_texts=texts, extra=extra)
         if not got.capped and not got.ended and got.server_finish is None:
             raise BackendError(f"stream from {streamed.url} ended before a finish_reason or [DONE]", transient=True)
         if not got.capped and got.usage_tokens is None and self._unstreamed.setdefault(base, True):
@@ -229,7 +235,7 @@ def _count(got: Collected, max_tokens: int) -> tuple[int, TokenSource, tuple[str
     extra = {"stream_chunks": str(chunks)}
     if got.server_finish:
         extra["server_finish_reason"] = got.server_finish
-    if got.capped or got.usage_tokens is None:
+    if got.capped or got.looped or got.usage_tokens is None:
         return chunks, "stream-chunks", tuple(got.token_texts), extra
     extra["server_completion_tokens"] = str(got.usage_tokens)
     if got.usage_tokens > max_tokens:

@@ -29,7 +29,7 @@ from forgegate.backends._decode import decode_batch
 from forgegate.backends.adapters import adapter_base_problem, adapter_problem
 from forgegate.backends.base import BACKENDS, BackendConfig, BackendError
 from forgegate.backends.embedded import file_sha256
-from forgegate.core.records import Completion, GenerationRequest
+from forgegate.core.records import Completion, GenerationRequest, StreamStop
 from forgegate.errors import UsageError
 
 WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".gguf")
@@ -198,12 +198,13 @@ def _quiet_gguf_progress() -> None:
 
 
 async def submit(base: _SharedBase | None, adapter_name: str | None, request: GenerationRequest,
-                 make_completion: Callable[[Row], Completion]) -> Completion:
-    """Queue ``request`` on ``base``'s batch worker and wait for its answer (a closed base is a hard error)."""
+                 make_completion: Callable[[Row], Completion], stop: StreamStop | None = None) -> Completion:
+    """Queue ``request`` on ``base``'s batch worker and wait for its answer (a closed base is a hard error);
+    ``stop`` (the loop cut-off) ends this request's row alone."""
     if base is None or base.batcher is None:
         raise BackendError("the transformers backend was closed", transient=False)
     loop = asyncio.get_running_loop()
-    job = Job(request, adapter_name, loop, loop.create_future(), make_completion)
+    job = Job(request, adapter_name, loop, loop.create_future(), make_completion, stop=stop)
     base.batcher.submit(job)
     try:
         return await job.future
@@ -289,10 +290,10 @@ class TransformersBackend:
         base.loaded += 1
         return name
 
-    async def generate(self, request: GenerationRequest) -> Completion:
+    async def generate(self, request: GenerationRequest, stop: StreamStop | None = None) -> Completion:
         if self._digest is None:
             await self.model_digest()
-        return await submit(self._base, self._adapter_name, request, self._completion)
+        return await submit(self._base, self._adapter_name, request, self._completion, stop)
 
     def _completion(self, row: Row) -> Completion:
         return row_completion(row, digest=self._digest,

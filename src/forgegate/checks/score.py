@@ -25,7 +25,8 @@ Matching rules (the issue's, made operational):
 * ``forbid`` strings must not appear; ``stop_within`` N: the response must finish with
   ``stop`` after fewer than N tokens.
 
-Labels: a loop -> RUNAWAY_LOOP / IDENTITY_LOOP; past ``stop_within`` or capped (finish
+Labels: a loop -> RUNAWAY_LOOP / IDENTITY_LOOP (an answer cut off as a loop while generating, finish
+``loop``, scores as the same answer would after the fact: its loop label, not a stop failure); past ``stop_within`` or capped (finish
 ``length``) in a clean-termination category -> STOP_FAILURE; a wall item (HUMAN-INPUT tag or
 LX-Z) that is not a rejection -> WALL_COLLAPSE; a ``semantic`` item in LATTICE form that misses
 a required group -> STYLE_SUBSTANCE. Any label scores 0. Errored completions are never scored.
@@ -38,7 +39,8 @@ import unicodedata
 from dataclasses import dataclass
 
 from forgegate.battery.schema import BatteryItem
-from forgegate.checks.loops import LoopFinding, detect_loop, query_symbol_of
+from forgegate.checks.loop_stop import loop_finding
+from forgegate.checks.loops import LoopFinding
 from forgegate.checks.match import normalise, present, remove_all
 from forgegate.checks.modes import stop_params, style_params, wall_params
 from forgegate.core.modes import FailureMode
@@ -145,9 +147,15 @@ def _eval(item: BatteryItem, completion: Completion) -> tuple[bool, str]:
     return True, f"all {len(item.require)} required groups present"
 
 
-def _stop(item: BatteryItem, completion: Completion) -> str | None:
-    """Why the item fails stop compliance, or None."""
+def _stop(item: BatteryItem, completion: Completion, loop: LoopFinding | None) -> str | None:
+    """Why the item fails stop compliance, or None. An answer cut off as a loop (finish ``loop``) is judged by
+    its loop, as the same answer run to its cap would be: its loop label, never a stop failure; one the
+    detector no longer finds a loop in (its settings changed since) did not terminate and is a stop failure."""
     n, finish = completion.tokens, completion.finish
+    if finish == "loop":
+        return None if loop is not None else (
+            f"cut off as a loop after {n} tokens while generating, but the detector finds no loop in it now: "
+            "generate it again (a new run, or --no-loop-cutoff)")
     if item.stop_within is not None and (finish != "stop" or n >= item.stop_within):
         return f"did not stop before {item.stop_within} tokens ({n} tokens, finish {finish})"
     if finish == "length" and item.category in stop_params().clean_termination_categories:
@@ -162,14 +170,14 @@ def score_item(item: BatteryItem, completion: Completion) -> AnswerScore:
     text = completion.text
     modes: list[str] = []
     reasons: list[str] = []
-    stop_why = _stop(item, completion)
+    loop = loop_finding(item.prompt, text, completion.token_texts) if text.strip() else None
+    stop_why = _stop(item, completion, loop)
     if stop_why:
         modes.append(FailureMode.STOP_FAILURE)
         reasons.append(stop_why)
     if not text.strip():
         return AnswerScore(0.0, False, tuple(modes), "; ".join(["empty", *reasons]), False, None)
 
-    loop = detect_loop(text, completion.token_texts, query_symbol=query_symbol_of(item.prompt))
     if loop is not None:
         modes.insert(0, loop.kind)
         reasons.insert(0, loop.describe())

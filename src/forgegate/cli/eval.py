@@ -27,6 +27,9 @@ if TYPE_CHECKING:
 def report_summary(summary: ExecutionSummary) -> None:
     err_console.print(f"generated {summary.generated}, resumed {summary.skipped_finished} from the store, "
                       f"failed {summary.failed} ({summary.tokens} tokens, {summary.wall_s:.1f} s)")
+    if summary.loops_cut:
+        err_console.print(f"cut off {summary.loops_cut} looping answers as they started (about "
+                          f"{summary.tokens_saved} tokens saved: each one's cap minus what it generated)")
 
 
 def finish(payload: dict[str, Any], json_path: Path | None, title: str, *,

@@ -56,6 +56,8 @@ MODEL_OPTIONS: list[inspect.Parameter] = [
     _opt("idle_timeout", float | None, None, f"Seconds of silence (no byte at all) after which a server "
          f"request counts as stalled [default: the smaller of --timeout and {DEFAULT_IDLE_S:g}].", "--idle-timeout"),
     _opt("no_wait", bool, False, NO_WAIT_HELP, "--no-wait"),
+    _opt("no_loop_cutoff", bool, False, "Let a looping answer run to its cap instead of cutting it off as the loop "
+         "starts (same score either way; recorded in the run).", "--no-loop-cutoff"),
     _opt("api_key_env", str | None, None, "Environment variable holding the API key (openai)."),
     _opt("store", Path | None, None, "Run store directory (default: $FORGEGATE_HOME/runs, ./.forgegate/runs)."),
     _opt("quiet", bool, False, "No progress bar (also off when stderr is not a terminal)."),
@@ -98,7 +100,8 @@ def session_options(kind: str, kw: dict[str, Any], battery: Path | None) -> Sess
                           gate_config_path=kw["gate_config"], seed=kw["seed"], temperature=kw["temperature"],
                           top_p=kw["top_p"], system=kw["system"], concurrency=kw["concurrency"],
                           retries=kw["retries"], store_dir=kw["store"], quiet=kw["quiet"] or quiet_default(),
-                          check_failure_modes=kw.get("check_failure_modes", False), wait=not kw["no_wait"])
+                          check_failure_modes=kw.get("check_failure_modes", False), wait=not kw["no_wait"],
+                          loop_cutoff=not kw.get("no_loop_cutoff", False))
 
 
 def _check_device_options(kw: dict[str, Any]) -> None:

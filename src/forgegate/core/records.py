@@ -6,12 +6,15 @@ instruments and the backends can exchange them without importing one another.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
-FinishReason = Literal["stop", "length", "error"]
+FinishReason = Literal["stop", "length", "loop", "error"]
+"""How an answer ended: ``stop`` (the model or a stop string ended it), ``length`` (its cap), ``loop`` (the
+loop detector cut it off as it started looping: see :class:`StreamStop`), ``error`` (no answer)."""
 TokenSource = Literal["stream-chunks", "server-usage", "server-tokenize", "tokenizer", "embedded-tokens"]
 """Where a count came from: ``server-usage`` (the server's own count, streamed or not) and ``tokenizer`` /
 ``embedded-tokens`` (the model's own tokens, in process) are exact; ``server-tokenize`` (each streamed piece
@@ -63,6 +66,50 @@ class Completion:
     extra: dict[str, str] = field(default_factory=dict)
     prompt_tokens: int | None = None
     """Input tokens as the backend counted them (None: the backend did not report them)."""
+
+
+class StreamStop:
+    """A stop predicate handed to a backend with one request: ends the stream as soon as ``check`` says so.
+
+    The pipeline builds it (the loop detector, ``forgegate.checks.loop_stop``); ``run/`` and the backends
+    only call it, so neither imports an instrument. It is stateful (one per attempt): a backend asks
+    :meth:`due` with its token count after each token and, only when due, calls it with the answer so far,
+    exactly the text and token texts it would store. Checks come every ``every`` tokens, and once an answer
+    is long, every ``1/spread`` of its length, so a full check on the whole answer costs O(n log n) over a
+    stream rather than O(n^2); a loop is then caught at most ``max(every, n/spread)`` tokens after it
+    became detectable.
+    """
+
+    def __init__(self, check: Callable[[str, Sequence[str] | None], bool], *, every: int = 4,
+                 spread: int = 16) -> None:
+        if every < 1 or spread < 1:
+            raise ValueError("every and spread must be at least 1")
+        self._check = check
+        self.every = every
+        self.spread = spread
+        self._last = 0
+        self.checks = 0
+        """How many times the check ran (the benchmark and tests read it)."""
+
+    def due(self, tokens: int) -> bool:
+        """Whether an answer of ``tokens`` tokens should be checked now (a True counts as checked)."""
+        if tokens - self._last < max(self.every, self._last // self.spread):
+            return False
+        self._last = tokens
+        return True
+
+    def __call__(self, text: str, tokens: Sequence[str] | None) -> bool:
+        """Check the answer so far: True ends the stream (the answer is stored as it stands, finish ``loop``)."""
+        self.checks += 1
+        return self._check(text, tokens)
+
+    def confirms(self, text: str, tokens: Sequence[str] | None) -> bool:
+        """Whether the check holds on the answer as stored (the engine's last look at a ``loop`` answer)."""
+        return self._check(text, tokens)
+
+    def fresh(self) -> StreamStop:
+        """The same predicate with no state (a retried attempt starts over)."""
+        return StreamStop(self._check, every=self.every, spread=self.spread)
 
 
 @dataclass(frozen=True)

@@ -11,17 +11,19 @@ from typing import Any
 
 from forgegate.backends import Backend, BackendConfig
 from forgegate.battery import Battery, bundled_battery_path, bundled_live_test_path, load_battery
+from forgegate.checks.loop_stop import loop_stop
 from forgegate.checks.match import LEGACY_MATCH_RULE, MATCH_RULE
 from forgegate.errors import UsageError
 from forgegate.gate.gloss_config import GateConfig, bundled_gate_config_path, load_gate_config, parse_gate_config
 from forgegate.jsonio import write_json_atomic
-from forgegate.pipeline.gloss_scoring import ScoredRun, eval_result, result_json, score_store
+from forgegate.pipeline.gloss_scoring import LOOP_CUTOFF_KEY, ScoredRun, eval_result, result_json, score_store
 from forgegate.run import (
     ArmSpec,
     ExecutionSummary,
     PromptItem,
     RetryPolicy,
     SamplingSpec,
+    StopFor,
     battery_prompt,
     generate,
     plan_requests,
@@ -91,6 +93,9 @@ class SessionOptions:
     """Wait for another process generating the same run (False: refuse at once)."""
     model_in_memory: Backend | None = None
     """A backend over a model the caller holds (the training probe); ``backend`` then only labels it."""
+    loop_cutoff: bool = True
+    """Cut an answer off as soon as it loops (finish ``loop``; it scores as the whole answer would).
+    False (``--no-loop-cutoff``): every answer runs until the model stops or its cap."""
 
 
 def prepare_session(options: SessionOptions) -> tuple[EvalSpec, GateConfig, str, Path]:
@@ -122,17 +127,21 @@ async def run_session_async(options: SessionOptions) -> tuple[ScoredRun, dict[st
     """An eval or live test end to end: validate, generate through the one runner, score, gate."""
     spec, gate_config, gate_sha, gate_config_path = prepare_session(options)
     arm = spec.arm()
+    prompts = {item.item_id: item.prompt for item in spec.battery.items}
+    stop_for: StopFor | None = (lambda planned: loop_stop(prompts[planned.item_id])) if options.loop_cutoff else None
     outcome = await generate(
         run_path(spec.run_id, writable_store_dir(options.store_dir)),
         identity={**spec.identity(), "run_id": spec.run_id},
         metadata={"battery_path": str(spec.battery.path), "base_urls": list(spec.config.base_urls),
                   "gate_config": {"path": str(gate_config_path), "sha256": gate_sha,
                                   "toml": gate_config_path.read_text(encoding="utf-8"),
-                                  "match_rule": MATCH_RULE}},
+                                  "match_rule": MATCH_RULE},
+                  LOOP_CUTOFF_KEY: options.loop_cutoff},
         arms=[arm], planned=plan_requests([arm], spec.items(), [spec.seed], spec.sampling()),
         concurrency=options.concurrency, quiet=options.quiet, retry=RetryPolicy(attempts=options.retries),
         per_arm_digests=False, wait=options.wait,
-        made={EVAL_ARM: options.model_in_memory} if options.model_in_memory is not None else None)
+        made={EVAL_ARM: options.model_in_memory} if options.model_in_memory is not None else None,
+        stop_for=stop_for)
     result = score_store(outcome.store_path, spec.battery, gate_config, gate_sha,
                          check_failure_modes=options.check_failure_modes)
     return result, result_json(result), outcome.summary

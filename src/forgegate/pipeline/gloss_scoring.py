@@ -44,6 +44,10 @@ class ScoredAnswer:
         return self.score.score
 
 
+LOOP_CUTOFF_KEY = "loop_cutoff"
+"""Meta key: whether the last generation into the run cut loops off (``--no-loop-cutoff`` sets it False)."""
+
+
 @dataclass(frozen=True)
 class ScoredRun:
     """A stored run scored and gated: everything ``eval_result`` turns into the JSON contract."""
@@ -152,7 +156,16 @@ def eval_fields(result: ScoredRun) -> dict[str, Any]:
                                  if a.stored is not None and a.stored.token_source}),
         "items": [_item_json(a) for a in result.answers],
         "failure_mode_signatures": result.signatures,
+        "loop_cutoff": loop_cutoff_json(result),
     }
+
+
+def loop_cutoff_json(result: ScoredRun) -> dict[str, Any]:
+    """How many stored answers were cut off as loops, and the tokens that spared (cap minus generated)."""
+    cut = [a.stored for a in result.answers if a.stored is not None and a.stored.finish == "loop"]
+    enabled = result.meta.get(LOOP_CUTOFF_KEY)
+    return {"enabled": enabled if isinstance(enabled, bool) else None, "cut": len(cut),
+            "tokens_saved_estimate": sum(max(0, s.request.max_tokens - (s.tokens or 0)) for s in cut)}
 
 
 def eval_result(result: ScoredRun, *, regated_from: str | None = None) -> EvalResult:

@@ -69,6 +69,18 @@ class EvalItem(Strict):
     """Character offsets of the repeated span in ``response``."""
 
 
+class LoopCutoff(Strict):
+    """Answers cut off as loops while generating (finish ``loop``) and the tokens that spared."""
+
+    enabled: bool | None
+    """Whether the last generation into the run cut loops off; None: not recorded (a plan arm, an older run)."""
+    cut: int
+    """Stored answers with finish ``loop``."""
+    tokens_saved_estimate: int
+    """For each cut-off answer, its cap minus the tokens it generated: an upper bound (the answer might
+    have stopped on its own before the cap), labelled an estimate."""
+
+
 class EvalBody(Gated):
     """Every field of a GLOSS result except ``kind`` (whose values depend on where the result sits)."""
 
@@ -91,6 +103,8 @@ class EvalBody(Gated):
     items: list[EvalItem]
     failure_mode_signatures: dict[str, bool] | None
     """Each failure-mode signature present/absent, when gated with --check-failure-modes."""
+    loop_cutoff: LoopCutoff | None = None
+    """None in results written before the cut-off existed."""
 
 
 class EvalResult(EvalBody):

@@ -5,6 +5,7 @@ from forgegate.run.engine import (
     ExecutionSummary,
     PlannedRequest,
     RetryPolicy,
+    StopFor,
     enforce_cap,
     execute,
     record_model_digest,
@@ -22,5 +23,5 @@ from forgegate.run.runner import (
 )
 
 __all__ = ["GENERATING_KEY", "PLANNED_KEY", "ArmSpec", "ExecutionSummary", "PlannedRequest", "PromptItem",
-           "RetryPolicy", "RunOutcome", "SamplingSpec", "battery_prompt", "enforce_cap", "execute", "generate",
+           "RetryPolicy", "RunOutcome", "SamplingSpec", "StopFor", "battery_prompt", "enforce_cap", "execute", "generate",
            "plan_requests", "record_model_digest"]

@@ -10,11 +10,11 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from forgegate.backends.base import Backend, BackendError
-from forgegate.core.records import Completion, GenerationRequest
+from forgegate.core.records import Completion, GenerationRequest, StreamStop
 from forgegate.run.progress import RunProgress
 from forgegate.store.runstore import RunStore
 
@@ -45,6 +45,10 @@ class RetryPolicy:
         return float(min(self.max_delay_s, self.base_delay_s * 2 ** (attempt - 1)) * (0.5 + rng.random()))
 
 
+StopFor = Callable[[PlannedRequest], StreamStop | None]
+"""The pipeline's stop predicate for a request (the loop detector over its item's prompt), or None."""
+
+
 @dataclass(frozen=True)
 class ExecutionSummary:
     planned: int
@@ -53,6 +57,11 @@ class ExecutionSummary:
     failed: int
     tokens: int
     wall_s: float
+    loops_cut: int = 0
+    """Answers this execution cut off as loops (finish ``loop``)."""
+    tokens_saved: int = 0
+    """An estimate: for each cut-off answer, its cap minus the tokens it generated (what running to the cap,
+    the longest it could have run, would have cost more)."""
 
 
 async def record_model_digest(backend: Backend, store: RunStore, key: str = "model_digest") -> str | None:
@@ -80,14 +89,27 @@ def enforce_cap(completion: Completion, cap: int) -> Completion:
     return replace(completion, text="".join(kept), tokens=cap, token_texts=kept, finish="length")
 
 
+async def _attempt(backend: Backend, request: GenerationRequest, stop: StreamStop | None) -> Completion:
+    """One attempt, under the cap. An answer the backend cut off as a loop is kept only when the predicate
+    holds on it as stored (the backend checked exactly that text, so it does; a backend that stored other
+    token boundaries than it checked would break it): otherwise it is generated again without a cut-off."""
+    if stop is None:
+        return enforce_cap(await backend.generate(request), request.max_tokens)
+    completion = enforce_cap(await backend.generate(request, stop.fresh()), request.max_tokens)
+    if completion.finish == "loop" and not stop.confirms(completion.text, completion.token_texts):
+        completion = enforce_cap(await backend.generate(request), request.max_tokens)
+        return replace(completion, extra={**completion.extra, "loop_cutoff": "unconfirmed: generated again whole"})
+    return completion
+
+
 async def _generate_with_retries(
-    backend: Backend, planned: PlannedRequest, policy: RetryPolicy, rng: random.Random
+    backend: Backend, planned: PlannedRequest, policy: RetryPolicy, rng: random.Random,
+    stop: StreamStop | None = None,
 ) -> tuple[Completion | None, str | None, int]:
     last_error = "no attempt made"
     for attempt in range(1, policy.attempts + 1):
         try:
-            completion = await backend.generate(planned.request)
-            return enforce_cap(completion, planned.request.max_tokens), None, attempt
+            return await _attempt(backend, planned.request, stop), None, attempt
         except BackendError as exc:
             last_error = str(exc)
             if not exc.transient or attempt == policy.attempts:
@@ -109,8 +131,12 @@ async def execute(
     retry: RetryPolicy | None = None,
     quiet: bool = True,
     retry_seed: int = 0,
+    stop_for: StopFor | None = None,
 ) -> ExecutionSummary:
-    """Generate every planned request not already finished in ``store``; record each outcome."""
+    """Generate every planned request not already finished in ``store``; record each outcome.
+
+    ``stop_for`` gives a request's stop predicate (the pipeline's loop cut-off); None: every answer runs
+    until the model stops or its cap."""
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
     policy = retry or RetryPolicy()
@@ -118,7 +144,7 @@ async def execute(
     finished = store.finished_keys()
     todo = [p for p in planned if p.key not in finished]
     semaphore = asyncio.Semaphore(concurrency)
-    counts = {"generated": 0, "failed": 0, "tokens": 0}
+    counts = {"generated": 0, "failed": 0, "tokens": 0, "loops_cut": 0, "tokens_saved": 0}
     started = time.perf_counter()
 
     with RunProgress(total=len(todo), quiet=quiet) as progress:
@@ -126,7 +152,7 @@ async def execute(
         async def one(item: PlannedRequest) -> None:
             async with semaphore:
                 completion, error, attempts = await _generate_with_retries(
-                    backends[item.arm], item, policy, rng
+                    backends[item.arm], item, policy, rng, stop_for(item) if stop_for is not None else None
                 )
             store.record(
                 request_key=item.key, arm=item.arm, item_id=item.item_id, seed=item.seed,
@@ -137,6 +163,9 @@ async def execute(
             else:
                 counts["generated"] += 1
                 counts["tokens"] += completion.tokens
+                if completion.finish == "loop":
+                    counts["loops_cut"] += 1
+                    counts["tokens_saved"] += max(0, item.request.max_tokens - completion.tokens)
             progress.advance(tokens=completion.tokens if completion else 0, failed=completion is None)
 
         await asyncio.gather(*(one(item) for item in todo))
@@ -148,4 +177,6 @@ async def execute(
         failed=counts["failed"],
         tokens=counts["tokens"],
         wall_s=time.perf_counter() - started,
+        loops_cut=counts["loops_cut"],
+        tokens_saved=counts["tokens_saved"],
     )

@@ -20,7 +20,14 @@ from forgegate.backends import Backend, BackendConfig, make_backend
 from forgegate.battery import BatteryItem
 from forgegate.console import notice
 from forgegate.core.records import GenerationRequest
-from forgegate.run.engine import ExecutionSummary, PlannedRequest, RetryPolicy, execute, record_model_digest
+from forgegate.run.engine import (
+    ExecutionSummary,
+    PlannedRequest,
+    RetryPolicy,
+    StopFor,
+    execute,
+    record_model_digest,
+)
 from forgegate.store import RunStore, run_lock
 
 
@@ -111,7 +118,7 @@ def digest_key(arm: str, per_arm: bool) -> str:
 async def generate(store_path: Path, *, identity: Mapping[str, Any], metadata: Mapping[str, Any],
                    arms: Sequence[ArmSpec], planned: Sequence[PlannedRequest], concurrency: int, quiet: bool,
                    retry: RetryPolicy | None = None, per_arm_digests: bool = True, wait: bool = True,
-                   made: Mapping[str, Backend] | None = None) -> RunOutcome:
+                   made: Mapping[str, Backend] | None = None, stop_for: StopFor | None = None) -> RunOutcome:
     """Generate every missing answer of ``planned`` into the store at ``store_path`` (resuming if it exists).
 
     ``identity`` must match what the store already holds (a different run refuses); ``metadata``
@@ -119,19 +126,19 @@ async def generate(store_path: Path, *, identity: Mapping[str, Any], metadata: M
     a time: another waits for it (saying so on stderr) and then resumes from its answers, or,
     with ``wait=False``, refuses at once. ``made`` holds backends the caller built itself (a model in
     memory, by arm name); every other arm's backend is made from its name and config. The runner
-    closes them all.
+    closes them all. ``stop_for`` gives each request's stop predicate (the pipeline's loop cut-off).
     """
     note_store(store_path, len(planned))  # on Ctrl-C the CLI counts what this store already holds
     async with run_lock(store_path, wait=wait, on_wait=notice):
         return await _generate_locked(store_path, identity=identity, metadata=metadata, arms=arms, planned=planned,
                                       concurrency=concurrency, quiet=quiet, retry=retry,
-                                      per_arm_digests=per_arm_digests, made=made or {})
+                                      per_arm_digests=per_arm_digests, made=made or {}, stop_for=stop_for)
 
 
 async def _generate_locked(store_path: Path, *, identity: Mapping[str, Any], metadata: Mapping[str, Any],
                            arms: Sequence[ArmSpec], planned: Sequence[PlannedRequest], concurrency: int,
                            quiet: bool, retry: RetryPolicy | None, per_arm_digests: bool,
-                           made: Mapping[str, Backend]) -> RunOutcome:
+                           made: Mapping[str, Backend], stop_for: StopFor | None = None) -> RunOutcome:
     with RunStore.open(store_path) as store:
         store.init_meta(dict(identity))
         for key, value in metadata.items():
@@ -147,7 +154,8 @@ async def _generate_locked(store_path: Path, *, identity: Mapping[str, Any], met
                 if "model_label" not in metadata and len(arms) == 1:
                     path = getattr(backends[arm.name], "model_path", None)
                     store.set_meta("model_label", arm.config.model or (Path(path).name if path else arm.backend))
-            summary = await execute(store, planned, backends, concurrency=concurrency, retry=retry, quiet=quiet)
+            summary = await execute(store, planned, backends, concurrency=concurrency, retry=retry, quiet=quiet,
+                                    stop_for=stop_for)
             digests = {name: await record_model_digest(backend, store, digest_key(name, per_arm_digests))
                        for name, backend in backends.items()}
         finally:
