@@ -29,6 +29,7 @@ import asyncio
 import itertools
 import json
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from backend_fake_http import (
@@ -43,7 +44,7 @@ from backend_fake_http import (
 )
 
 from forgegate.backends import Backend, BackendConfig, BackendError, make_backend
-from forgegate.core.records import Completion, GenerationRequest
+from forgegate.core.records import Completion, GenerationRequest, StreamStop
 
 __all__ = [
     "FAKE_DIGEST",
@@ -274,10 +275,14 @@ class FakeOpenAIServer(FakeServer):
         self.stream(handler, n, lines, final)
 
 
-async def gather_results(backend: Backend, requests: list[GenerationRequest]) -> list[Completion | BackendError]:
-    """Run requests concurrently on one backend; failures come back as BackendError values, then close it."""
+async def gather_results(backend: Backend, requests: list[GenerationRequest],
+                         stops: Sequence[StreamStop | None] | None = None) -> list[Completion | BackendError]:
+    """Run requests concurrently on one backend (each with its stop predicate from ``stops``, when given);
+    failures come back as BackendError values, then close it."""
+    each = list(stops) if stops is not None else [None] * len(requests)
     try:
-        results = await asyncio.gather(*(backend.generate(r) for r in requests), return_exceptions=True)
+        results = await asyncio.gather(*(backend.generate(r) if s is None else backend.generate(r, s)
+                                         for r, s in zip(requests, each, strict=True)), return_exceptions=True)
     finally:
         await backend.aclose()
     out: list[Completion | BackendError] = []
@@ -290,11 +295,12 @@ async def gather_results(backend: Backend, requests: list[GenerationRequest]) ->
 
 
 def run_requests(
-    name: str, config: BackendConfig, requests: list[GenerationRequest]
+    name: str, config: BackendConfig, requests: list[GenerationRequest],
+    stops: Sequence[StreamStop | None] | None = None,
 ) -> list[Completion | BackendError]:
     """Build backend ``name`` inside a fresh event loop, run ``requests`` concurrently, close it."""
 
     async def main() -> list[Completion | BackendError]:
-        return await gather_results(make_backend(name, config), requests)
+        return await gather_results(make_backend(name, config), requests, stops)
 
     return asyncio.run(main())

@@ -132,11 +132,11 @@ class OpenAIBackend:
         return "/completions", body
 
     async def generate(self, request: GenerationRequest, stop: StreamStop | None = None) -> Completion:
-        """Streamed, so that ``stop`` (the loop cut-off) can close the stream; a server that reports no usage
-        in a stream is asked whole from then on, and its answers are judged after the fact."""
+        """A server whose streams carry no usage is asked whole, unless ``stop`` (the loop cut-off) needs the
+        stream and the server has a tokenizer endpoint to count it with (its answer is then not generated twice)."""
         path, body = self._body(request, await self._model_name())
         with self._pool.acquire() as base:
-            if self._unstreamed.get(base):
+            if self._unstreamed.get(base) and not await self._streams_for(stop, base):
                 whole = await self._generate_whole(base, path, body, request)
                 if whole is not None:
                     return whole
@@ -190,13 +190,10 @@ class OpenAIBackend:
                                    lambda response: _events(response, self._redact), request.max_tokens,
                                    deadline_s=self.config.timeout_s, stop=stop)
         got = streamed.got
-        if got.looped:  # cut off as a loop: the deltas the predicate saw are the answer and its tokens
-            tokens, source, texts, extra = _count(got, request.max_tokens)
-            return build_completion(got, finish="loop", tokens=tokens, token_source=source, started=streamed.started,
-                                    model_digest=None, endpoint=streamed.endpoint, token_texts=texts, extra=extra)
-        if not got.capped and not got.ended and got.server_finish is None:
+        if not got.capped and not got.looped and not got.ended and got.server_finish is None:
             raise BackendError(f"stream from {streamed.url} ended before a finish_reason or [DONE]", transient=True)
-        if not got.capped and got.usage_tokens is None and self._unstreamed.setdefault(base, True):
+        if (not got.capped and not got.looped and got.usage_tokens is None and self._unstreamed.setdefault(base, True)
+                and not await self._streams_for(stop, base)):
             whole = await self._generate_whole(base, path, body, request)  # it never counts in a stream: ask
             if whole is not None:  # it whole, this request too (and concurrent ones that streamed meanwhile)
                 return whole
@@ -216,7 +213,7 @@ class OpenAIBackend:
                     got.token_texts, got.capped, tokens = list(texts), True, request.max_tokens
         return build_completion(
             got,
-            finish=_finish(got, tokens, request.max_tokens),
+            finish="loop" if got.looped and not got.capped else _finish(got, tokens, request.max_tokens),
             tokens=tokens,
             token_source=source,
             started=streamed.started,
@@ -225,6 +222,12 @@ class OpenAIBackend:
             token_texts=texts,
             extra=extra,
         )
+
+    async def _streams_for(self, stop: StreamStop | None, base: str) -> bool:
+        """Whether a request with ``stop`` streams from ``base`` although its streams carry no usage: only
+        where its tokenizer endpoint can count the stream (otherwise the answer is asked whole and judged
+        after the fact, never cut off)."""
+        return stop is not None and await self._tokenizer.available(base)
 
     async def aclose(self) -> None:
         await self._client.aclose()
