@@ -30,7 +30,7 @@ from forgegate.core.records import Completion, GenerationRequest, StreamStop
 from forgegate.run import PlannedRequest, execute
 from forgegate.store import RunStore
 
-LOOPING = "Here is the answer. " + "la femme, " * 120
+LOOPING = "Here is the answer. " + "la femme, " * 300
 """A scripted answer that starts well and then loops to the cap and past it."""
 PLAIN = "The forge is running and the crew is ready for the next watch."
 
@@ -87,7 +87,7 @@ def test_a_cut_off_answer_is_found_looping_with_the_same_label_by_the_detector_s
     assert len(kept) < cap
     finding = detect_loop(text, kept, query_symbol=query_symbol_of(prompt))
     assert finding is not None and finding == loop_finding(prompt, text, kept)
-    scored = score_item(item(prompt=prompt, max_tokens=cap), Completion(
+    scored = score_item(item(prompt=prompt, max_tokens=cap, eval_type="contains", expected="NOUS"), Completion(
         text=text, tokens=len(kept), token_source="stream-chunks", finish="loop", latency_s=0.0, token_texts=kept))
     assert scored.score == 0.0 and scored.failure_modes[0] == finding.kind
     assert FailureMode.STOP_FAILURE not in scored.failure_modes
@@ -105,10 +105,11 @@ def test_a_loop_is_cut_within_a_few_tokens_and_a_plain_answer_is_never_cut() -> 
 
 
 def test_an_identity_loop_is_cut_off_as_an_identity_loop() -> None:
-    tokens = [" ⊙", " ∎"] + ["⊙"] * 100
-    text, kept, looped, _ = _stream(tokens, "⊙ ∎?", 300)
+    tokens = [" ⊙", " α", " is", " "] + ["α"] * 100  # the queried symbol escalating: αααα...
+    text, kept, looped, _ = _stream(tokens, "⊙ α?", 300)
     assert looped and len(kept) < 20
-    scored = score_item(item(prompt="⊙ ∎?", max_tokens=300), completion(text, finish="loop", token_texts=list(kept)))
+    it = item(prompt="⊙ α?", max_tokens=300, eval_type="contains", expected="NOUS")
+    scored = score_item(it, completion(text, finish="loop", token_texts=list(kept)))
     assert scored.failure_modes == (FailureMode.IDENTITY_LOOP,) and scored.score == 0.0
 
 
@@ -117,14 +118,16 @@ def test_an_identity_loop_is_cut_off_as_an_identity_loop() -> None:
 
 def test_finish_loop_is_scored_by_its_loop_not_as_a_stop_failure_even_where_stop_is_demanded() -> None:
     text = "Here is the answer. " + "la femme, " * 6
-    stop_item = item(category="LX-STOP", prompt="Say hi.", stop_within=20, max_tokens=200)
+    stop_item = item(category="LX-STOP", prompt="Say hi.", stop_within=20, max_tokens=200, eval_type="contains",
+                     expected="hi")
     scored = score_item(stop_item, completion(text, finish="loop"))
     assert scored.failure_modes == (FailureMode.RUNAWAY_LOOP,) and scored.score == 0.0
     assert "did not stop" not in scored.detail
 
 
 def test_a_loop_answer_the_detector_no_longer_confirms_is_a_stop_failure_that_says_to_generate_again() -> None:
-    scored = score_item(item(prompt="Say hi."), completion("Hello there, friend.", finish="loop"))
+    scored = score_item(item(prompt="Say hi.", eval_type="contains", expected="Hello"),
+                        completion("Hello there, friend.", finish="loop"))
     assert scored.score == 0.0 and scored.failure_modes == (FailureMode.STOP_FAILURE,)
     assert "finds no loop in it now" in scored.detail
 
@@ -139,7 +142,7 @@ def test_http_backends_close_a_looping_stream_and_keep_what_streamed(server_type
                           chunk_delay_s=0.002)
     backend = "ollama" if server_type is FakeOllamaServer else "openai"
     with server_type(behaviour) as server:
-        config = BackendConfig(model="gloss", base_urls=(server.url,))
+        config = BackendConfig(model="gloss" if backend == "ollama" else "gloss:latest", base_urls=(server.url,))
         (cut,) = run_requests(backend, config, [GenerationRequest(prompt=prompt, max_tokens=400)],
                               stops=[loop_stop(prompt)])
         (plain,) = run_requests(backend, config, [GenerationRequest(prompt="plain", max_tokens=400)],

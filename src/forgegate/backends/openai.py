@@ -197,7 +197,7 @@ class OpenAIBackend:
             whole = await self._generate_whole(base, path, body, request)  # it never counts in a stream: ask
             if whole is not None:  # it whole, this request too (and concurrent ones that streamed meanwhile)
                 return whole
-        if not got.capped:
+        if not got.capped and not got.looped:  # a stream closed early never got to its usage: it tells nothing
             self._unstreamed.setdefault(base, False)
         tokens, source, texts, extra = _count(got, request.max_tokens)
         if source == "server-usage" and texts is None:  # deltas are not tokens: the tokenizer may place them

@@ -26,9 +26,9 @@ Matching rules (the issue's, made operational):
   ``stop`` after fewer than N tokens.
 
 Labels: a loop -> RUNAWAY_LOOP / IDENTITY_LOOP (an answer cut off as a loop while generating, finish
-``loop``, scores as the same answer would after the fact: its loop label, not a stop failure); past ``stop_within`` or capped (finish
-``length``) in a clean-termination category -> STOP_FAILURE; a wall item (HUMAN-INPUT tag or
-LX-Z) that is not a rejection -> WALL_COLLAPSE; a ``semantic`` item in LATTICE form that misses
+``loop``, scores as the same answer would after the fact: its loop label, not a stop failure); past
+``stop_within`` or capped (finish ``length``) in a clean-termination category -> STOP_FAILURE; a wall item
+(HUMAN-INPUT tag or LX-Z) that is not a rejection -> WALL_COLLAPSE; a ``semantic`` item in LATTICE form that misses
 a required group -> STYLE_SUBSTANCE. Any label scores 0. Errored completions are never scored.
 """
 

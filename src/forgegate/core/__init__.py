@@ -13,8 +13,14 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from forgegate.core.limits import CONFIRMATORY_MIN_SAMPLES
     from forgegate.core.modes import LOOP_MODES, FailureMode
-    from forgegate.core.records import (Completion, FinishReason, GenerationRequest, StoredResponse, StreamStop,
-                                        TokenSource)
+    from forgegate.core.records import (
+        Completion,
+        FinishReason,
+        GenerationRequest,
+        StoredResponse,
+        StreamStop,
+        TokenSource,
+    )
     from forgegate.core.verdict import EXIT_BAD_INPUT, GATE_ORDER, Gate, Reason, Verdict, worst_gate
     from forgegate.core.version import __version__
 

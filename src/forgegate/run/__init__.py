@@ -23,5 +23,5 @@ from forgegate.run.runner import (
 )
 
 __all__ = ["GENERATING_KEY", "PLANNED_KEY", "ArmSpec", "ExecutionSummary", "PlannedRequest", "PromptItem",
-           "RetryPolicy", "RunOutcome", "SamplingSpec", "StopFor", "battery_prompt", "enforce_cap", "execute", "generate",
-           "plan_requests", "record_model_digest"]
+           "RetryPolicy", "RunOutcome", "SamplingSpec", "StopFor", "battery_prompt", "enforce_cap", "execute",
+           "generate", "plan_requests", "record_model_digest"]
