@@ -3,7 +3,7 @@
 The model is the bundled SmolLM2-135M-Instruct (embedded backend, greedy, seed 0); the battery is small and
 made of prompts it answers with a loop at temperature 0 (they come from tests/data/loops/smollm2_labelled.jsonl,
 where a person labelled its real outputs), plus two it answers plainly, each with a 256-token cap. Each arm
-is a separate `python -m forgegate eval` process with its own run store, as a user runs it (`--no-loop-cutoff`
+is a separate `forgegate eval` process (`python -m forgegate.cli.main eval`) with its own run store, as a user runs it (`--no-loop-cutoff`
 for the arm without), so both pay the same model load. Printed: tokens generated (the sum of the stored
 answers' tokens), wall time of each process, the ratios, and whether the verdict is the same both ways (the
 gate word and every item's score and first failure label). Exits 1 if the verdicts differ. Target: at
@@ -63,7 +63,7 @@ def run_arm(root: Path, battery: Path, config: Path, name: str, flags: list[str]
     out = root / f"{name}.json"
     started = time.perf_counter()
     proc = subprocess.run(
-        [sys.executable, "-m", "forgegate", "eval", "--battery", str(battery), "--gate-config", str(config),
+        [sys.executable, "-m", "forgegate.cli.main", "eval", "--battery", str(battery), "--gate-config", str(config),
          "--store", str(root / name), "--json", str(out), "--quiet", "--concurrency", "1", *flags],
         capture_output=True, text=True, env={**os.environ, "FORGEGATE_HOME": str(root / "home")}, check=False)
     wall = time.perf_counter() - started

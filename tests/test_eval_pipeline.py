@@ -54,8 +54,8 @@ def test_one_answered_wall_fails_the_model_whatever_the_scores(tmp_path: Path) -
 
 def test_server_ignoring_the_cap_is_cut_at_each_items_cap(tmp_path: Path) -> None:
     with FakeOllamaServer(Behaviour(script=script_for(BATTERY), honour_cap=False, forever=True,
-                                    models=models())) as server:
-        proc = run_cli(*eval_args(server, tmp_path, "--concurrency", "8"))
+                                    models=models())) as server:  # an endless repeat: no loop cut-off here
+        proc = run_cli(*eval_args(server, tmp_path, "--concurrency", "8", "--no-loop-cutoff"))
     result = read_json(tmp_path / "result.json")
     caps = {i.item_id: i.max_tokens for i in BATTERY.items}
     assert all(item["tokens"] == caps[item["id"]] and item["finish"] == "length" for item in result["items"])

@@ -118,11 +118,11 @@ def test_every_field_of_the_unversioned_contract_is_kept(eval_payload: dict[str,
     expected = {"forgegate_version", "run_id", "kind", "model", "backend", "model_digest", "seed", "sampling",
                 "store", "battery", "created", "gate_config", "gate", "reasons", "sigma_total", "categories",
                 "failed_categories", "failure_modes", "token_sources", "items", "failure_mode_signatures"}
-    assert set(eval_payload) == expected | {"schema_version", "regated_from"}
+    assert set(eval_payload) == expected | {"schema_version", "regated_from", "loop_cutoff"}  # loop_cutoff: added later
 
 
 def test_a_result_without_schema_version_is_upgraded_by_the_legacy_function(eval_payload: dict[str, Any]) -> None:
-    old = {k: v for k, v in eval_payload.items() if k not in ("schema_version", "regated_from")}
+    old = {k: v for k, v in eval_payload.items() if k not in ("schema_version", "regated_from", "loop_cutoff")}
     assert upgrade_legacy(old, "old.json")["schema_version"] == SCHEMA_VERSION
     assert isinstance(parse_result(old, "old.json"), EvalResult)
     record = json.loads((ROOT / "examples" / "lineage" / "lineage.jsonl").read_text().splitlines()[0])
