@@ -25,6 +25,8 @@ IDENTITY = "⊙ ∎?"
 """SmolLM2 answers '⊙ ∎⊙⊙⊙⊙...': an identity loop."""
 RUNAWAY = "αααααα"
 """SmolLM2 answers 'ΩΩΩΩ...': a runaway character run."""
+SERVER_LOOP = "Write ha 40 times: ha ha ha ha ha ha ha ha ha ha"
+"""llama-cpp-python's server samples with its own defaults (repeat penalty 1.1): SmolLM2 answers 'Ha ha ha ...'."""
 CAP = 200
 
 
@@ -65,10 +67,10 @@ def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 def test_openai_backend_closes_a_real_llamacpp_stream_when_the_answer_loops(server_url: str) -> None:
     config = BackendConfig(model="smollm2", base_urls=(server_url,), timeout_s=300)
-    request = GenerationRequest(prompt=IDENTITY, max_tokens=CAP, seed=0)
-    (cut,) = _completions(run_requests("openai", config, [request], [loop_stop(IDENTITY)]))
+    request = GenerationRequest(prompt=SERVER_LOOP, max_tokens=CAP, seed=0)
+    (cut,) = _completions(run_requests("openai", config, [request], [loop_stop(SERVER_LOOP)]))
     (whole,) = _completions(run_requests("openai", config, [request]))
-    _assert_cut(cut, whole, IDENTITY)
+    _assert_cut(cut, whole, SERVER_LOOP)
 
 
 @pytest.fixture(scope="module")
