@@ -2,12 +2,12 @@
 
 The model is the bundled SmolLM2-135M-Instruct (embedded backend, greedy, seed 0); the battery is small and
 made of prompts it answers with a loop at temperature 0 (they come from tests/data/loops/smollm2_labelled.jsonl,
-where a person labelled its real outputs), plus two it answers plainly, each with a 256-token cap. Each arm
-is a separate `forgegate eval` process (`python -m forgegate.cli.main eval`) with its own run store, as a user runs it (`--no-loop-cutoff`
-for the arm without), so both pay the same model load. Printed: tokens generated (the sum of the stored
-answers' tokens), wall time of each process, the ratios, and whether the verdict is the same both ways (the
-gate word and every item's score and first failure label). Exits 1 if the verdicts differ. Target: at
-least 3x fewer tokens with the cut-off.
+where a person labelled its real outputs), plus two it answers plainly, each with a 256-token cap. Each arm is
+a separate `forgegate eval` process (`python -m forgegate.cli.main eval`) with its own run store, as a user runs
+it (`--no-loop-cutoff` for the arm without), so both pay the same model load. Printed: tokens generated (the
+sum of the stored answers' tokens), wall time of each process, the ratios, and whether the verdict is the same
+both ways (the gate word and every item's score and first failure label). Exits 1 if the verdicts differ.
+Target: at least 3x fewer tokens with the cut-off.
 
     python benchmarks/bench_loop_cutoff.py [--max-tokens 256] [--rounds 1]
 """

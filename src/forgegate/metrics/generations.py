@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from forgegate.core.records import FinishReason
 from forgegate.errors import InputError
 from forgegate.jsonio import read_jsonl_models
 
@@ -26,7 +26,7 @@ class Generation(BaseModel):
     seed: int
     text: str
     item: str | None = None
-    finish: Literal["stop", "length", "error"] | None = None
+    finish: FinishReason | None = None
     tokens: int | None = Field(default=None, ge=0)
     max_tokens: int | None = Field(default=None, gt=0)
 
