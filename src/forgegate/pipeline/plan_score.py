@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from forgegate.core.verdict import Gate, Reason, Verdict
-from forgegate.gate.arms import AXES, arms_verdict, gate_label
+from forgegate.gate.arms import arms_verdict, gate_label
 from forgegate.metrics.damage import DamageReport, damage_report
 from forgegate.metrics.memorization import MemorizationReport, memorization_report
 from forgegate.metrics.ngram_index import NgramIndex
@@ -27,9 +27,7 @@ from forgegate.results import SCHEMA_VERSION, DamageAxis, MemorizationAxis, Plan
 from forgegate.results.plan_run import ComparisonEntry, GenerationCounts, PlanRef, RequestError
 from forgegate.semantic.roles import primary_na
 
-RUN_INSTRUMENTS = ("voice", "memorization", "damage", "gloss", "semantic")
-"""Instruments ``forgegate run`` scores; any other declared one leaves the verdict INCOMPLETE."""
-AXIS_INSTRUMENTS = AXES
+from forgegate.plan.instruments import INSTRUMENT_NAMES as RUN_INSTRUMENTS
 
 
 @dataclass(frozen=True)
