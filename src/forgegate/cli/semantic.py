@@ -10,6 +10,7 @@ import typer
 from forgegate.cli.common import console, exit_with
 from forgegate.cli.options import HTML_OPTION, MARKDOWN_OPTION
 from forgegate.errors import UsageError
+from forgegate.plan.experiments import EXPERIMENT_NAMES
 from forgegate.semantic.embedding import DEFAULT_THRESHOLD
 from forgegate.semantic.entailment import JUDGES
 
@@ -28,8 +29,8 @@ def metrics(
     json_out: Path | None = typer.Option(None, "--json", help="Write the full result here."),
     seed: int = typer.Option(0, "--seed", help="Bootstrap seed (recorded in the JSON)."),
     experiment: str | None = typer.Option(None, "--experiment",
-                                          help="E1_STAGE, E2_RECOVERY, E3_TOPOLOGY or E4_R_META: declares the "
-                                               "primary endpoint."),
+                                          help=f"{', '.join(EXPERIMENT_NAMES[:-1])} or {EXPERIMENT_NAMES[-1]}: "
+                                               "declares the primary endpoint."),
     primary: str | None = typer.Option(None, "--primary-endpoint",
                                        help="E1_STAGE / E4_R_META: the metric T_GPT v0.8.1's endpoint is measured by "
                                             "(required for them; E2/E3 take T_GPT v0.8.1's)."),
