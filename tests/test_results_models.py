@@ -13,7 +13,7 @@ from report_helpers import ADVERSARIAL, arm_payloads, gloss_payload, run_cli, se
 from forgegate.cli.schema import SCHEMA_NAMES, schema_text
 from forgegate.errors import InputError
 from forgegate.report import render_markdown
-from forgegate.report.gloss_view import gloss_view
+from forgegate.report.gloss_section import gloss_view
 from forgegate.results import (
     KINDS,
     MODELS,

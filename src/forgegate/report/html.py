@@ -13,10 +13,10 @@ from markupsafe import Markup
 from forgegate.core.kinds import AXES
 from forgegate.core.version import __version__
 from forgegate.report.arms_cells import AXIS_TITLES
-from forgegate.report.arms_view import comparisons
-from forgegate.report.gloss_view import gloss_view
+from forgegate.report.arms_section import comparisons
+from forgegate.report.gloss_section import gloss_view
 from forgegate.report.sections import Kind, report_result
-from forgegate.report.semantic_view import semantic_view
+from forgegate.report.semantic_section import semantic_view
 from forgegate.report.templates import CSS, TEMPLATES, svg_filter
 from forgegate.textsafe import visible
 
