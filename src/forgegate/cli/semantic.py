@@ -61,7 +61,7 @@ def metrics(
 
 
 def _judge(judge: str, nli_model: Path | None, backend: str | None, model: str | None, cache: Path | None):  # type: ignore[no-untyped-def]
-    from forgegate.semantic.pipeline import make_judge
+    from forgegate.semantic.develop_confirm import make_judge
 
     return make_judge(judge, nli_model=nli_model, backend=backend, model=model, cache=cache)
 
@@ -88,7 +88,7 @@ def cluster(
     """Build the codebook on development samples (bidirectional entailment), export blinded sheets."""
     from forgegate.semantic.codebook import read_questions, read_text_samples
     from forgegate.semantic.embedding import load_embedder
-    from forgegate.semantic.pipeline import develop
+    from forgegate.semantic.develop_confirm import develop
 
     dev = develop(read_text_samples(samples), read_questions(questions),
                   _judge(judge, nli_model, backend, model, cache), out_dir, seed=seed, strict=not loose,
@@ -128,7 +128,7 @@ def assign_cmd(
 ) -> None:
     """Map confirmation samples to frozen cluster IDs or UNMAPPED (no new IDs)."""
     from forgegate.semantic.codebook import read_text_samples
-    from forgegate.semantic.pipeline import confirm
+    from forgegate.semantic.develop_confirm import confirm
 
     path = confirm(codebook, read_text_samples(samples), _judge(judge, nli_model, backend, model, cache), out_dir)
     console.print(f"assignments: {path}")
