@@ -9,7 +9,7 @@ from forgegate.battery.resources import (
     bundled_live_test_path,
     bundled_probe_battery_path,
 )
-from forgegate.battery.schema import BatteryItem, EvalType, Tag
+from forgegate.battery.item import BatteryItem, EvalType, Tag
 
 __all__ = [
     "Battery",

@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from forgegate.battery.lattice import LatticeTable, load_lattice
 from forgegate.battery.loader import default_id
-from forgegate.battery.schema import BatteryItem
+from forgegate.battery.item import BatteryItem
 from forgegate.jsonio import write_bytes_atomic
 
 Kind = Literal["battery", "live", "probe"]

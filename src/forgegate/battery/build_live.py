@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from forgegate.battery.caps import IDENTITY_CAP, IDENTITY_WITHIN, LIVE_GEN_CAP
 from forgegate.battery.lattice import LatticeTable
-from forgegate.battery.schema import BatteryItem
+from forgegate.battery.item import BatteryItem
 from forgegate.battery.vocab import lattice_tokens, refusal_answers
 
 
