@@ -196,7 +196,7 @@ def plan_payload(reports: dict[str, Any]) -> dict[str, Any]:
     """A ``forgegate run`` result: comparisons through the real ComparisonResult; the top level in its shape."""
     from forgegate.gate.arms import arms_verdict, gate_label
     from forgegate.pipeline.plan_score import ComparisonResult
-    from forgegate.plan.schema import PlanComparison
+    from forgegate.plan.plan_file import PlanComparison
 
     verdict = arms_verdict(reports["voice"].verdict, reports["memorization"].verdict, reports["damage"].verdict)
     comp = ComparisonResult(PlanComparison(control="base", candidate="tuned", primary="voice.delta_gap"),

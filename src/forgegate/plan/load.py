@@ -16,7 +16,7 @@ from forgegate.core.limits import CONFIRMATORY_MIN_SAMPLES
 from forgegate.errors import InputError
 from forgegate.jsonio import read_text_or_input_error
 from forgegate.plan.instruments import ENDPOINTS, Prices
-from forgegate.plan.schema import Plan
+from forgegate.plan.plan_file import Plan
 from forgegate.tomlio import TomlLocator, parse_toml, validate_toml
 
 MIN_SEEDS_FOR_FLOOR = 2
