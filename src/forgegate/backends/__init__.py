@@ -1,8 +1,8 @@
 """Model backends, registered by name in ``BACKENDS``.
 
-Each backend's module is declared in ``forgegate.backends.names`` (the one list) and imported the first time the backend is asked for, and
-the protocol's records (``forgegate.backends.base``) when first named, so that listing the names
-(``forgegate --help``) imports neither an HTTP client, a model runtime nor pydantic.
+Each backend's module is declared in ``forgegate.backends.names`` (the one list) and imported the first
+time the backend is asked for, and the protocol's records (``forgegate.backends.base``) when first named,
+so that listing the names (``forgegate --help``) imports neither an HTTP client, a model runtime nor pydantic.
 """
 
 from __future__ import annotations

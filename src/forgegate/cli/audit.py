@@ -18,7 +18,8 @@ audit_app = typer.Typer(
     no_args_is_help=True,
 )
 
-_JSON = typer.Option(None, "--json", help='Write every count printed here (JSON: "gate" PASS/FAIL/INVALID, "finding" what was found).')
+_JSON = typer.Option(None, "--json", help='Write every count printed here (JSON: "gate" PASS/FAIL/INVALID, '
+                     '"finding" what was found).')
 _SEED = typer.Option(0, "--seed", help="Seed of the controls' random choices (printed in the JSON).")
 _BATTERY = typer.Option(..., "--battery", help="Battery JSONL (the eval's items).")
 _CORPUS_HELP = "Training corpus JSONL: prompt/completion or chat messages rows."

@@ -87,8 +87,8 @@ def cluster(
 ) -> None:
     """Build the codebook on development samples (bidirectional entailment), export blinded sheets."""
     from forgegate.semantic.codebook import read_questions, read_text_samples
-    from forgegate.semantic.embedding import load_embedder
     from forgegate.semantic.develop_confirm import develop
+    from forgegate.semantic.embedding import load_embedder
 
     dev = develop(read_text_samples(samples), read_questions(questions),
                   _judge(judge, nli_model, backend, model, cache), out_dir, seed=seed, strict=not loose,

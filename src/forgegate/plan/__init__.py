@@ -46,8 +46,8 @@ if TYPE_CHECKING:
         plan_hash,
         read_lock,
     )
-    from forgegate.plan.presets import PRESETS, PresetName, write_preset
     from forgegate.plan.plan_file import Arm, Fixture, Plan, PlanComparison, Role, Sampling, SeedRange
+    from forgegate.plan.presets import PRESETS, PresetName, write_preset
 
 _HOME: dict[str, str] = {
     "BUNDLED_GLOSS": "forgegate.plan.inputs",

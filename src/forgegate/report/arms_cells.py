@@ -49,7 +49,8 @@ def _cell(kind: str, axis: dict[str, Any] | None) -> str:
 
 def three_axis_row(comp: dict[str, Any]) -> ThreeAxisRow:
     voice, memorization, damage = AXES
-    cells = (_cell(voice, comp.get(voice)), _cell(memorization, comp.get(memorization)), _cell(damage, comp.get(damage)))
+    cells = (_cell(voice, comp.get(voice)), _cell(memorization, comp.get(memorization)),
+             _cell(damage, comp.get(damage)))
     return ThreeAxisRow(f"{comp['candidate']} vs {comp['control']}", str(comp.get("primary") or "—"), cells,
                         str(comp["gate"]), str(comp.get("label") or comp["gate"]))
 
