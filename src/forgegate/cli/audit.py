@@ -49,6 +49,7 @@ def loops(
     """CORPUS_LOOP_INJECTION: rows that repeat a phrase, escalate a symbol, echo the prompt, or
     near-duplicate one prompt."""
     from forgegate.audit import read_corpus, run_loop_audit, with_clean_copy
+    from forgegate.audit.outcome import AuditFinding
     from forgegate.audit.render import loop_lines, verdict_lines
     from forgegate.results.audit import LoopAuditResult
 
@@ -56,7 +57,7 @@ def loops(
     if write_clean is not None:
         report = with_clean_copy(report, corpus, write_clean, LoopAuditResult.of(report).gate)
     result = LoopAuditResult.of(report)
-    _finish([*loop_lines(report), *verdict_lines(result.gate, result.finding)], result, json_out)
+    _finish([*loop_lines(report), *verdict_lines(result.gate, AuditFinding(result.finding))], result, json_out)
 
 
 @audit_app.command("leak")
@@ -78,13 +79,14 @@ def leak(
 ) -> None:
     """Removed character names still present in built pairs, per split and half."""
     from forgegate.audit import run_leak_audit
+    from forgegate.audit.outcome import AuditFinding
     from forgegate.audit.render import leak_lines, verdict_lines
     from forgegate.results.audit import LeakAuditResult
 
     report = run_leak_audit(source, renamed, pairs, seed=seed, rename_map=rename_map, planted=planted,
                             glob=glob)
     result = LeakAuditResult.of(report)
-    _finish([*leak_lines(report), *verdict_lines(result.gate, result.finding)], result, json_out)
+    _finish([*leak_lines(report), *verdict_lines(result.gate, AuditFinding(result.finding))], result, json_out)
 
 
 @audit_app.command("format")
@@ -97,12 +99,13 @@ def format_(
 ) -> None:
     """EVAL_FALSE_NEGATIVE: battery prompts shaped unlike the training prompts."""
     from forgegate.audit import load_battery_prompts, read_corpus, run_format_audit
+    from forgegate.audit.outcome import AuditFinding
     from forgegate.audit.render import format_lines, verdict_lines
     from forgegate.results.audit import FormatAuditResult
 
     report = run_format_audit(load_battery_prompts(battery), read_corpus(corpus), min_rows=min_rows)
     result = FormatAuditResult.of(report)
-    _finish([*format_lines(report), *verdict_lines(result.gate, result.finding)], result, json_out)
+    _finish([*format_lines(report), *verdict_lines(result.gate, AuditFinding(result.finding))], result, json_out)
 
 
 @audit_app.command("contamination")
@@ -119,13 +122,14 @@ def contamination(
 ) -> None:
     """Battery items present verbatim or near-verbatim in the training corpus."""
     from forgegate.audit import load_battery_prompts, read_corpus, run_contamination_audit
+    from forgegate.audit.outcome import AuditFinding
     from forgegate.audit.render import contamination_lines, verdict_lines
     from forgegate.results.audit import ContaminationAuditResult
 
     report = run_contamination_audit(load_battery_prompts(battery), read_corpus(corpus), n=ngram,
                                      seed=seed, planted=planted)
     result = ContaminationAuditResult.of(report)
-    _finish([*contamination_lines(report), *verdict_lines(result.gate, result.finding)], result, json_out)
+    _finish([*contamination_lines(report), *verdict_lines(result.gate, AuditFinding(result.finding))], result, json_out)
 
 
 def register(app: typer.Typer) -> None:

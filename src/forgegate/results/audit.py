@@ -19,15 +19,13 @@ if TYPE_CHECKING:
 
 
 class AuditBody(Gated):
-    """What every audit result adds to the verdict: the finding, apart from the gate word."""
-
-    finding: AuditFinding
+    """The verdict of an audit; each kind adds ``finding`` (CLEAN or its own word), apart from the gate word."""
 
 
 def _gated(kind: str, body: dict[str, object], controls: tuple[Control, ...],
            finding: AuditFinding) -> dict[str, Any]:
     verdict = audit_verdict(controls, finding)
-    return {**body, "gate": verdict.gate, "reasons": reason_models(verdict), "finding": finding,
+    return {**body, "gate": verdict.gate, "reasons": reason_models(verdict), "finding": finding.value,
             "kind": kind, "schema_version": SCHEMA_VERSION}
 
 
@@ -48,6 +46,7 @@ class LeakControls(Strict):
 class LeakAuditResult(AuditBody):
     """``forgegate audit leak --json``: removed names still present in built pairs, per split."""
 
+    finding: Literal["CLEAN", "LEAK"]
     splits: dict[str, LeakSplit]
     controls: LeakControls
     kind: Literal["leak_audit"]
@@ -79,6 +78,7 @@ class CleanCopyModel(Strict):
 class LoopAuditResult(AuditBody):
     """``forgegate audit loops --json``: corpus rows that teach looping, per pattern."""
 
+    finding: Literal["CLEAN", "LOOPS"]
     rows: int
     flagged_rows: int
     patterns: dict[str, int]
@@ -109,6 +109,7 @@ class FormatControls(Strict):
 class FormatAuditResult(AuditBody):
     """``forgegate audit format --json``: battery prompts shaped unlike the training prompts."""
 
+    finding: Literal["CLEAN", "MISMATCH"]
     items: int
     corpus_rows: int
     min_rows: int
@@ -149,6 +150,7 @@ class ContaminationControls(Strict):
 class ContaminationAuditResult(AuditBody):
     """``forgegate audit contamination --json``: battery items found (near-)verbatim in the corpus."""
 
+    finding: Literal["CLEAN", "CONTAMINATED"]
     ngram: int
     items: int
     short_items_whole_match: int
