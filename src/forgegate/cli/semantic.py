@@ -60,7 +60,7 @@ def metrics(
 
 
 def _judge(judge: str, nli_model: Path | None, backend: str | None, model: str | None, cache: Path | None):  # type: ignore[no-untyped-def]
-    from forgegate.semantic.pipeline import make_judge
+    from forgegate.pipeline.semantic_judge import make_judge
 
     return make_judge(judge, nli_model=nli_model, backend=backend, model=model, cache=cache)
 
