@@ -11,7 +11,7 @@ from typing import Any
 
 from forgegate.backends import Backend, BackendConfig
 from forgegate.battery import Battery, bundled_battery_path, bundled_live_test_path, load_battery
-from forgegate.checks.match import LEGACY_MATCH_RULE, MATCH_RULE
+from forgegate.core.match_rule import LEGACY_MATCH_RULE, MATCH_RULE
 from forgegate.errors import UsageError
 from forgegate.gate.gloss_config import GateConfig, bundled_gate_config_path, load_gate_config, parse_gate_config
 from forgegate.jsonio import write_json_atomic
