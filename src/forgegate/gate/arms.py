@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Protocol
 
 from forgegate.core.verdict import Gate, Reason, Verdict, worst_gate
@@ -21,6 +22,11 @@ HOLD_LABEL = "HOLD (operator's call)"
 def gate_label(gate: Gate) -> str:
     """How a gate word prints in the verdict table (HOLD always says whose call it is)."""
     return HOLD_LABEL if gate is Gate.HOLD else gate.value
+
+
+def axis_verdict(reasons: Iterable[Reason]) -> Verdict:
+    """One axis's verdict (voice, memorisation or damage): its control reasons and its rule, by ``worst_gate``."""
+    return Verdict.combine(reasons)
 
 
 def arms_verdict(voice: Verdict, memorization: Verdict, damage: Verdict) -> Verdict:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from forgegate.core.verdict import Gate, Reason, Verdict
+from forgegate.core.verdict import Gate, Reason
 
 
 class Floors(Protocol):
@@ -91,8 +91,3 @@ def voice_reason(author: str, control: str, candidate: str, control_mean: float,
     return Reason("voice", Gate.PASS if passed else Gate.FAIL, detail,
                   {"floor_rule": floor_rule, "floor": floor, "gap": comp.gap, "ratio": ratio,
                    "floor_pairwise": comp.floor_pairwise, "floor_all_arms": comp.floor_all_arms})
-
-
-def axis_verdict(reasons: Sequence[Reason]) -> Verdict:
-    """One axis's verdict: its control reasons and its rule, combined by ``worst_gate``."""
-    return Verdict.combine(reasons)

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 
 from forgegate.core.verdict import Reason, Verdict
 from forgegate.errors import InputError
-from forgegate.gate.voice import axis_verdict, voice_control_reason, voice_reason, voice_unmeasured
+from forgegate.gate.arms import axis_verdict
+from forgegate.gate.voice import voice_control_reason, voice_reason, voice_unmeasured
 from forgegate.metrics.delta import DeltaModel, fit_delta_model, normalise_for_voice, reference_segments
 from forgegate.metrics.generations import Generation, by_arm_seed
 from forgegate.metrics.noise_floor import ArmSeeds, FloorComparison, compare_arms, seed_problem
