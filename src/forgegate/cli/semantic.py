@@ -143,7 +143,7 @@ def relevance_cmd(
     json_out: Path | None = typer.Option(None, "--json"),
 ) -> None:
     """Adjudicated R(c) from double annotation, with Cohen's kappa; INCOMPLETE while disagreements are open."""
-    from forgegate.core.verdict import Gate
+    from forgegate.gate.semantic import relevance_gate
     from forgegate.jsonio import write_json_atomic
     from forgegate.semantic.relevance import Annotation, adjudicate
 
@@ -154,7 +154,7 @@ def relevance_cmd(
             raise UsageError(f"{spec!r}: write NAME=PATH")
         anns.append(Annotation(name.strip(), Path(path)))
     final, report = adjudicate(anns[0], anns[1], author=author, adjudication=adjudication)
-    gate = Gate.PASS if report["complete"] else Gate.INCOMPLETE
+    gate = relevance_gate(report["complete"])
     report["gate"] = gate.value
     if json_out is not None:
         write_json_atomic(json_out, report)
