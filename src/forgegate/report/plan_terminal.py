@@ -9,6 +9,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from forgegate.core.verdict import Gate, Verdict
+from forgegate.gate.arms import THREE_AXIS_RULE
 from forgegate.pipeline.plan_score import AXIS_INSTRUMENTS, PlanResult
 from forgegate.report.arms_cells import axis_numbers
 from forgegate.report.metrics_terminal import gate_markup, print_damage, print_memorization, print_verdict, print_voice
@@ -51,7 +52,7 @@ def print_plan_result(result: PlanResult, console: Console, *, details: bool = T
     if result.gloss is not None:
         print_gloss(result.gloss, console, details=details)
     if axes:
-        table = Table(title="three-axis verdict")
+        table = Table(title=THREE_AXIS_RULE)
         for column in ("candidate vs control", "primary", "A. voice", "B. not copied", "C. no damage", "verdict"):
             table.add_column(column)
         for comp in result.comparisons:
