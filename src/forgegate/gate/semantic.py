@@ -70,3 +70,9 @@ def plan_semantic_verdict(library_reasons: Iterable[Mapping[str, Any]], *, draft
 def relevance_gate(complete: bool) -> Gate:
     """``semantic relevance``: adjudicated relevance is PASS once every disagreement is settled, else INCOMPLETE."""
     return Gate.PASS if complete else Gate.INCOMPLETE
+
+
+def control_word(passed: bool) -> str:
+    """How one T_GPT control's outcome is shown in the report's controls table (the table's word, not the gate's:
+    the controls' reason above makes a failed control INVALID)."""
+    return Gate.PASS.value if passed else Gate.FAIL.value
