@@ -15,13 +15,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from forgegate.core.declared import DAMAGE_METRICS, DamageMetric
 from forgegate.core.verdict import Reason, Verdict
 from forgegate.errors import InputError
 from forgegate.gate.arms import axis_verdict
 from forgegate.gate.damage import damage_reason, damage_unmeasured
 from forgegate.metrics.generations import Generation, by_arm_seed
 from forgegate.metrics.noise_floor import ArmSeeds, FloorComparison, compare_arms, seed_problem
-from forgegate.plan.declared import DAMAGE_METRICS, DamageMetric
 
 
 def parse_band(value: str) -> tuple[int, int]:

@@ -19,6 +19,7 @@ import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from forgegate.core.declared import FloorRule
 from forgegate.core.verdict import Reason, Verdict
 from forgegate.errors import InputError
 from forgegate.gate.arms import axis_verdict
@@ -26,7 +27,6 @@ from forgegate.gate.voice import voice_control_reason, voice_reason, voice_unmea
 from forgegate.metrics.delta import DeltaModel, fit_delta_model, normalise_for_voice, reference_segments
 from forgegate.metrics.generations import Generation, by_arm_seed
 from forgegate.metrics.noise_floor import ArmSeeds, FloorComparison, compare_arms, seed_problem
-from forgegate.plan.declared import FloorRule
 
 DEFAULT_FOLDS = 5
 CONTRAST_CHUNKS = 5
