@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from forgegate.core.verdict import Reason, Verdict
-from forgegate.gate.arms import AXES, gate_label
+from forgegate.gate.arms import gate_label
 from forgegate.gate.plan import (
     comparison_verdict,
     generation_reasons,
@@ -36,7 +36,6 @@ from forgegate.results.plan_run import ComparisonEntry, GenerationCounts, PlanRe
 
 RUN_INSTRUMENTS = ("voice", "memorization", "damage", "gloss", "semantic")
 """Instruments ``forgegate run`` scores; any other declared one leaves the verdict INCOMPLETE."""
-AXIS_INSTRUMENTS = AXES
 
 
 @dataclass(frozen=True)

@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from forgegate.core.verdict import Gate, Verdict
-from forgegate.gate.arms import THREE_AXIS_RULE
-from forgegate.pipeline.plan_score import AXIS_INSTRUMENTS, PlanResult
+from forgegate.gate.arms import AXES, THREE_AXIS_RULE
 from forgegate.report.arms_cells import axis_numbers
 from forgegate.report.metrics_terminal import gate_markup, print_damage, print_memorization, print_verdict, print_voice
 from forgegate.report.plan_views import primary_text, print_gloss, print_semantic
+
+if TYPE_CHECKING:  # the shape rendered; report/ runs nothing of the pipeline's (pyproject's import contract)
+    from forgegate.pipeline.plan_score import PlanResult
 
 
 def _word(verdict: Verdict | None) -> str:
@@ -37,7 +39,7 @@ def print_plan_result(result: PlanResult, console: Console, *, details: bool = T
         console.print(f"author: [bold]{escape(loaded.plan.author)}[/]")
     console.print(f"store {escape(str(gens.store_path))}: {s.planned} planned, {s.skipped_finished} already "
                   f"stored, {s.generated} generated, {s.failed} failed, {len(gens.missing)} missing")
-    axes = any(getattr(loaded.plan.instruments, name) is not None for name in AXIS_INSTRUMENTS)
+    axes = any(getattr(loaded.plan.instruments, name) is not None for name in AXES)
     if details and axes:
         for comp in result.comparisons:
             console.rule(f"{escape(comp.comparison.candidate)} vs {escape(comp.comparison.control)}")
