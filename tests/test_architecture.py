@@ -11,12 +11,18 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_import_layers_hold() -> None:
-    """import-linter's layers contract (pyproject.toml) names every package; a wrong import fails here."""
+    """import-linter's contracts (pyproject.toml): the layers name every package, and the forbidden contracts keep
+    the design's rules (report and view run no generation, instruments build no backend and parse no plan, gate
+    imports no instrument); a wrong import fails here."""
     exe = shutil.which("lint-imports", path=str(Path(sys.executable).parent)) or shutil.which("lint-imports")
     assert exe is not None, "import-linter is a test dependency: pip install -e '.[test]'"
     done = subprocess.run([exe, "--no-cache"], cwd=ROOT, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "Contracts: 1 kept, 0 broken." in done.stdout
+    import tomllib
+
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]["contracts"]
+    assert len(contracts) >= 6  # the layers and the design's forbidden rules (report, view, instruments, gate, plan)
+    assert f"Contracts: {len(contracts)} kept, 0 broken." in done.stdout
 
 
 def test_every_package_is_in_a_layer() -> None:
