@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from forgegate.plan.experiments import EXPERIMENTS, SPEC_PRIMARY, primary_endpoint
 
 SPEC_ROLES: dict[str, str] = {
