@@ -20,7 +20,8 @@ def test_import_layers_hold() -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     import tomllib
 
-    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]["contracts"]
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    contracts = config["tool"]["importlinter"]["contracts"]
     assert len(contracts) >= 6  # the layers and the design's forbidden rules (report, view, instruments, gate, plan)
     assert f"Contracts: {len(contracts)} kept, 0 broken." in done.stdout
 

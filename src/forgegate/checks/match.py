@@ -40,7 +40,6 @@ from collections.abc import Iterable, Iterator
 
 from forgegate.battery.schema import BatteryItem, MatchMode
 
-
 _ANSI_CSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")
 UNSPACED_SCRIPTS = ("CJK UNIFIED", "CJK COMPATIBILITY IDEOGRAPH", "HIRAGANA", "KATAKANA", "THAI", "LAO")
 
