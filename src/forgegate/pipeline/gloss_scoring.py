@@ -14,7 +14,8 @@ from forgegate.battery import Battery
 from forgegate.battery.item import BatteryItem
 from forgegate.checks import AnswerScore, score_item
 from forgegate.checks.loop_controls import run_loop_detector_controls
-from forgegate.checks.match import MATCH_RULE
+from forgegate.checks.signatures import signatures_present
+from forgegate.core.match_rule import MATCH_RULE
 from forgegate.core.records import StoredResponse
 from forgegate.core.verdict import Gate, Reason
 from forgegate.core.version import __version__
@@ -23,7 +24,7 @@ from forgegate.gate.controls import control_reason
 from forgegate.gate.gloss import GlossResult, ItemOutcome, category_result, gloss_verdict
 from forgegate.gate.gloss_config import GateConfig
 from forgegate.gate.live import live_verdict
-from forgegate.gate.signatures import signature_reason, signatures_present
+from forgegate.gate.signatures import signature_reason
 from forgegate.results import SCHEMA_VERSION, EvalResult, reason_models
 from forgegate.store import RunStore
 

@@ -12,7 +12,7 @@ from typing import Literal, get_args
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
-from forgegate.plan.declared import DAMAGE_METRICS, DamageMetric, FloorRule
+from forgegate.core.declared import DAMAGE_METRICS, DamageMetric, FloorRule
 from forgegate.plan.experiments import Experiment
 from forgegate.userfile import UserFileModel
 
