@@ -38,7 +38,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from forgegate.battery.schema import BatteryItem
+from forgegate.battery.item import BatteryItem
 from forgegate.checks.loop_stop import loop_finding
 from forgegate.checks.loops import LoopFinding
 from forgegate.checks.match import normalise, present, remove_all

@@ -89,7 +89,7 @@ def register(app: typer.Typer) -> None:
         html: Path | None = typer.Option(None, "--html", help="Write a self-contained HTML report here."),
         markdown: Path | None = typer.Option(None, "--markdown", help="Write a Markdown summary here."),
     ) -> None:
-        from forgegate.pipeline.eval_session import rescore_stored_run
+        from forgegate.pipeline.rescore import rescore_stored_run
 
         payload, regated = rescore_stored_run(run, store_dir=store, battery_path=battery,
                                               gate_config_path=gate_config, check_failure_modes=check_failure_modes)

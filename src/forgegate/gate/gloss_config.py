@@ -18,7 +18,7 @@ from pathlib import Path
 
 from pydantic import Field, field_validator
 
-from forgegate.checks.match import MATCH_RULE
+from forgegate.core.match_rule import MATCH_RULE
 from forgegate.errors import InputError
 from forgegate.jsonio import decode_utf8_or_input_error, read_bytes_or_input_error
 from forgegate.tomlio import parse_toml, validate_toml

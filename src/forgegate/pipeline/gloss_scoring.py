@@ -11,10 +11,11 @@ from pathlib import Path
 from typing import Any
 
 from forgegate.battery import Battery
-from forgegate.battery.schema import BatteryItem
+from forgegate.battery.item import BatteryItem
 from forgegate.checks import AnswerScore, score_item
-from forgegate.checks.controls import run_loop_detector_controls
-from forgegate.checks.match import MATCH_RULE
+from forgegate.checks.loop_controls import run_loop_detector_controls
+from forgegate.checks.signatures import signatures_present
+from forgegate.core.match_rule import MATCH_RULE
 from forgegate.core.records import StoredResponse
 from forgegate.core.verdict import Gate, Reason
 from forgegate.core.version import __version__
@@ -23,9 +24,10 @@ from forgegate.gate.controls import control_reason
 from forgegate.gate.gloss import GlossResult, ItemOutcome, category_result, gloss_verdict
 from forgegate.gate.gloss_config import GateConfig
 from forgegate.gate.live import live_verdict
-from forgegate.gate.signatures import signature_reason, signatures_present
+from forgegate.gate.signatures import signature_reason
 from forgegate.results import SCHEMA_VERSION, EvalResult, reason_models
 from forgegate.store import RunStore
+from forgegate.store.meta_keys import LOOP_CUTOFF_KEY
 
 
 @dataclass(frozen=True)
@@ -42,10 +44,6 @@ class ScoredAnswer:
         if self.score.needs_review:
             return None if self.review is None else float(self.review == "pass")
         return self.score.score
-
-
-LOOP_CUTOFF_KEY = "loop_cutoff"
-"""Meta key: whether the last generation into the run cut loops off (``--no-loop-cutoff`` sets it False)."""
 
 
 @dataclass(frozen=True)

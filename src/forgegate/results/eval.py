@@ -29,7 +29,7 @@ class GateConfigRef(Strict):
     sha256: str
     """Identity of the config: its bytes and the matching rule (forgegate.gate.gloss_config.gate_identity)."""
     match_rule: str | None = None
-    """The rule answers were matched by (forgegate.checks.match.MATCH_RULE); None in results written before it."""
+    """The rule answers were matched by (forgegate.core.match_rule.MATCH_RULE); None in results written before it."""
     category_floor: float
     sigma_total_min: float
 

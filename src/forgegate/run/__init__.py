@@ -11,8 +11,6 @@ from forgegate.run.engine import (
     record_model_digest,
 )
 from forgegate.run.runner import (
-    GENERATING_KEY,
-    PLANNED_KEY,
     ArmSpec,
     PromptItem,
     RunOutcome,
@@ -22,6 +20,6 @@ from forgegate.run.runner import (
     plan_requests,
 )
 
-__all__ = ["GENERATING_KEY", "PLANNED_KEY", "ArmSpec", "ExecutionSummary", "PlannedRequest", "PromptItem",
+__all__ = ["ArmSpec", "ExecutionSummary", "PlannedRequest", "PromptItem",
            "RetryPolicy", "RunOutcome", "SamplingSpec", "StopFor", "battery_prompt", "enforce_cap", "execute",
            "generate", "plan_requests", "record_model_digest"]

@@ -29,6 +29,7 @@ from forgegate.run.engine import (
     record_model_digest,
 )
 from forgegate.store import RunStore, run_lock
+from forgegate.store.meta_keys import GENERATING_KEY, PLANNED_KEY
 
 
 @dataclass(frozen=True)
@@ -103,11 +104,6 @@ class RunOutcome:
     summary: ExecutionSummary
     model_digests: dict[str, str | None]
 
-
-PLANNED_KEY = "planned_requests"
-"""Meta key: how many requests the run plans (arms x items x seeds), set each time generation starts."""
-GENERATING_KEY = "generating"
-"""Meta key: ``{"pid", "host", "since"}`` while a process generates into the store, ``None`` after."""
 
 
 def digest_key(arm: str, per_arm: bool) -> str:

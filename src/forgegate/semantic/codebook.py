@@ -15,7 +15,7 @@ from forgegate.errors import InputError, UsageError
 from forgegate.jsonio import read_jsonl_models, read_text_or_input_error, validation_to_input_error, write_json_atomic
 from forgegate.semantic.clustering import cluster_by_entailment, match_representative
 from forgegate.semantic.entailment import EntailmentJudge
-from forgegate.semantic.schema import UNMAPPED
+from forgegate.semantic.input_rows import UNMAPPED
 
 SCHEMA: Literal["forgegate.semantic.codebook/1"] = "forgegate.semantic.codebook/1"
 MATCHING = "greedy: first cluster (in ID order) whose representative is equivalent under the rule"
