@@ -256,4 +256,20 @@ def test_eval_cuts_looping_answers_off_and_gives_the_same_verdict_as_with_no_loo
         finishes = [r[0] for r in db.execute("SELECT finish FROM responses")]
     assert finishes.count("loop") == len(looping)
     rescored = run_cli("rescore", str(next((tmp_path / "on").glob("*.sqlite"))), "--json", str(tmp_path / "re.json"))
-    assert rescored.returncode == 1 and read_json(tmp_path / "re.json")["items"] == on["items"]
+    again = read_json(tmp_path / "re.json")
+    assert rescored.returncode == 1 and again["items"] == on["items"] and again["loop_cutoff"] == on["loop_cutoff"]
+
+
+def test_the_python_api_takes_loop_cutoff_and_records_it(tmp_path: Path) -> None:
+    import forgegate
+
+    looping = next(i for i in BATTERY.items if i.category == "LX-A")
+    script = script_for(BATTERY, {looping.prompt: LOOPING})
+    with FakeOllamaServer(Behaviour(script=script, models={"gloss:v10": "f" * 64})) as server:
+        off = forgegate.evaluate(backend="ollama", model="gloss:v10", base_urls=[server.url], store=tmp_path / "off",
+                                 concurrency=8, loop_cutoff=False)
+        on = forgegate.evaluate(backend="ollama", model="gloss:v10", base_urls=[server.url], store=tmp_path / "on",
+                                concurrency=8)
+    assert off.loop_cutoff is not None and off.loop_cutoff.enabled is False and off.loop_cutoff.cut == 0
+    assert on.loop_cutoff is not None and on.loop_cutoff.enabled is True and on.loop_cutoff.cut == 1
+    assert on.gate == off.gate
