@@ -26,8 +26,8 @@ from forgegate.checks import score_item
 from forgegate.checks.loop_stop import loop_finding, loop_stop
 from forgegate.checks.loops import detect_loop, query_symbol_of
 from forgegate.core.modes import FailureMode
-from forgegate.core.records import Completion, GenerationRequest, StreamStop
-from forgegate.run import PlannedRequest, execute
+from forgegate.core.records import Completion, FinishReason, GenerationRequest, StreamStop
+from forgegate.run import ExecutionSummary, PlannedRequest, execute
 from forgegate.store import RunStore
 
 LOOPING = "Here is the answer. " + "la femme, " * 300
@@ -172,7 +172,7 @@ class _Scripted:
     async def generate(self, request: GenerationRequest, stop: StreamStop | None = None) -> Completion:
         self.calls.append(stop is not None)
         got = await collect_capped(_events(self.tokens), request.max_tokens, 0.0, stop)
-        finish = "loop" if got.looped else "length" if got.capped else "stop"
+        finish: FinishReason = "loop" if got.looped else "length" if got.capped else "stop"
         return Completion(text=got.text, tokens=len(got.token_texts), token_source="stream-chunks", finish=finish,
                           latency_s=0.0, token_texts=tuple(got.token_texts))
 
@@ -183,7 +183,8 @@ class _Scripted:
         return None
 
 
-def _execute(tmp_path: Path, backend: _Scripted, check: StreamStop | None, cap: int = 300) -> tuple[object, RunStore]:
+def _execute(tmp_path: Path, backend: _Scripted, check: StreamStop | None,
+             cap: int = 300) -> tuple[ExecutionSummary, RunStore]:
     planned = [PlannedRequest("model", "I-1", 0, GenerationRequest(prompt="Translate: the woman", max_tokens=cap))]
     store = RunStore.open(tmp_path / "run.sqlite")
     store.init_meta({"kind": "eval"})
@@ -196,7 +197,7 @@ def test_the_engine_records_a_cut_off_answer_and_the_tokens_it_saved_and_resume_
     summary, store = _execute(tmp_path, backend, loop_stop("Translate: the woman"))
     (row,) = store.latest()
     assert row.finish == "loop" and row.ok and row.tokens is not None and row.tokens < 40
-    assert summary.loops_cut == 1 and summary.tokens_saved == 300 - row.tokens  # type: ignore[attr-defined]
+    assert summary.loops_cut == 1 and summary.tokens_saved == 300 - row.tokens
     assert store.finished_keys() == {"model/I-1/0"}
     again = asyncio.run(execute(store, [PlannedRequest("model", "I-1", 0, row.request)], {"model": backend},
                                 stop_for=lambda p: loop_stop("Translate: the woman")))
@@ -216,7 +217,7 @@ def test_a_cut_off_the_predicate_does_not_confirm_on_the_stored_answer_is_genera
     (row,) = store.latest()
     assert backend.calls == [True, False]
     assert row.finish == "stop" and row.response == " a b c d e f"
-    assert summary.loops_cut == 0  # type: ignore[attr-defined]
+    assert summary.loops_cut == 0
     store.close()
 
 
