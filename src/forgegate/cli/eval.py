@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from forgegate.cli.common import console, err_console, exit_with
+from forgegate.core.gloss_v2 import GLOSS_V2_TITLE
 from forgegate.cli.options import (
     BATTERY_OPTION,
     HTML_OPTION,
@@ -71,7 +72,7 @@ def _session_command(kind: str, title: str) -> Any:
 
 def register(app: typer.Typer) -> None:
     app.command("eval", help="Run a battery against a model and gate it (GLOSS v2 by default).")(
-        _session_command("eval", "GLOSS EVAL v2"))
+        _session_command("eval", GLOSS_V2_TITLE))
     app.command("live", help="Run the 10-task live functional test (0 loops, 0 walls, >= 8/10 correct).")(
         _session_command("live", "GLOSS LIVE TEST"))
 

@@ -14,6 +14,7 @@ from forgegate.battery import Battery
 from forgegate.battery.schema import BatteryItem
 from forgegate.checks import AnswerScore, score_item
 from forgegate.checks.controls import run_loop_detector_controls
+from forgegate.checks.loops import LOOP_RULE
 from forgegate.checks.match import MATCH_RULE
 from forgegate.core.records import StoredResponse
 from forgegate.core.verdict import Gate, Reason
@@ -73,7 +74,8 @@ def score_store(store_path: Path, battery: Battery, config: GateConfig, config_s
     outcomes: list[ItemOutcome] = []
     for item in battery.items:
         stored = latest.get(item.item_id)
-        score = score_item(item, stored.completion()) if stored is not None and stored.ok else None
+        score = (score_item(item, stored.completion(), loop_settings=config.loops)
+                 if stored is not None and stored.ok else None)
         review = reviews.get(stored.request_key, (None, ""))[0] if stored is not None else None
         answer = ScoredAnswer(item, stored, score, review)
         answers.append(answer)
@@ -137,7 +139,10 @@ def eval_fields(result: ScoredRun) -> dict[str, Any]:
         "gate_config": {"name": result.gate_config.name, "sha256": result.gate_config_sha256,
                         "match_rule": MATCH_RULE,
                         "category_floor": result.gate_config.category_floor,
-                        "sigma_total_min": result.gate_config.sigma_total_min},
+                        "sigma_total_min": result.gate_config.sigma_total_min,
+                        "gloss_v2": result.gate_config.gloss_v2,
+                        "loop_rule": LOOP_RULE,
+                        "loops": result.gate_config.loops.record()},
         "gate": result.gloss.verdict.gate,
         "reasons": reason_models(result.gloss.verdict),
         "sigma_total": result.gloss.sigma_total,
