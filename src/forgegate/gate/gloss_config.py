@@ -111,10 +111,11 @@ def parse_gate_config(raw: bytes, path: Path | str) -> tuple[GateConfig, str]:
     config = validate_toml(path, text, parse_toml(path, text), GateConfig)
     breaches = config.breaches()
     if breaches:
+        locate = TomlLocator(text.removeprefix("\ufeff")).line_of
         field, message = breaches[0]
-        more = f" (and {len(breaches) - 1} more)" if len(breaches) > 1 else ""
-        raise InputError(path, f"breaks a GLOSS v2 invariant: {message}{more}",
-                         line=TomlLocator(text.removeprefix("\ufeff")).line_of(field), field=".".join(field),
+        more = "".join(f"; also line {locate(f)} '{'.'.join(f)}': {m}" for f, m in breaches[1:])
+        raise InputError(path, f"breaks a GLOSS v2 invariant: {message}{more}", line=locate(field),
+                         field=".".join(field),
                          hint="a GLOSS v2 gate may add categories, raise floors and change weights, never drop or "
                               "lower these; for another battery, write gloss_v2 = false (its results then never "
                               "say GLOSS EVAL v2 and never graduate)")
