@@ -55,7 +55,9 @@ def gloss_v2_reason(gate: GateUsed) -> Reason:
     if gate.gloss_v2 is False:
         return Reason(GLOSS_V2_RULE, Gate.FAIL, f"gate config '{gate.name}' declares gloss_v2 = false: its "
                       f"results are not {GLOSS_V2_TITLE} and do not graduate", numbers)
-    problems = [f"no {c}" for c in GLOSS_V2_CATEGORIES if c not in gate.categories]
+    # gloss_v2 True was written after the config passed every invariant (forgegate.gate.gloss_v2); an older
+    # result (None) is checked on what it recorded: its categories, floor and sigma minimum
+    problems = [] if gate.gloss_v2 else [f"no {c}" for c in GLOSS_V2_CATEGORIES if c not in gate.categories]
     if gate.category_floor < MIN_CATEGORY_FLOOR:
         problems.append(f"category floor {gate.category_floor:g} < {MIN_CATEGORY_FLOOR:.2f}")
     if gate.sigma_total_min < MIN_SIGMA_TOTAL:
