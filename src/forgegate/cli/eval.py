@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from forgegate.cli.common import console, err_console, exit_with
-from forgegate.core.gloss_v2 import GLOSS_V2_TITLE
 from forgegate.cli.options import (
     BATTERY_OPTION,
     HTML_OPTION,
@@ -19,6 +18,7 @@ from forgegate.cli.options import (
     session_options,
     with_options,
 )
+from forgegate.core.gloss_v2 import GLOSS_V2_TITLE
 
 if TYPE_CHECKING:
     from forgegate.core.verdict import Gate

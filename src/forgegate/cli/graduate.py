@@ -11,8 +11,8 @@ from rich.markup import escape
 
 from forgegate.cli.common import console, exit_with
 from forgegate.cli.eval import finish, report_summary
-from forgegate.core.gloss_v2 import GLOSS_V2_TITLE
 from forgegate.cli.options import BATTERY_OPTION, JSON_OPTION, MODEL_OPTIONS, session_options, with_options
+from forgegate.core.gloss_v2 import GLOSS_V2_TITLE
 
 _P = inspect.Parameter
 GRADUATE_OPTIONS = [

@@ -24,8 +24,8 @@ from forgegate.checks.loop_settings import LoopSettings
 from forgegate.checks.loops import LOOP_RULE
 from forgegate.checks.match import MATCH_RULE
 from forgegate.errors import InputError
-from forgegate.jsonio import decode_utf8_or_input_error, read_bytes_or_input_error
 from forgegate.gate.gloss_v2 import invariant_breaches
+from forgegate.jsonio import decode_utf8_or_input_error, read_bytes_or_input_error
 from forgegate.tomlio import TomlLocator, parse_toml, validate_toml
 from forgegate.userfile import UserFileModel
 

@@ -14,9 +14,9 @@ from typing import Any
 
 from forgegate.core.modes import FailureMode
 from forgegate.core.verdict import Gate, Reason, Verdict
-from forgegate.gate.graduation import GateUsed, RegressionFound, graduation_rules
 from forgegate.core.version import __version__
 from forgegate.errors import InputError, UsageError
+from forgegate.gate.graduation import GateUsed, RegressionFound, graduation_rules
 from forgegate.lineage.compare import RunComparison, comparability_problems, compare_runs
 from forgegate.lineage.record import Lineage, append_record, now_utc, read_lineage
 from forgegate.lineage.results import RunResult, parse_eval, parse_result
