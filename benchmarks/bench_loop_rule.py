@@ -2,11 +2,13 @@
 
 False alarms on every sentence of the bundled public-domain texts (data/texts) and on the real
 model answers labelled clean in tests/data/loops; detection on the real loops labelled there.
-``--old-detector DIR`` measures the detector as it was before the spec's rule (a folder holding
-that version's ``loops.py`` as ``old_loops.py`` and ``modes.py`` as ``old_modes.py``, e.g. from
-``git show e3da8c8:src/forgegate/checks/loops.py``). Figures go to the README's loop-rule table.
+``--old-detector DIR`` measures the detector as it was before the spec's rule: a folder holding that
+version's ``src/forgegate/checks/loops.py`` as ``old_loops.py``, ``checks/modes.py`` as ``old_modes.py``
+and ``data/failure_modes.toml`` as ``old_failure_modes.toml``. Figures go to the README's loop-rule table.
 
-    python benchmarks/bench_loop_rule.py [--step 1] [--old-detector DIR]
+    mkdir old && for f in checks/loops.py:old_loops.py checks/modes.py:old_modes.py \
+        data/failure_modes.toml:old_failure_modes.toml; do git show e3da8c8:src/forgegate/${f%%:*} > old/${f##*:}; done
+    python benchmarks/bench_loop_rule.py [--step 1] [--old-detector old]
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """Per-response instruments: eval-type rules, loop detection, stop and wall checks, failure labels."""
 
+from forgegate.checks.loop_settings import SPEC_LOOP_SETTINGS, LoopSettings
 from forgegate.checks.loops import (
     LoopFinding,
     LoopKind,
@@ -16,6 +17,8 @@ __all__ = [
     "AnswerScore",
     "LoopFinding",
     "LoopKind",
+    "LoopSettings",
+    "SPEC_LOOP_SETTINGS",
     "detect_loop",
     "exact_form",
     "has_lattice_form",
