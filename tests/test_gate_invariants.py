@@ -31,6 +31,8 @@ def _line_of(text: str, needle: str) -> int:
 DROP_LX_A = BUNDLED.replace('"LX-A" = 0.10', "").replace('"LX-C" = 0.15', '"LX-C" = 0.25')
 BREACHES = {
     "dropped category": (DROP_LX_A, "[weights]", "weights", "drops GLOSS v2 category LX-A: invariant 1"),
+    "battery under 80": (BUNDLED.replace("min_items = 80", "min_items = 40"), "min_items", "min_items",
+                         "40 is below 80"),
     "floor lowered": (BUNDLED.replace("category_floor = 0.50", "category_floor = 0.30"), "category_floor",
                       "category_floor", "0.3 is below 0.50: invariant 7"),
     "sigma lowered": (BUNDLED.replace("sigma_total_min = 0.40", "sigma_total_min = 0.39"), "sigma_total_min",

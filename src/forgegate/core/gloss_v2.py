@@ -16,6 +16,8 @@ GLOSS_V2_CATEGORIES: tuple[str, ...] = (
     "LX-LIVE-GEN", "LX-IDENTITY", "LX-STOP", "LX-NEGATIVE", "LX-SEMANTIC",
 )
 """Invariant 1: every one of these is gated; a GLOSS v2 config may add categories, never drop one."""
+MIN_ITEMS = 80
+"""INPUTS, Eval Battery: "Total questions: minimum 80"."""
 MIN_CATEGORY_FLOOR = 0.50
 """Invariant 7 (and the gate rule): ALL categories must score >= 0.50."""
 MIN_SIGMA_TOTAL = 0.40

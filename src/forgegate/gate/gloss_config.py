@@ -72,7 +72,8 @@ class GateConfig(UserFileModel):
         if not self.gloss_v2:
             return []
         found = invariant_breaches(
-            categories=self.categories, category_floor=self.category_floor, sigma_total_min=self.sigma_total_min,
+            categories=self.categories, min_items=self.min_items, category_floor=self.category_floor,
+            sigma_total_min=self.sigma_total_min,
             wall_rule=self.wall_rule, live_max_loops=self.live.max_loops,
             live_max_wall_violations=self.live.max_wall_violations, live_min_correct=self.live.min_correct,
             loop_repeats=self.loops.repeats, loop_phrase_tokens=self.loops.phrase_tokens)

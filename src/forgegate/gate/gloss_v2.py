@@ -20,6 +20,7 @@ from forgegate.core.gloss_v2 import (
     LOOP_PHRASE_TOKENS,
     LOOP_REPEATS,
     MIN_CATEGORY_FLOOR,
+    MIN_ITEMS,
     MIN_SIGMA_TOTAL,
 )
 
@@ -33,7 +34,7 @@ class InvariantBreach:
 
 
 def invariant_breaches(
-    *, categories: tuple[str, ...], category_floor: float, sigma_total_min: float, wall_rule: bool,
+    *, categories: tuple[str, ...], min_items: int, category_floor: float, sigma_total_min: float, wall_rule: bool,
     live_max_loops: int, live_max_wall_violations: int, live_min_correct: int, loop_repeats: int,
     loop_phrase_tokens: int,
 ) -> list[InvariantBreach]:
@@ -44,6 +45,9 @@ def invariant_breaches(
         breaches.append(InvariantBreach(("weights",), f"drops GLOSS v2 categor{'y' if len(missing) == 1 else 'ies'} "
                                         f"{', '.join(missing)}: invariant 1, 'No category may be waived, weighted "
                                         "out, or skipped'"))
+    if min_items < MIN_ITEMS:
+        breaches.append(InvariantBreach(("min_items",), f"{min_items} is below {MIN_ITEMS}: the battery's 'Total "
+                                        "questions: minimum 80'"))
     if category_floor < MIN_CATEGORY_FLOOR:
         breaches.append(InvariantBreach(("category_floor",), f"{category_floor:g} is below {MIN_CATEGORY_FLOOR:.2f}: "
                                         "invariant 7, 'all categories >= 0.50'"))
