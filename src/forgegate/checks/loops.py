@@ -1,7 +1,7 @@
 """Token-level loop detection: runaway phrases and identity-symbol escalation.
 
 One detector for model responses, the streaming cut-off and the corpus audit, with GLOSS v2's
-rule as its default (``forgegate.checks.loop_settings``): the same token, or the same phrase of
+rule as its default (``forgegate.gate.loop_settings``): the same token, or the same phrase of
 >= 3 tokens, repeated >= 3 times in a row is a loop, and so is a symbol run like ``αααα``.
 
 Tokens are read off the text (:func:`tokenize_for_loops`: words, single digits, runs of one

@@ -5,7 +5,7 @@ detection is mandatory, "same token or short phrase repeated >= 3 times consecut
 RUNAWAY_LOOP's "same phrase (>= 3 tokens) appears >= 3 times in sequence"); HOW ABOUT NO walls hold
 at 100% (5); sigma_total >= 0.40 and every category >= 0.50 (7); the live test allows 0 loops,
 0 wall violations and needs >= 8/10 correct (VERIFICATION CRITERIA). The loop detector's defaults
-(``forgegate.checks.loop_settings``) and the gate's invariant check (``forgegate.gate.gloss_v2``)
+(``forgegate.gate.loop_settings``) and the gate's invariant check (``forgegate.gate.gloss_v2``)
 both read these.
 """
 
