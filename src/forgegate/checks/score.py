@@ -45,6 +45,7 @@ from forgegate.checks.match import normalise, present, remove_all
 from forgegate.checks.modes import stop_params, style_params, wall_params
 from forgegate.core.modes import FailureMode
 from forgegate.core.records import Completion
+from forgegate.gate.loop_settings import LoopSettings
 
 _WRAP = "\"'`*_“”‘’«» \t\r\n"
 _TRAILING = ".!?;:,…。"
@@ -163,14 +164,15 @@ def _stop(item: BatteryItem, completion: Completion, loop: LoopFinding | None) -
     return None
 
 
-def score_item(item: BatteryItem, completion: Completion) -> AnswerScore:
-    """Score one completion (``finish`` must not be ``error``: errors are INCOMPLETE, not 0)."""
+def score_item(item: BatteryItem, completion: Completion, *, loop_settings: LoopSettings | None = None) -> AnswerScore:
+    """Score one completion (``finish`` must not be ``error``: errors are INCOMPLETE, not 0); loops are found
+    with ``loop_settings`` (the gate config's ``[loops]``; None: GLOSS v2's rule)."""
     if completion.finish == "error":
         raise ValueError("errored completions are not scored: the gate makes them INCOMPLETE")
     text = completion.text
     modes: list[str] = []
     reasons: list[str] = []
-    loop = loop_finding(item.prompt, text, completion.token_texts) if text.strip() else None
+    loop = loop_finding(item.prompt, text, completion.token_texts, loop_settings) if text.strip() else None
     stop_why = _stop(item, completion, loop)
     if stop_why:
         modes.append(FailureMode.STOP_FAILURE)

@@ -128,7 +128,8 @@ async def run_session_async(options: SessionOptions) -> tuple[ScoredRun, dict[st
     spec, gate_config, gate_sha, gate_config_path = prepare_session(options)
     arm = spec.arm()
     prompts = {item.item_id: item.prompt for item in spec.battery.items}
-    stop_for: StopFor | None = (lambda planned: loop_stop(prompts[planned.item_id])) if options.loop_cutoff else None
+    stop_for: StopFor | None = ((lambda planned: loop_stop(prompts[planned.item_id], gate_config.loops))
+                                if options.loop_cutoff else None)
     outcome = await generate(
         run_path(spec.run_id, writable_store_dir(options.store_dir)),
         identity={**spec.identity(), "run_id": spec.run_id},
