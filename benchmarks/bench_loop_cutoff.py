@@ -36,6 +36,7 @@ LOOPING = [
 ]
 PLAIN = ["Translate: the forge is running", "What is 1000 times 3?"]
 GATE_CONFIG = """name = "loop-cutoff-bench"
+gloss_v2 = false
 category_floor = 0.5
 sigma_total_min = 0.4
 min_items = 1
