@@ -18,6 +18,7 @@ from forgegate.store import RunStore, find_run
 
 MODELS = {"gloss:v10": "e" * 64}
 CONFIG = """name = "tiny"
+gloss_v2 = false
 category_floor = 0.5
 sigma_total_min = 0.4
 min_items = 2
