@@ -257,12 +257,65 @@ FILE_FORMATS: dict[str, tuple[str, str, str]] = {
 }
 
 
+def attribute_docstrings(cls: type) -> dict[str, str]:
+    """The docstring under each field of a class (``x: int`` then ``\"\"\"why\"\"\"``), read from its source.
+
+    User-file models carry these docstrings but not pydantic's ``use_attribute_docstrings`` (it would change
+    their behaviour for no one but the docs), so the format pages read them here."""
+    import inspect
+    import textwrap
+
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
+    except (OSError, TypeError):
+        return {}
+    body = tree.body[0].body if tree.body and isinstance(tree.body[0], ast.ClassDef) else []
+    out = {}
+    for node, nxt in zip(body, body[1:], strict=False):
+        if (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and isinstance(nxt, ast.Expr)
+                and isinstance(nxt.value, ast.Constant) and isinstance(nxt.value.value, str)):
+            out[node.target.id] = inspect.cleandoc(nxt.value.value)
+    return out
+
+
+def _model_classes(model: type) -> dict[str, type]:
+    """The model and every pydantic model its fields hold, by name (as the JSON Schema's ``$defs`` name them)."""
+    import typing
+
+    from pydantic import BaseModel
+
+    found: dict[str, type] = {}
+
+    def visit(tp: Any) -> None:
+        if isinstance(tp, type) and issubclass(tp, BaseModel):
+            if tp.__name__ in found:
+                return
+            found[tp.__name__] = tp
+            for field in tp.model_fields.values():
+                visit(field.annotation)
+        for arg in typing.get_args(tp):
+            visit(arg)
+
+    visit(model)
+    return found
+
+
 def file_format_schema(key: str) -> dict[str, Any]:
+    """The model's JSON Schema, with each field's attribute docstring as its description where it has none."""
     import importlib
 
     module, cls, _ = FILE_FORMATS[key]
     model = getattr(importlib.import_module(module), cls)
-    return model.model_json_schema(mode="validation")  # type: ignore[no-any-return]
+    schema: dict[str, Any] = model.model_json_schema(mode="validation")
+    classes = _model_classes(model)
+    for name, part in _models_of(schema, cls):
+        docs = attribute_docstrings(classes[name]) if name in classes else {}
+        for field, prop in part.get("properties", {}).items():
+            alias_of = next((f for f, info in classes[name].model_fields.items() if info.alias == field), field) \
+                if name in classes else field
+            if not prop.get("description") and docs.get(alias_of):
+                prop["description"] = docs[alias_of]
+    return schema
 
 
 def file_format_page(key: str) -> str:
