@@ -12,6 +12,7 @@ from forgegate.core.modes import FailureMode
 from forgegate.core.verdict import Gate, Reason, Verdict
 from forgegate.core.version import __version__
 from forgegate.errors import InputError, UsageError
+from forgegate.gate.battery_trust import battery_trust_reason
 from forgegate.lineage.compare import RunComparison, comparability_problems, compare_runs
 from forgegate.lineage.record import Lineage, append_record, now_utc, read_lineage
 from forgegate.lineage.results import RunResult, parse_eval, parse_result
@@ -90,6 +91,7 @@ def decide_graduation(
     seed: int = 0,
     n_resamples: int = 9999,
     date: datetime | None = None,
+    battery_exception: str | None = None,
 ) -> GraduationDecision:
     """Decide whether ``version`` graduates, append the decision to the lineage file, return it.
 
@@ -123,6 +125,7 @@ def decide_graduation(
         reasons.append(Reason(FailureMode.EVAL_FALSE_POSITIVE, Gate.FAIL,
                               "the battery passed but the live test failed: the battery does not predict "
                               "live behaviour; fix the eval before the next forge"))
+    reasons.append(battery_trust_reason(battery.battery.sha256, (r for _, r in lineage.records), battery_exception))
 
     baseline, why = _baseline(lineage, battery, version)
     comparison: RunComparison | None = None
