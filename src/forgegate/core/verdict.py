@@ -64,6 +64,8 @@ GATE_LOOK: dict[Gate, GateLook] = {
     Gate.INVALID: GateLook("bold magenta", "#8e24aa", "⛔"),
 }
 """The one table of gate colours and icons; every renderer reads it (through the properties above)."""
+FAILING_HEX = GATE_LOOK[Gate.FAIL].hex
+"""The colour a chart marks a failing part in (a bar at its cap): FAIL's, named here so no renderer picks a word."""
 
 
 EXIT_BAD_INPUT = 2
