@@ -125,7 +125,7 @@ def parse_json_strict(text: str, *, finite: bool = False) -> Any:
         raise JsonProblem(f"nested {depth} levels deep (at most {MAX_JSON_DEPTH})",
                           hint="every forgegate JSONL line is a shallow object")
     try:
-        value = json.loads(text, object_pairs_hook=_unique_keys, **({"parse_constant": _no_constant} if finite else {}))
+        value = json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_no_constant if finite else None)
     except RecursionError:  # a depth the scan above did not see; never a traceback
         raise JsonProblem(f"nested too deeply (at most {MAX_JSON_DEPTH} levels)") from None
     except (json.JSONDecodeError, JsonProblem):
