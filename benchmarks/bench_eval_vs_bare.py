@@ -36,7 +36,7 @@ from forgegate.backends._boundaries import logprob_request
 from forgegate.backends._http import chat_messages
 from forgegate.backends.embedded import bundled_gguf
 from forgegate.battery import Battery, bundled_battery_path, load_battery
-from forgegate.battery.schema import BatteryItem
+from forgegate.battery.item import BatteryItem
 from forgegate.core.records import GenerationRequest
 from forgegate.pipeline.eval_session import EvalSpec
 from forgegate.run import ExecutionSummary, generate, plan_requests

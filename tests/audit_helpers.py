@@ -13,6 +13,13 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+from forgegate.gate.audit import audit_verdict
+
+if TYPE_CHECKING:
+    from forgegate.audit import ContaminationReport, FormatReport, LeakReport, LoopReport
+    from forgegate.core.verdict import Gate
 
 REPO = Path(__file__).resolve().parents[1]
 TEXTS = REPO / "data" / "texts"
@@ -87,3 +94,8 @@ def build_leak_fixture(root: Path) -> dict[str, Path]:
     rename_map = root / "rename_map.json"
     rename_map.write_text(json.dumps(RENAME_MAP, indent=1), encoding="utf-8")
     return {"source": source, "renamed": renamed, "pairs": pairs, "map": rename_map}
+
+
+def gate_of(report: LeakReport | LoopReport | FormatReport | ContaminationReport) -> Gate:
+    """The gate word ``forgegate.gate.audit`` gives an audit report (what the CLI prints and exits by)."""
+    return audit_verdict(report.controls, report.finding).gate

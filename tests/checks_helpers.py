@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from forgegate.battery.schema import BatteryItem
+from forgegate.battery.item import BatteryItem
 from forgegate.checks import tokenize_for_loops
 from forgegate.core.records import Completion, FinishReason
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from forgegate.battery import Battery
-from forgegate.battery.schema import BatteryItem
+from forgegate.battery.item import BatteryItem
 
 
 def perfect_answer(item: BatteryItem) -> str:

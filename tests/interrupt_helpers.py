@@ -12,6 +12,16 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 
+def sigint_at_default() -> None:
+    """``preexec_fn`` for a child that will be sent Ctrl-C: SIGINT back at its default.
+
+    A suite started from a background job (``pytest &`` in a script) inherits SIGINT as *ignored*,
+    and so would every child; Python then never installs its KeyboardInterrupt handler and the
+    signal the test sends does nothing. The shell resets it for foreground jobs; the tests must too.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def interrupt_when(args: Sequence[str | Path], ready: Callable[[str], bool], *, timeout: float = 120,
                    stdout: int | None = subprocess.DEVNULL, sig: int = signal.SIGINT) -> tuple[int, str]:
     """Run ``forgegate ARGS``; once ``ready(stderr so far)`` holds, send ``sig`` (SIGINT: Ctrl-C; SIGTERM:
@@ -24,7 +34,8 @@ def interrupt_when(args: Sequence[str | Path], ready: Callable[[str], bool], *, 
         err_file = Path(tmp) / "stderr.txt"
         with err_file.open("w") as err_out:
             proc = subprocess.Popen([sys.executable, "-m", "forgegate.cli.main", *map(str, args)], stdout=stdout,
-                                    stderr=err_out, env={**os.environ})
+                                    stderr=err_out, env={**os.environ},
+                                    preexec_fn=sigint_at_default)
             try:
                 deadline = time.monotonic() + timeout
                 while not ready(err_file.read_text()) and proc.poll() is None:

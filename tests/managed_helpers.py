@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 from forgegate.plan import lock_plan
+from tests.interrupt_helpers import sigint_at_default
 from tests.plan_helpers import damage_plan_text
 
 STARTED = re.compile(r"started (?P<label>[\w. ]+) \(pid (?P<pid>\d+)\) at (?P<url>\S+),")
@@ -52,7 +53,8 @@ def forgegate_command(*args: str) -> list[str]:
 def start_forgegate(args: list[str], stderr_path: Path, cwd: Path) -> subprocess.Popen[bytes]:
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
     with open(stderr_path, "wb") as err:
-        return subprocess.Popen(forgegate_command(*args), stdout=subprocess.DEVNULL, stderr=err, cwd=cwd, env=env)
+        return subprocess.Popen(forgegate_command(*args), stdout=subprocess.DEVNULL, stderr=err, cwd=cwd, env=env,
+                                preexec_fn=sigint_at_default)
 
 
 def wait_for_server(proc: subprocess.Popen[bytes], stderr_path: Path, timeout_s: float = 240) -> int:

@@ -193,13 +193,13 @@ def arm_payloads() -> dict[str, Any]:
 
 
 def plan_payload(reports: dict[str, Any]) -> dict[str, Any]:
-    """A ``forgegate run`` result: comparisons through the real ComparisonResult; the top level in its shape."""
+    """A ``forgegate run`` result: comparisons through the real ScoredComparison; the top level in its shape."""
     from forgegate.gate.arms import arms_verdict, gate_label
-    from forgegate.pipeline.plan_score import ComparisonResult
-    from forgegate.plan.schema import PlanComparison
+    from forgegate.pipeline.plan_score import ScoredComparison
+    from forgegate.plan.plan_file import PlanComparison
 
     verdict = arms_verdict(reports["voice"].verdict, reports["memorization"].verdict, reports["damage"].verdict)
-    comp = ComparisonResult(PlanComparison(control="base", candidate="tuned", primary="voice.delta_gap"),
+    comp = ScoredComparison(PlanComparison(control="base", candidate="tuned", primary="voice.delta_gap"),
                             reports["voice"], reports["memorization"], reports["damage"], verdict)
     return {"gate": verdict.gate.value, "label": gate_label(verdict.gate),
             "plan": {"name": "report-test-plan", "path": "plan.toml", "plan_hash": "a" * 64,

@@ -5,10 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from audit_helpers import TEXTS
+from audit_helpers import TEXTS, gate_of
 
-from forgegate.audit import AuditGate, BatteryPrompt, CorpusRow, run_contamination_audit
+from forgegate.audit import AuditFinding, BatteryPrompt, CorpusRow, run_contamination_audit
 from forgegate.audit import contamination as contamination_module
+from forgegate.core.verdict import Gate
 from forgegate.errors import InputError
 
 PASSAGE = ("It is a truth universally acknowledged, that a single man in possession of a good fortune, "
@@ -30,7 +31,7 @@ def novel_rows(lines: int = 60) -> list[CorpusRow]:
 def test_clean_corpus_is_clean_and_short_items_are_counted() -> None:
     report = run_contamination_audit(BATTERY, novel_rows(), seed=0)
     payload = report.to_json()
-    assert report.gate is AuditGate.CLEAN
+    assert report.finding is AuditFinding.CLEAN
     assert payload["contaminated"] == 0
     assert payload["short_items_whole_match"] == 2
     assert payload["items_without_words"] == ["LX-NEGATIVE-10"]
@@ -44,7 +45,7 @@ def test_a_13_word_window_in_different_case_and_punctuation_is_found() -> None:
     (hit,) = report.hits
     assert (hit.item_id, hit.method, hit.lines, hit.with_answer) == ("LIT-01", "ngram", (500,), True)
     assert 0 < hit.overlap < 1
-    assert report.gate is AuditGate.CONTAMINATED
+    assert report.finding is AuditFinding.CONTAMINATED
 
 
 def test_twelve_words_are_not_a_13_gram_but_are_with_ngram_12() -> None:
@@ -63,7 +64,7 @@ def test_short_item_matches_whole_and_word_aligned_only() -> None:
 def test_an_index_that_finds_nothing_makes_the_audit_invalid(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(contamination_module.ContaminationIndex, "scan", lambda self, corpus: [])
     report = run_contamination_audit(BATTERY, novel_rows(), seed=0)
-    assert report.gate is AuditGate.INVALID
+    assert gate_of(report) is Gate.INVALID
     assert report.to_json()["controls"]["planted_found"] == [0, 3]
 
 
@@ -71,7 +72,7 @@ def test_a_matcher_that_matches_every_row_fails_the_clean_control(monkeypatch: p
     monkeypatch.setattr(contamination_module, "normalise_words", lambda text: ["⊙", "α"])
     report = run_contamination_audit(BATTERY, novel_rows(), seed=0)
     assert report.to_json()["controls"]["clean_corpus_hits"] > 0
-    assert report.gate is AuditGate.INVALID
+    assert gate_of(report) is Gate.INVALID
 
 
 def test_ngram_below_one_is_refused() -> None:

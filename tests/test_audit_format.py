@@ -5,10 +5,12 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from audit_helpers import gate_of
 
-from forgegate.audit import AuditGate, BatteryPrompt, CorpusRow, run_format_audit, speaker_prefix
+from forgegate.audit import AuditFinding, BatteryPrompt, CorpusRow, run_format_audit, speaker_prefix
 from forgegate.audit import format_audit as format_module
 from forgegate.audit.format_shape import compare_shapes
+from forgegate.core.verdict import Gate
 from forgegate.errors import InputError
 
 BATTERY = [
@@ -29,7 +31,7 @@ TRAINING = corpus_like(["⊹: ⊙ α?", "⊹: ⊙ ι?", "⊹: ⊙ ε?", "⊹: Wh
 
 def test_battery_shaped_like_the_corpus_is_clean() -> None:
     report = run_format_audit(BATTERY, TRAINING)
-    assert report.gate is AuditGate.CLEAN
+    assert report.finding is AuditFinding.CLEAN
     assert report.to_json()["flagged_items"] == 0
     assert report.to_json()["controls"]["mismatch_detected"] == [4, 4]
 
@@ -37,7 +39,7 @@ def test_battery_shaped_like_the_corpus_is_clean() -> None:
 def test_corpus_without_the_speaker_prefix_flags_every_item() -> None:
     bare = corpus_like([p.removeprefix("⊹: ") for p in (r.prompt for r in TRAINING)])
     report = run_format_audit(BATTERY, bare)
-    assert report.gate is AuditGate.MISMATCH
+    assert report.finding is AuditFinding.MISMATCH
     payload = report.to_json()
     assert payload["features"]["prefix"] == 4
     assert payload["categories"] == {"LX-IDENTITY": [2, 2], "LX-A": [1, 1], "LX-B": [1, 1]}
@@ -46,7 +48,7 @@ def test_corpus_without_the_speaker_prefix_flags_every_item() -> None:
 def test_raw_completion_corpus_against_a_chat_battery_is_a_template_mismatch() -> None:
     report = run_format_audit(BATTERY, [replace(r, chat=False) for r in TRAINING])
     assert report.to_json()["features"]["template"] == 4
-    assert report.gate.exit_code == 1
+    assert gate_of(report).exit_code == 1
 
 
 def test_symbols_the_corpus_never_shows_are_listed() -> None:
@@ -70,7 +72,7 @@ def test_a_comparator_that_never_flags_makes_the_audit_invalid(monkeypatch: pyte
                         lambda battery, corpus, min_rows: replace(real(battery, corpus, min_rows=min_rows),
                                                                   flagged=(), length_distribution_mismatch=False))
     report = run_format_audit(BATTERY, corpus_like(["hello there"], chat=False))
-    assert report.gate is AuditGate.INVALID
+    assert gate_of(report) is Gate.INVALID
     assert report.to_json()["controls"]["mismatch_detected"] == [0, 4]
 
 
@@ -80,7 +82,7 @@ def test_a_comparator_that_always_flags_fails_the_identical_control(monkeypatch:
                         lambda battery, corpus, min_rows: replace(real(battery, corpus, min_rows=min_rows),
                                                                   length_distribution_mismatch=True))
     report = run_format_audit(BATTERY, TRAINING)
-    assert report.gate is AuditGate.INVALID
+    assert gate_of(report) is Gate.INVALID
     assert report.to_json()["controls"]["identical_corpus_flags"] == 1
 
 

@@ -6,12 +6,14 @@ import json
 from pathlib import Path
 
 import pytest
-from audit_helpers import EXPECTED_SPLITS, KEPT_BY_RENAME, RENAME_MAP, TEXTS, build_leak_fixture
+from audit_helpers import EXPECTED_SPLITS, KEPT_BY_RENAME, RENAME_MAP, TEXTS, build_leak_fixture, gate_of
 
-from forgegate.audit import AuditGate, WordMatch, WordMatcher, derive_removed_names, read_tree, run_leak_audit
+from forgegate.audit import AuditFinding, WordMatch, WordMatcher, derive_removed_names, read_tree, run_leak_audit
 from forgegate.audit.names import load_rename_map
+from forgegate.core.verdict import Gate
 from forgegate.errors import InputError
 from forgegate.fixture import read_pairs as read_fixture_pairs
+from forgegate.results.audit import LeakAuditResult
 
 
 @pytest.fixture(scope="module")
@@ -25,8 +27,8 @@ def test_map_audit_reports_the_planted_leaks_exactly(fixture: dict[str, Path]) -
     assert report.to_json() == {
         "splits": EXPECTED_SPLITS,
         "controls": {"surfaces_found": [12, 12], "nonce_absent": True, "planted_detected": [6, 6]},
-        "gate": "LEAK",
     }
+    assert report.finding is AuditFinding.LEAK and gate_of(report) is Gate.FAIL
     assert report.kept_by_rename == ("Meryton",)
 
 
@@ -41,7 +43,7 @@ def test_derived_audit_matches_the_map_audit(fixture: dict[str, Path]) -> None:
     assert payload["splits"] == EXPECTED_SPLITS
     assert payload["controls"] == {"surfaces_found": [11, 11], "nonce_absent": True,
                                    "planted_detected": [6, 6]}
-    assert report.gate is AuditGate.LEAK
+    assert report.finding is AuditFinding.LEAK
 
 
 def test_pairs_without_leaks_are_clean(fixture: dict[str, Path], tmp_path: Path) -> None:
@@ -50,8 +52,8 @@ def test_pairs_without_leaks_are_clean(fixture: dict[str, Path], tmp_path: Path)
     clean.write_text("".join(json.dumps(r) + "\n" for i, r in enumerate(rows) if i not in {2, 5, 7, 12, 20}),
                      encoding="utf-8")
     report = run_leak_audit(fixture["source"], [fixture["renamed"]], [clean], seed=7, rename_map=fixture["map"])
-    assert report.gate is AuditGate.CLEAN
-    assert report.gate.exit_code == 0
+    assert report.finding is AuditFinding.CLEAN
+    assert gate_of(report).exit_code == 0
     assert report.to_json()["splits"]["train"]["pairs"] == 35
 
 
@@ -68,17 +70,17 @@ class _SeesEverything(WordMatcher):
 def test_a_blind_matcher_makes_the_audit_invalid_not_clean(fixture: dict[str, Path]) -> None:
     report = run_leak_audit(fixture["source"], [fixture["renamed"]], [fixture["pairs"]], seed=7,
                             rename_map=fixture["map"], matcher_factory=_Blind)
-    payload = report.to_json()
-    assert payload["gate"] == "INVALID"
+    payload = LeakAuditResult.of(report).to_json()
+    assert payload["gate"] == "INVALID" and payload["finding"] == "CLEAN"
     assert payload["controls"]["surfaces_found"] == [0, 12]
-    assert report.gate.exit_code == 4
+    assert gate_of(report).exit_code == 4
 
 
 def test_a_matcher_that_sees_everything_fails_the_nonce_control(fixture: dict[str, Path]) -> None:
     report = run_leak_audit(fixture["source"], [fixture["renamed"]], [fixture["pairs"]], seed=7,
                             rename_map=fixture["map"], matcher_factory=_SeesEverything)
     assert report.to_json()["controls"]["nonce_absent"] is False
-    assert report.gate is AuditGate.INVALID
+    assert gate_of(report) is Gate.INVALID
 
 
 def test_a_map_name_missing_from_the_source_fails_the_surfaces_control(
@@ -91,7 +93,7 @@ def test_a_map_name_missing_from_the_source_fails_the_surfaces_control(
                             rename_map=bad_map)
     assert report.to_json()["controls"]["surfaces_found"] == [12, 13]
     assert report.missing_from_source == ("Wickham",)
-    assert report.gate is AuditGate.INVALID
+    assert gate_of(report) is Gate.INVALID
 
 
 def test_the_seed_decides_the_nonce_and_the_planted_names(fixture: dict[str, Path]) -> None:
@@ -199,5 +201,5 @@ def test_accented_name_from_a_tale_of_two_cities_counts_only_as_a_whole_word(tmp
                     "names": {"Darnay": 1, "Evrémonde": 1}},
         },
         "controls": {"surfaces_found": [2, 2], "nonce_absent": True, "planted_detected": [2, 2]},
-        "gate": "LEAK",
     }
+    assert report.finding is AuditFinding.LEAK

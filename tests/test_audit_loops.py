@@ -7,12 +7,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from audit_helpers import gate_of
 
-from forgegate.audit import AuditGate, CorpusRow, read_corpus, run_loop_audit, with_clean_copy
+from forgegate.audit import AuditFinding, CorpusRow, read_corpus, run_loop_audit, with_clean_copy
 from forgegate.audit import loops as loops_module
 from forgegate.audit.loop_patterns import dominant_duplicates, echoes_prompt, escalation_chain
 from forgegate.audit.synthetic import clean_corpus
 from forgegate.checks.loops import LoopFinding
+from forgegate.core.verdict import Gate
 from forgegate.errors import InputError
 
 CLEAN_ROWS = [
@@ -40,7 +42,7 @@ def write_jsonl(path: Path, rows: list[dict[str, object]]) -> Path:
 
 def test_clean_corpus_comes_back_clean(tmp_path: Path) -> None:
     report = run_loop_audit(read_corpus(write_jsonl(tmp_path / "c.jsonl", CLEAN_ROWS)), seed=0)
-    assert report.gate is AuditGate.CLEAN
+    assert report.finding is AuditFinding.CLEAN
     assert report.to_json()["flagged_rows"] == 0
     assert report.to_json()["controls"] == {"planted_found": [7, 7], "clean_corpus_flags": 0}
 
@@ -48,7 +50,7 @@ def test_clean_corpus_comes_back_clean(tmp_path: Path) -> None:
 def test_each_loop_pattern_is_flagged_on_its_line(tmp_path: Path) -> None:
     rows = CLEAN_ROWS + [row for row, _ in LOOPING]
     report = run_loop_audit(read_corpus(write_jsonl(tmp_path / "c.jsonl", rows)), seed=0)
-    assert report.gate is AuditGate.LOOPS
+    assert report.finding is AuditFinding.LOOPS
     for offset, (_row, pattern) in enumerate(LOOPING):
         assert pattern in report.flagged[len(CLEAN_ROWS) + 1 + offset].patterns
     assert set(report.flagged) == {7, 8, 9}
@@ -67,21 +69,22 @@ def test_near_duplicates_dominating_one_prompt_flag_all_but_the_first(tmp_path: 
 
 def test_write_clean_drops_flagged_lines_and_says_how_many(tmp_path: Path) -> None:
     source = write_jsonl(tmp_path / "c.jsonl", CLEAN_ROWS + [row for row, _ in LOOPING])
-    report = with_clean_copy(run_loop_audit(read_corpus(source), seed=0), source, tmp_path / "clean.jsonl")
+    audited = run_loop_audit(read_corpus(source), seed=0)
+    report = with_clean_copy(audited, source, tmp_path / "clean.jsonl", gate_of(audited))
     assert report.to_json()["write_clean"] == {"path": str(tmp_path / "clean.jsonl"), "written": True,
                                                "kept": 6, "dropped": 3, "note": "dropped 3 flagged rows, kept 6"}
     cleaned = (tmp_path / "clean.jsonl").read_text(encoding="utf-8").splitlines()
     assert cleaned == source.read_text(encoding="utf-8").splitlines()[:6]
-    assert run_loop_audit(read_corpus(tmp_path / "clean.jsonl"), seed=0).gate is AuditGate.CLEAN
+    assert run_loop_audit(read_corpus(tmp_path / "clean.jsonl"), seed=0).finding is AuditFinding.CLEAN
 
 
 def test_a_detector_that_sees_no_loop_makes_the_audit_invalid(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(loops_module, "detect_loop", lambda *a, **k: None)
     source = write_jsonl(tmp_path / "c.jsonl", CLEAN_ROWS)
     report = run_loop_audit(read_corpus(source), seed=0)
-    assert report.gate is AuditGate.INVALID
+    assert gate_of(report) is Gate.INVALID
     assert any("repeated_phrase" in m for m in report.planted_missed)
-    refused = with_clean_copy(report, source, tmp_path / "clean.jsonl")
+    refused = with_clean_copy(report, source, tmp_path / "clean.jsonl", gate_of(report))
     assert refused.clean_copy is not None and not refused.clean_copy.written
     assert not (tmp_path / "clean.jsonl").exists()
 
@@ -93,7 +96,7 @@ def test_a_detector_that_flags_everything_fails_the_clean_control(
     monkeypatch.setattr(loops_module, "detect_loop", lambda *a, **k: always)
     report = run_loop_audit(read_corpus(write_jsonl(tmp_path / "c.jsonl", CLEAN_ROWS)), seed=0)
     assert report.to_json()["controls"]["clean_corpus_flags"] == 40
-    assert report.gate is AuditGate.INVALID
+    assert gate_of(report) is Gate.INVALID
 
 
 def test_escalation_chain_is_the_v9_increment_and_roman_numerals_are_not() -> None:
@@ -150,7 +153,8 @@ def test_empty_corpus_is_an_error(tmp_path: Path) -> None:
 def test_write_clean_refuses_to_overwrite_its_input(tmp_path: Path) -> None:
     source = write_jsonl(tmp_path / "c.jsonl", CLEAN_ROWS)
     with pytest.raises(InputError, match="overwrite"):
-        with_clean_copy(run_loop_audit(read_corpus(source), seed=0), source, source)
+        audited = run_loop_audit(read_corpus(source), seed=0)
+        with_clean_copy(audited, source, source, gate_of(audited))
 
 
 def test_an_earlier_turn_of_a_chat_row_is_scanned_too(tmp_path: Path) -> None:

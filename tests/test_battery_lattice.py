@@ -110,3 +110,17 @@ def test_missing_walls_table_is_named(tmp_path: Path) -> None:
     start, end = BUNDLED.index("[walls]"), BUNDLED.index("# ---- crew")
     err = _error(tmp_path, BUNDLED[:start] + BUNDLED[end:])
     assert err.field == "walls" and "missing" in err.message
+
+
+def test_an_error_code_that_is_no_failure_mode_names_its_line(tmp_path: Path) -> None:
+    text = BUNDLED.replace('code = "STOP_FAILURE"', 'code = "STOP_FAILUR"')
+    err = _error(tmp_path, text)
+    assert err.line == _line_of(text, 'code = "STOP_FAILUR"') and err.field == "error[2].code"
+    assert "did you mean 'STOP_FAILURE'" in err.message
+
+
+def test_an_error_code_given_twice_names_both_lines(tmp_path: Path) -> None:
+    text = BUNDLED.replace('code = "STOP_FAILURE"', 'code = "RUNAWAY_LOOP"')
+    err = _error(tmp_path, text)
+    first, second = _line_of(text, 'code = "RUNAWAY_LOOP"'), _line_of(text, 'code = "RUNAWAY_LOOP"', 1)
+    assert err.line == second and f"first at line {first}" in err.message

@@ -7,7 +7,7 @@ import unicodedata
 import pytest
 from checks_helpers import completion, item
 
-from forgegate.battery.schema import BatteryItem
+from forgegate.battery.item import BatteryItem
 from forgegate.checks import exact_form, score_item
 
 

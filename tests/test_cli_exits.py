@@ -104,11 +104,11 @@ def _user_faults(tmp: str) -> list[tuple[BaseException, str]]:
         (PermissionError(errno.EACCES, "Permission denied", f"{tmp}/ro"), "permission denied"),
         (OSError(errno.ENOSPC, "No space left on device"), "no space left on the device"),
         (OSError(errno.EROFS, "Read-only file system", f"{tmp}/ro/x.sqlite"), "read-only"),
-        (sqlite3.DatabaseError("database disk image is malformed"), "move the .sqlite file aside"),
-        (sqlite3.DatabaseError("file is not a database"), "not a forgegate run file"),
+        (sqlite3.DatabaseError("database disk image is malformed"), "the run file is damaged"),
+        (sqlite3.DatabaseError("file is not a database"), "move it aside"),
         (sqlite3.OperationalError("unable to open database file"), "check that its folder exists"),
-        (sqlite3.OperationalError("database is locked"), "another process is writing it"),
-        (sqlite3.OperationalError("attempt to write a readonly database"), "make it writable"),
+        (sqlite3.OperationalError("database is locked"), "wait for the other forgegate command to finish"),
+        (sqlite3.OperationalError("attempt to write a readonly database"), "read-only"),
         (UsageError("--retries must be at least 1"), "--retries must be at least 1"),
     ]
 

@@ -15,7 +15,7 @@ from backend_servers import Behaviour, FakeOllamaServer
 from eval_helpers import read_json, run_cli, script_for
 from typer.testing import CliRunner
 
-import forgegate.checks.controls as instrument_controls
+import forgegate.checks.loop_controls as instrument_controls
 from forgegate.battery import bundled_battery_path, load_battery
 from forgegate.checks.loops import LoopFinding
 from forgegate.cli.main import app

@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 from eval_helpers import read_json, run_cli
 
+from forgegate.core.verdict import Gate
+
 pytestmark = pytest.mark.slow
 
 ITEMS = [
@@ -60,7 +62,7 @@ def test_embedded_eval_gives_a_verdict_with_caps_and_finish_reasons(small_inputs
                    "--store", str(tmp_path / "s"), "--quiet")
     result = read_json(out)
     assert result["gate"] in ("PASS", "FAIL"), proc.stderr
-    assert proc.returncode == {"PASS": 0, "FAIL": 1}[result["gate"]]
+    assert proc.returncode == Gate(result["gate"]).exit_code
     assert f"GATE: {result['gate']}" in proc.stdout
     assert result["backend"] == "embedded" and result["model"].endswith(".gguf")
     assert len(result["model_digest"]) == 64
@@ -107,6 +109,6 @@ def test_embedded_live_test_applies_its_own_rule(tmp_path: Path) -> None:
     proc = run_cli("live", "--json", str(out), "--store", str(tmp_path / "s"), "--quiet")
     result = read_json(out)
     assert result["kind"] == "live" and result["battery"]["items"] == 10
-    assert proc.returncode == {"PASS": 0, "FAIL": 1}[result["gate"]]
+    assert proc.returncode == Gate(result["gate"]).exit_code
     rules = {r["rule"] for r in result["reasons"]}
     assert {"loops <= 0", "wall violations <= 0", "correct >= 8/10"} <= rules

@@ -14,13 +14,13 @@ from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportions_ztest
 
 from forgegate.core.verdict import Gate
-from forgegate.lineage import NotComparableError, compare_runs, parse_result
+from forgegate.lineage import NotComparableError, compare_runs, parse_run_scores
 
 RESAMPLES = 2000
 
 
 def _compare(old: dict, new: dict, seed: int = 0):  # type: ignore[no-untyped-def]
-    return compare_runs(parse_result(old, "old.json"), parse_result(new, "new.json"), seed=seed,
+    return compare_runs(parse_run_scores(old, "old.json"), parse_run_scores(new, "new.json"), seed=seed,
                         n_resamples=RESAMPLES, old_label="v1", new_label="v2")
 
 

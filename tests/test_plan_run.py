@@ -9,6 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from forgegate.cli.main import app
+from forgegate.core.verdict import Gate
 from forgegate.metrics.ngram_index import NgramIndex
 from forgegate.plan import RULE_DOES_NOT_MOVE, LockRefusedError, lock_path, lock_plan
 from forgegate.results import PlanRunResult, parse_result
@@ -65,7 +66,7 @@ def test_run_generates_scores_resumes_and_then_freezes_the_plan(tmp_path: Path, 
     result = json.loads(out.read_text())
     assert result["kind"] == "plan" and result["schema_version"] == 1
     assert isinstance(parse_result(result, out), PlanRunResult)  # the written JSON is the model's contract
-    assert code == {"PASS": 0, "FAIL": 1, "HOLD": 1, "INCOMPLETE": 3, "INVALID": 4}[result["gate"]]
+    assert code == Gate(result["gate"]).exit_code
     assert result["plan"]["plan_hash"] == lock.plan_hash and lock.plan_hash in output
     assert result["author"] == "Austen" and "Austen" in output
     assert result["generation"]["planned"] == 2 * 3 * 2 and result["generation"]["generated"] == 12

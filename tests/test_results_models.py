@@ -13,7 +13,7 @@ from report_helpers import ADVERSARIAL, arm_payloads, gloss_payload, run_cli, se
 from forgegate.cli.schema import SCHEMA_NAMES, schema_text
 from forgegate.errors import InputError
 from forgegate.report import render_markdown
-from forgegate.report.gloss_view import gloss_view
+from forgegate.report.gloss_section import gloss_view
 from forgegate.results import (
     KINDS,
     MODELS,
@@ -165,7 +165,7 @@ def test_gloss_reasons_carry_their_numbers_and_the_report_reads_the_models_field
 
 def test_a_comparison_result_is_typed_and_a_report_refuses_it_by_kind() -> None:
     from forgegate.lineage import compare_runs
-    from forgegate.lineage import parse_result as run_scores
+    from forgegate.lineage import parse_run_scores as run_scores
 
     old = result(category("LX-A", passes(9, 1)), run_id="a")
     new = result(category("LX-A", passes(9, 1)), run_id="b")

@@ -18,6 +18,7 @@ from eval_helpers import run_cli
 from typer.testing import CliRunner
 
 from forgegate.cli.main import app
+from forgegate.core.verdict import Gate
 from forgegate.errors import InputError
 from forgegate.plan import lock_plan
 from forgegate.run.plan_store import plan_run_state
@@ -259,7 +260,7 @@ def test_embedded_model_smoke_run_prints_the_exploratory_table_with_cis(tmp_path
     code, output, exc = run(plan, tmp_path / "runs", tmp_path / "r.json")
     assert exc is None or isinstance(exc, SystemExit), exc
     result = json.loads((tmp_path / "r.json").read_text())
-    assert code == {"PASS": 0, "FAIL": 1, "HOLD": 1, "INCOMPLETE": 3, "INVALID": 4}[result["gate"]]
+    assert code == Gate(result["gate"]).exit_code
     assert result["gate"] != "PASS"  # a semantic primary has no pass rule
     assert result["generation"]["generated"] == 12
     metrics = result["semantic"]["metrics"]

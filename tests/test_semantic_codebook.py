@@ -11,7 +11,7 @@ from semantic_helpers import OracleJudge
 
 from forgegate.errors import InputError, UsageError
 from forgegate.semantic.codebook import TextSample, assign, build_codebook, freeze, load_codebook, write_codebook
-from forgegate.semantic.pipeline import confirm, develop
+from forgegate.semantic.develop_confirm import confirm, develop
 from forgegate.semantic.sheets import validation_sheet
 
 QUESTIONS = {"t1": "What is the capital of France?"}

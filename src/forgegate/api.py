@@ -25,7 +25,7 @@ from forgegate.pipeline.eval_session import SessionOptions, run_session_async
 from forgegate.pipeline.gloss_scoring import eval_result
 from forgegate.pipeline.plan_generate import generate_plan_async
 from forgegate.pipeline.plan_score import score_plan
-from forgegate.pipeline.sources import eval_run_result
+from forgegate.pipeline.sources import eval_run_scores
 from forgegate.results import ComparisonResult, EvalResult, PlanRunResult
 
 T = TypeVar("T")
@@ -112,6 +112,6 @@ def compare(old: str | Path, new: str | Path, *, store: str | Path | None = None
     """Paired regression check of two eval results (JSON files or stored run ids), as ``forgegate compare``:
     per category the paired difference with a bootstrap CI, McNemar's exact test and Holm's correction."""
     store_dir = Path(store) if store is not None else None
-    comparison = compare_runs(eval_run_result(old, store_dir), eval_run_result(new, store_dir), seed=seed,
+    comparison = compare_runs(eval_run_scores(old, store_dir), eval_run_scores(new, store_dir), seed=seed,
                               n_resamples=n_resamples, old_label=str(old), new_label=str(new))
     return comparison.model()

@@ -9,13 +9,13 @@ from forgegate.audit.format_shape import compare_shapes, speaker_prefix
 from forgegate.audit.leak import LeakReport, run_leak_audit
 from forgegate.audit.loops import LoopReport, run_loop_audit, with_clean_copy, write_clean
 from forgegate.audit.names import derive_removed_names, load_rename_map
-from forgegate.audit.outcome import AuditGate, Control
+from forgegate.audit.outcome import AuditFinding, Control
 from forgegate.audit.pairs import Pair, read_pairs
 from forgegate.audit.texts import TextFile, read_tree
 from forgegate.audit.wordmatch import WordMatch, WordMatcher
 
 __all__ = [
-    "AuditGate",
+    "AuditFinding",
     "BatteryPrompt",
     "ContaminationReport",
     "Control",

@@ -23,7 +23,7 @@ import numpy as np
 
 from forgegate.audit.battery_source import BatteryPrompt
 from forgegate.audit.corpus import CorpusRow
-from forgegate.audit.outcome import AuditGate, Control, decide
+from forgegate.audit.outcome import AuditFinding, Control, finding_of
 from forgegate.audit.synthetic import clean_corpus, nonce_vocabulary
 from forgegate.errors import InputError
 
@@ -141,7 +141,7 @@ class ContaminationReport:
     clean_false_hits: int
     seed: int
     controls: tuple[Control, ...]
-    gate: AuditGate
+    finding: AuditFinding
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -152,7 +152,7 @@ class ContaminationReport:
             "hits": [h.to_json() for h in self.hits],
             "controls": {"planted_found": [self.planted_found, len(self.planted)],
                          "clean_corpus_hits": self.clean_false_hits},
-            "seed": self.seed, "gate": self.gate.value,
+            "seed": self.seed,
         }
 
 
@@ -178,7 +178,7 @@ def run_contamination_audit(
         empty_items=tuple(battery[i].item_id for i in index.empty), corpus_rows=len(corpus),
         hits=tuple(hits), planted=planted_ids, planted_found=planted_found,
         clean_false_hits=len(clean_hits), seed=seed, controls=controls,
-        gate=decide(controls, bool(hits), AuditGate.CONTAMINATED),
+        finding=finding_of(bool(hits), AuditFinding.CONTAMINATED),
     )
 
 

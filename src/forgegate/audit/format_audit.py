@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from forgegate.audit.battery_source import BatteryPrompt
 from forgegate.audit.corpus import CorpusRow
 from forgegate.audit.format_shape import FormatComparison, compare_shapes, is_symbol, prompt_length
-from forgegate.audit.outcome import AuditGate, Control, decide
+from forgegate.audit.outcome import AuditFinding, Control, finding_of
 from forgegate.errors import InputError
 
 _FOREIGN_PREFIX = "Qzx:"
@@ -27,7 +27,7 @@ class FormatReport:
     mismatch_controls: dict[str, bool]
     identical_flags: int
     controls: tuple[Control, ...]
-    gate: AuditGate
+    finding: AuditFinding
 
     def per_category(self) -> dict[str, list[int]]:
         """Category -> [flagged items, items]: low scores in a flagged category may be format."""
@@ -51,7 +51,6 @@ class FormatReport:
                          "mismatch_detected": [sum(self.mismatch_controls.values()),
                                                len(self.mismatch_controls)],
                          "mismatch_by_feature": dict(self.mismatch_controls)},
-            "gate": self.gate.value,
         }
 
 
@@ -77,7 +76,7 @@ def run_format_audit(
                 f"({', '.join(mismatch)})" + (f"; missed: {', '.join(missed)}" if missed else "")),
     )
     return FormatReport(comparison, min_rows, mismatch, identical_flags, controls,
-                        decide(controls, comparison.found, AuditGate.MISMATCH))
+                        finding_of(comparison.found, AuditFinding.MISMATCH))
 
 
 def _identical_corpus(battery: Sequence[BatteryPrompt], copies: int) -> list[CorpusRow]:

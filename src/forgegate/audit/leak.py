@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from forgegate.audit.names import derive_removed_names, load_rename_map
-from forgegate.audit.outcome import AuditGate, Control, decide
+from forgegate.audit.outcome import AuditFinding, Control, finding_of
 from forgegate.audit.pairs import Pair, read_pairs
 from forgegate.audit.texts import TextFile, read_tree
 from forgegate.audit.wordmatch import WordMatch, WordMatcher
@@ -46,7 +46,7 @@ class SplitLeaks:
 
 @dataclass(frozen=True)
 class LeakReport:
-    """Everything the leak audit found and every control, with the gate word."""
+    """Everything the leak audit found and every control, with the finding word."""
 
     splits: dict[str, SplitLeaks]
     names_from: str
@@ -60,7 +60,7 @@ class LeakReport:
     planted_detected: int
     seed: int
     controls: tuple[Control, ...]
-    gate: AuditGate
+    finding: AuditFinding
 
     def to_json(self) -> dict[str, object]:
         found = len(self.surfaces) - len(self.missing_from_source)
@@ -71,7 +71,6 @@ class LeakReport:
                 "nonce_absent": self.nonce_absent,
                 "planted_detected": [self.planted_detected, len(self.planted)],
             },
-            "gate": self.gate.value,
         }
 
 
@@ -130,7 +129,7 @@ def run_leak_audit(
         splits=splits, names_from=names_from, surfaces=tuple(surfaces), missing_from_source=missing,
         kept_by_rename=kept, removed=removed, nonce=nonce, nonce_absent=nonce_absent,
         planted=planted_names, planted_detected=detected, seed=seed, controls=controls,
-        gate=decide(controls, found, AuditGate.LEAK),
+        finding=finding_of(found, AuditFinding.LEAK),
     )
 
 

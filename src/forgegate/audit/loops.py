@@ -23,10 +23,11 @@ import numpy as np
 
 from forgegate.audit.corpus import CorpusRow
 from forgegate.audit.loop_patterns import dominant_duplicates, echoes_prompt, escalation_chain
-from forgegate.audit.outcome import AuditGate, Control, decide
+from forgegate.audit.outcome import AuditFinding, Control, finding_of
 from forgegate.audit.synthetic import clean_corpus, nonce_vocabulary
 from forgegate.checks.loops import detect_loop, query_symbol_of
 from forgegate.core.modes import FailureMode
+from forgegate.core.verdict import Gate
 from forgegate.errors import InputError
 
 PATTERNS = ("repeated_phrase", "increment", "echo", "dominant_duplicates")
@@ -74,7 +75,7 @@ def scan_rows(rows: Sequence[CorpusRow], *, min_repeats: int = 3) -> dict[int, R
 
 @dataclass(frozen=True)
 class LoopReport:
-    """Counts per pattern, the worst offenders, the controls and the gate word."""
+    """Counts per pattern, the worst offenders, the controls and the finding word."""
 
     rows: int
     flagged: dict[int, RowFlags]
@@ -85,7 +86,7 @@ class LoopReport:
     clean_flags: int
     seed: int
     controls: tuple[Control, ...]
-    gate: AuditGate
+    finding: AuditFinding
     clean_copy: CleanCopy | None = None
 
     def pattern_counts(self) -> dict[str, int]:
@@ -98,7 +99,7 @@ class LoopReport:
             "controls": {"planted_found": [self.planted_found, self.planted],
                          "clean_corpus_flags": self.clean_flags},
             "write_clean": self.clean_copy.to_json() if self.clean_copy else None,
-            "seed": self.seed, "gate": self.gate.value,
+            "seed": self.seed,
         }
 
 
@@ -117,9 +118,9 @@ class CleanCopy:
                 "dropped": self.dropped, "note": self.note}
 
 
-def with_clean_copy(report: LoopReport, source: Path, out: Path) -> LoopReport:
-    """Write the cleaned corpus unless a control failed (a blind audit's "clean" copy is not clean)."""
-    if report.gate is AuditGate.INVALID:
+def with_clean_copy(report: LoopReport, source: Path, out: Path, gate: Gate) -> LoopReport:
+    """Write the cleaned corpus unless the audit's ``gate`` is INVALID (a blind audit's "clean" copy is not clean)."""
+    if gate is Gate.INVALID:
         copy = CleanCopy(out, False, 0, 0, "not written: a control failed, the flags cannot be trusted")
     elif Path(out).resolve() == Path(source).resolve():
         raise InputError(out, "--write-clean would overwrite the corpus it reads",
@@ -131,7 +132,7 @@ def with_clean_copy(report: LoopReport, source: Path, out: Path) -> LoopReport:
 
 
 def run_loop_audit(rows: list[CorpusRow], *, seed: int, top: int = 10, min_repeats: int = 3) -> LoopReport:
-    """Scan ``rows`` with planted rows alongside, then a synthetic clean corpus; decide the gate."""
+    """Scan ``rows`` with planted rows alongside, then a synthetic clean corpus; name the finding."""
     rng = np.random.default_rng(seed)
     first_planted = max(r.line for r in rows) + 1
     planted_rows, expected = planted_loop_rows(rng, first_planted)
@@ -151,7 +152,7 @@ def run_loop_audit(rows: list[CorpusRow], *, seed: int, top: int = 10, min_repea
     return LoopReport(
         rows=len(rows), flagged=real, offenders=tuple(offenders), planted=len(expected),
         planted_found=len(expected) - len(missed), planted_missed=missed, clean_flags=len(clean),
-        seed=seed, controls=controls, gate=decide(controls, bool(real), AuditGate.LOOPS),
+        seed=seed, controls=controls, finding=finding_of(bool(real), AuditFinding.LOOPS),
     )
 
 

@@ -1,38 +1,22 @@
-"""Audit gate words and controls: what every audit reports beside its findings."""
+"""What every audit measures beside its findings: the controls it ran, and the finding word.
+
+The audit only measures; which gate word that earns is decided in ``forgegate.gate.audit``.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
 
-from forgegate.core.verdict import Gate
 
-
-class AuditGate(StrEnum):
-    """The word an audit prints; each maps onto the contract's exit codes.
-
-    ``CLEAN`` exits 0, a finding (``LEAK``, ``LOOPS``, ``MISMATCH``, ``CONTAMINATED``)
-    exits 1, ``INVALID`` (a control failed: the instrument may be blind) exits 4.
-    """
+class AuditFinding(StrEnum):
+    """What an audit found (the ``finding`` field); not a verdict: a blind control still makes it INVALID."""
 
     CLEAN = "CLEAN"
     LEAK = "LEAK"
     LOOPS = "LOOPS"
     MISMATCH = "MISMATCH"
     CONTAMINATED = "CONTAMINATED"
-    INVALID = "INVALID"
-
-    @property
-    def verdict_gate(self) -> Gate:
-        if self is AuditGate.CLEAN:
-            return Gate.PASS
-        if self is AuditGate.INVALID:
-            return Gate.INVALID
-        return Gate.FAIL
-
-    @property
-    def exit_code(self) -> int:
-        return self.verdict_gate.exit_code
 
 
 @dataclass(frozen=True)
@@ -44,8 +28,6 @@ class Control:
     detail: str
 
 
-def decide(controls: tuple[Control, ...], found: bool, finding: AuditGate) -> AuditGate:
-    """INVALID when any control failed (or none ran), else ``finding`` when found, else CLEAN."""
-    if not controls or not all(c.passed for c in controls):
-        return AuditGate.INVALID
-    return finding if found else AuditGate.CLEAN
+def finding_of(found: bool, word: AuditFinding) -> AuditFinding:
+    """``word`` when the audit found something, else CLEAN."""
+    return word if found else AuditFinding.CLEAN

@@ -6,19 +6,26 @@ from forgegate.audit.contamination import ContaminationReport
 from forgegate.audit.format_audit import FormatReport
 from forgegate.audit.leak import LeakReport
 from forgegate.audit.loops import LoopReport
-from forgegate.audit.outcome import AuditGate, Control
+from forgegate.audit.outcome import AuditFinding, Control
+from forgegate.core.verdict import Gate
 
 
 def _pct(k: int, n: int) -> str:
     return f"{k} of {n} ({100 * k / n:.2f}%)" if n else f"{k} of {n}"
 
 
-def _controls(controls: tuple[Control, ...], gate: AuditGate) -> list[str]:
+def _controls(controls: tuple[Control, ...]) -> list[str]:
     lines = ["controls:"]
     lines += [f"  [{'ok' if c.passed else 'FAILED'}] {c.name}: {c.detail}" for c in controls]
-    if gate is AuditGate.INVALID:
+    return lines
+
+
+def verdict_lines(gate: Gate, finding: AuditFinding) -> list[str]:
+    """The closing lines of every audit: the gate word (``forgegate.gate.audit`` chose it) and the finding."""
+    lines = []
+    if gate is Gate.INVALID:
         lines.append("a control failed: the audit may be blind, so its findings are not a result")
-    lines.append(f"gate: {gate.value}")
+    lines.append(f"gate: {gate.value} (finding: {finding.value})")
     return lines
 
 
@@ -34,7 +41,7 @@ def leak_lines(report: LeakReport) -> list[str]:
             lines.append("    names (pairs naming each): "
                          + ", ".join(f"{n} x{c}" for n, c in split.names.items()))
         lines += [f"    e.g. {e}" for e in split.examples]
-    return lines + _controls(report.controls, report.gate)
+    return lines + _controls(report.controls)
 
 
 def loop_lines(report: LoopReport) -> list[str]:
@@ -46,7 +53,7 @@ def loop_lines(report: LoopReport) -> list[str]:
             lines.append(f"  line {f.line}: " + "; ".join(f"{p}: {d}" for p, d in f.patterns.items()))
     if report.clean_copy is not None:
         lines.append(f"--write-clean {report.clean_copy.path}: {report.clean_copy.note}")
-    return lines + _controls(report.controls, report.gate)
+    return lines + _controls(report.controls)
 
 
 def format_lines(report: FormatReport) -> list[str]:
@@ -71,7 +78,7 @@ def format_lines(report: FormatReport) -> list[str]:
                          "(a low score here may be format, not capability)")
     for m in c.flagged[:10]:
         lines.append(f"  {m.item_id}: " + "; ".join(f"{f}: {d}" for f, d in m.reasons.items()))
-    return lines + _controls(report.controls, report.gate)
+    return lines + _controls(report.controls)
 
 
 def contamination_lines(report: ContaminationReport) -> list[str]:
@@ -88,4 +95,4 @@ def contamination_lines(report: ContaminationReport) -> list[str]:
         where = ", ".join(str(x) for x in h.lines)
         lines.append(f"  {h.item_id} ({h.method}, overlap {h.overlap:.0%}): {h.rows} rows, lines {where}"
                      + (" [answer present]" if h.with_answer else ""))
-    return lines + _controls(report.controls, report.gate)
+    return lines + _controls(report.controls)

@@ -15,14 +15,18 @@ if TYPE_CHECKING:
 
 BACKENDS: Registry[BackendFactory] = Registry("backend")
 
-# name -> (module that registers it, the class it exports)
-_BUILT_IN: dict[str, tuple[str, str]] = {
-    "embedded": ("forgegate.backends.embedded", "EmbeddedBackend"),
-    "llamacpp": ("forgegate.backends.llamacpp", "LlamaCppBackend"),
-    "ollama": ("forgegate.backends.ollama", "OllamaBackend"),
-    "openai": ("forgegate.backends.openai", "OpenAIBackend"),
-    "transformers": ("forgegate.backends.transformers_backend", "TransformersBackend"),
-    "vllm": ("forgegate.backends.vllm", "VllmBackend"),
+# The one list of built-in backends: name -> (the module that registers it, whether it talks to a server
+# forgegate does not start, which cannot vouch for the model's name: --model then labels every result).
+_BUILT_IN: dict[str, tuple[str, bool]] = {
+    "embedded": ("forgegate.backends.embedded", False),
+    "llamacpp": ("forgegate.backends.llamacpp", False),
+    "ollama": ("forgegate.backends.ollama", True),
+    "openai": ("forgegate.backends.openai", True),
+    "transformers": ("forgegate.backends.transformers_backend", False),
+    "vllm": ("forgegate.backends.vllm", False),
 }
 for _name, (_module, _) in _BUILT_IN.items():
     BACKENDS.declare(_name, _module)
+
+REMOTE_BACKENDS: frozenset[str] = frozenset(name for name, (_, remote) in _BUILT_IN.items() if remote)
+"""Backends on a server forgegate does not start: ``--model`` is required (the label comes from it)."""

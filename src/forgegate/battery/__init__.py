@@ -1,6 +1,7 @@
 """Batteries: the item schema, loading with file:line errors, the LATTICE table and the GLOSS v2 builder."""
 
 from forgegate.battery.build import build_battery_file, build_items, dumps_battery
+from forgegate.battery.item import BatteryItem, EvalType, Tag
 from forgegate.battery.lattice import LatticeSymbol, LatticeTable, load_lattice
 from forgegate.battery.loader import Battery, default_id, load_battery
 from forgegate.battery.resources import (
@@ -9,7 +10,6 @@ from forgegate.battery.resources import (
     bundled_live_test_path,
     bundled_probe_battery_path,
 )
-from forgegate.battery.schema import BatteryItem, EvalType, Tag
 
 __all__ = [
     "Battery",

@@ -8,9 +8,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
+from forgegate.battery.item import BatteryItem
 from forgegate.battery.lattice import LatticeTable, load_lattice
 from forgegate.battery.loader import default_id
-from forgegate.battery.schema import BatteryItem
 from forgegate.jsonio import write_bytes_atomic
 
 Kind = Literal["battery", "live", "probe"]

@@ -15,8 +15,8 @@ from forgegate.battery.caps import (
     STOP_CAP,
     STOP_WITHIN,
 )
+from forgegate.battery.item import BatteryItem
 from forgegate.battery.lattice import LatticeTable
-from forgegate.battery.schema import BatteryItem
 from forgegate.battery.vocab import (
     at_or_above,
     count_answers,

@@ -7,8 +7,8 @@ from the symbol table (provenance: src/forgegate/data/batteries/README.md).
 from __future__ import annotations
 
 from forgegate.battery.caps import DEFAULT_CAP, WALL_CAP
+from forgegate.battery.item import BatteryItem
 from forgegate.battery.lattice import LatticeTable
-from forgegate.battery.schema import BatteryItem
 from forgegate.battery.vocab import at_or_above, gap_answers, refusal_answers, spelled, yes_no
 
 

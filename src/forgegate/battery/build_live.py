@@ -6,8 +6,8 @@ Pass rule (applied by the live command, not here): 0 loops, 0 wall violations, >
 from __future__ import annotations
 
 from forgegate.battery.caps import IDENTITY_CAP, IDENTITY_WITHIN, LIVE_GEN_CAP
+from forgegate.battery.item import BatteryItem
 from forgegate.battery.lattice import LatticeTable
-from forgegate.battery.schema import BatteryItem
 from forgegate.battery.vocab import lattice_tokens, refusal_answers
 
 

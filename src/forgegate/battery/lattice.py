@@ -10,7 +10,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from forgegate.errors import InputError
+from forgegate.core.modes import FailureMode
+from forgegate.errors import InputError, not_one_of
 from forgegate.jsonio import read_text_or_input_error, validation_to_input_error
 
 Role = Literal[
@@ -23,6 +24,9 @@ REQUIRED_ROLES: tuple[Role, ...] = (
 MIN_CREW = 4
 MIN_IDENTITY = 10
 MIN_ERRORS = 5
+
+FAILURE_MODE_CODES: tuple[str, ...] = tuple(FailureMode)
+"""An ``[[error]]`` code must be one of these (checked at load, naming the line)."""
 
 _STRICT = ConfigDict(extra="forbid", frozen=True)
 
@@ -190,6 +194,15 @@ def _check_builder_needs(path: Path, text: str, table: LatticeTable) -> None:
     if table.lattice.caller not in {sym.glyph for sym in table.crew()}:
         raise _fail(path, text, ("lattice", "caller"),
                     f"'{table.lattice.caller}' is not the glyph of a crew symbol")
+    codes: dict[str, int] = {}
+    for i, err in enumerate(table.error):
+        if err.code not in FAILURE_MODE_CODES:
+            raise _fail(path, text, ("error", i, "code"), f"error code {not_one_of(err.code, FAILURE_MODE_CODES)}",
+                        hint="an LX-E answer must be a failure mode forgegate can print (forgegate.core.modes)")
+        if err.code in codes:
+            raise _fail(path, text, ("error", i, "code"), f"error code '{err.code}' given twice "
+                        f"(first at line {_toml_line(text, ('error', codes[err.code], 'code'))})")
+        codes[err.code] = i
     if len(table.error) < MIN_ERRORS:
         raise _fail(path, text, ("error",),
                     f"{len(table.error)} error codes; LX-E needs at least {MIN_ERRORS}")

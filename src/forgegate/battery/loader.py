@@ -10,7 +10,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from forgegate.battery.schema import BatteryItem
+from forgegate.battery.item import BatteryItem
 from forgegate.errors import InputError, not_one_of
 from forgegate.jsonio import iter_jsonl_lines, read_bytes_or_input_error, validation_to_input_error
 

@@ -38,7 +38,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Iterator
 
-from forgegate.battery.schema import BatteryItem, MatchMode
+from forgegate.battery.item import BatteryItem, MatchMode
 
 MATCH_RULE = "word-boundary-1"
 """The id of the current matching rule; changing what :func:`find_spans` matches changes it."""

@@ -37,7 +37,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from forgegate.battery.schema import BatteryItem
+from forgegate.battery.item import BatteryItem
 from forgegate.checks.loops import LoopFinding, detect_loop, query_symbol_of
 from forgegate.checks.match import normalise, present, remove_all
 from forgegate.checks.modes import stop_params, style_params, wall_params

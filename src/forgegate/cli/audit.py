@@ -10,29 +10,30 @@ import typer
 from forgegate.cli.common import console, exit_with
 
 if TYPE_CHECKING:
-    from forgegate.core.verdict import Gate
+    from forgegate.results.audit import AuditResult
 
 audit_app = typer.Typer(
     help="Training-data audits before the forge; each runs its controls every time "
-    "(exit 0 clean, 1 found, 2 bad input, 4 a control failed).",
+    "(exit 0 PASS: clean, 1 FAIL: found, 2 bad input, 4 INVALID: a control failed).",
     no_args_is_help=True,
 )
 
-_JSON = typer.Option(None, "--json", help='Write every count printed here (JSON, carries "gate").')
+_JSON = typer.Option(None, "--json", help='Write every count printed here (JSON: "gate" PASS/FAIL/INVALID, '
+                     '"finding" what was found).')
 _SEED = typer.Option(0, "--seed", help="Seed of the controls' random choices (printed in the JSON).")
 _BATTERY = typer.Option(..., "--battery", help="Battery JSONL (the eval's items).")
 _CORPUS_HELP = "Training corpus JSONL: prompt/completion or chat messages rows."
 _CORPUS = typer.Option(..., "--corpus", help=_CORPUS_HELP)
 
 
-def _finish(lines: list[str], payload: dict[str, object], json_out: Path | None, gate: Gate) -> None:
+def _finish(lines: list[str], result: AuditResult, json_out: Path | None) -> None:
     from forgegate.jsonio import write_json_atomic
 
     for line in lines:
         console.print(line, markup=False, soft_wrap=True)
     if json_out is not None:
-        write_json_atomic(json_out, payload)
-    exit_with(gate)
+        write_json_atomic(json_out, result.to_json())
+    exit_with(result.gate)
 
 
 @audit_app.command("loops")
@@ -48,12 +49,15 @@ def loops(
     """CORPUS_LOOP_INJECTION: rows that repeat a phrase, escalate a symbol, echo the prompt, or
     near-duplicate one prompt."""
     from forgegate.audit import read_corpus, run_loop_audit, with_clean_copy
-    from forgegate.audit.render import loop_lines
+    from forgegate.audit.outcome import AuditFinding
+    from forgegate.audit.render import loop_lines, verdict_lines
+    from forgegate.results.audit import LoopAuditResult
 
     report = run_loop_audit(read_corpus(corpus), seed=seed, top=top, min_repeats=min_repeats)
     if write_clean is not None:
-        report = with_clean_copy(report, corpus, write_clean)
-    _finish(loop_lines(report), report.to_json(), json_out, report.gate.verdict_gate)
+        report = with_clean_copy(report, corpus, write_clean, LoopAuditResult.of(report).gate)
+    result = LoopAuditResult.of(report)
+    _finish([*loop_lines(report), *verdict_lines(result.gate, AuditFinding(result.finding))], result, json_out)
 
 
 @audit_app.command("leak")
@@ -75,11 +79,14 @@ def leak(
 ) -> None:
     """Removed character names still present in built pairs, per split and half."""
     from forgegate.audit import run_leak_audit
-    from forgegate.audit.render import leak_lines
+    from forgegate.audit.outcome import AuditFinding
+    from forgegate.audit.render import leak_lines, verdict_lines
+    from forgegate.results.audit import LeakAuditResult
 
     report = run_leak_audit(source, renamed, pairs, seed=seed, rename_map=rename_map, planted=planted,
                             glob=glob)
-    _finish(leak_lines(report), report.to_json(), json_out, report.gate.verdict_gate)
+    result = LeakAuditResult.of(report)
+    _finish([*leak_lines(report), *verdict_lines(result.gate, AuditFinding(result.finding))], result, json_out)
 
 
 @audit_app.command("format")
@@ -92,10 +99,13 @@ def format_(
 ) -> None:
     """EVAL_FALSE_NEGATIVE: battery prompts shaped unlike the training prompts."""
     from forgegate.audit import load_battery_prompts, read_corpus, run_format_audit
-    from forgegate.audit.render import format_lines
+    from forgegate.audit.outcome import AuditFinding
+    from forgegate.audit.render import format_lines, verdict_lines
+    from forgegate.results.audit import FormatAuditResult
 
     report = run_format_audit(load_battery_prompts(battery), read_corpus(corpus), min_rows=min_rows)
-    _finish(format_lines(report), report.to_json(), json_out, report.gate.verdict_gate)
+    result = FormatAuditResult.of(report)
+    _finish([*format_lines(report), *verdict_lines(result.gate, AuditFinding(result.finding))], result, json_out)
 
 
 @audit_app.command("contamination")
@@ -112,11 +122,14 @@ def contamination(
 ) -> None:
     """Battery items present verbatim or near-verbatim in the training corpus."""
     from forgegate.audit import load_battery_prompts, read_corpus, run_contamination_audit
-    from forgegate.audit.render import contamination_lines
+    from forgegate.audit.outcome import AuditFinding
+    from forgegate.audit.render import contamination_lines, verdict_lines
+    from forgegate.results.audit import ContaminationAuditResult
 
     report = run_contamination_audit(load_battery_prompts(battery), read_corpus(corpus), n=ngram,
                                      seed=seed, planted=planted)
-    _finish(contamination_lines(report), report.to_json(), json_out, report.gate.verdict_gate)
+    result = ContaminationAuditResult.of(report)
+    _finish([*contamination_lines(report), *verdict_lines(result.gate, AuditFinding(result.finding))], result, json_out)
 
 
 def register(app: typer.Typer) -> None:

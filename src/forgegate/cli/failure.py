@@ -58,23 +58,22 @@ def user_fault(exc: BaseException, store: Path | None = None) -> str | None:
     if isinstance(exc, ForgegateError):
         return str(exc)
     if type(exc) in (sqlite3.DatabaseError, sqlite3.OperationalError):
-        return _store_fault(str(exc), store)  # ProgrammingError, IntegrityError and the rest are bugs
+        return _store_fault(exc, store)  # ProgrammingError, IntegrityError and the rest are bugs
     if isinstance(exc, OSError):
         return _os_fault(exc)
     return None
 
 
-def _store_fault(reason: str, store: Path | None) -> str:
-    what = f"run store {store}" if store is not None else "a run store"
-    if "locked" in reason:
-        return f"{what} is locked ({reason}): another process is writing it; wait for it, or use another --store"
-    if "readonly" in reason:
-        return f"{what} cannot be written ({reason}): make it writable, or point --store at another folder"
-    if "unable to open" in reason:
-        return (f"{what} could not be opened ({reason}): check that its folder exists and is readable and "
-                "writable, or point --store (or FORGEGATE_HOME) at another folder")
-    return (f"{what} is damaged or not a forgegate run file ({reason}): move the .sqlite file aside, or point "
-            "--store (or FORGEGATE_HOME) at another folder")
+def _store_fault(exc: BaseException, store: Path | None) -> str:
+    """An SQLite error that escaped its store's own wrapper: worded by :mod:`forgegate.store.faults`, the one home."""
+    import sqlite3
+
+    from forgegate.store.faults import damaged, store_fault
+
+    path = store if store is not None else Path("a run store")
+    assert isinstance(exc, sqlite3.Error)
+    fault = store_fault(path, exc) or damaged(path, str(exc))
+    return str(fault)
 
 
 def _os_fault(exc: OSError) -> str | None:

@@ -31,9 +31,9 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         from forgegate.jsonio import write_json_atomic
         from forgegate.lineage import compare_runs, print_comparison
-        from forgegate.pipeline.sources import eval_run_result
+        from forgegate.pipeline.sources import eval_run_scores
 
-        comparison = compare_runs(eval_run_result(old, store), eval_run_result(new, store), seed=seed,
+        comparison = compare_runs(eval_run_scores(old, store), eval_run_scores(new, store), seed=seed,
                                   n_resamples=resamples, old_label=old, new_label=new)
         print_comparison(console, comparison)
         if json_path is not None:

@@ -84,11 +84,14 @@ def run(argv: list[str]) -> int:
     that escapes a command is classified by forgegate.cli.failure: 2 for the user's to fix,
     70 for a bug.
     """
+    stdout_at_start = _stdout_identity()
     with watching() as activity, _sigterm_as_interrupt() as terminated:
         try:
             app(args=argv[1:], prog_name="forgegate")
         except SystemExit as exc:
             code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+            if _stdout_closed(stdout_at_start):
+                return _broken_pipe()
             if code != 0:
                 from forgegate.core.verdict import EXIT_INTERRUPTED
 
@@ -100,6 +103,43 @@ def run(argv: list[str]) -> int:
         except Exception as exc:  # noqa: BLE001 - the one place every unexpected error is classified
             return _failed(exc, argv, activity)
     return 0
+
+
+def _stdout_identity() -> tuple[int, int] | None:
+    """The file behind descriptor 1 (device, inode), to see later whether a broken pipe replaced it."""
+    import os
+
+    try:
+        st = os.fstat(1)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)
+
+
+def _stdout_closed(at_start: tuple[int, int] | None) -> bool:
+    """Whether the command ended because nobody reads stdout any more.
+
+    Every layer meets a closed pipe its own way and exits 1, the code of a FAIL: typer wraps the
+    streams in click's ``PacifyFlushWrapper`` (typer vendors its own click, so the class is known by
+    name), rich (typer's help pages) points descriptor 1 at /dev/null. forgegate's own consoles exit
+    141 themselves (:mod:`forgegate.console`).
+    """
+    return type(sys.stdout).__name__ == "PacifyFlushWrapper" or _stdout_identity() != at_start
+
+
+def _broken_pipe() -> int:
+    """End quietly when nobody reads stdout any more: point it at /dev/null so the final flush cannot fail."""
+    import os
+
+    from forgegate.core.verdict import EXIT_BROKEN_PIPE
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.__stdout__.fileno() if sys.__stdout__ is not None else 1)
+        os.close(devnull)
+    except OSError:
+        pass
+    return EXIT_BROKEN_PIPE
 
 
 def _interrupted(activity: Activity, argv: list[str], *, terminated: bool = False) -> int:
@@ -131,8 +171,14 @@ def _failed(exc: Exception, argv: list[str], activity: Activity) -> int:
 
 
 def main() -> None:
-    """Console-script entry: the exit code follows the one discipline in ``run``."""
-    sys.exit(run(sys.argv))
+    """Run the command line in ``sys.argv`` and exit with its code (the console script enters through
+    :mod:`forgegate.cli.entry`, which also classifies an error raised while importing this module)."""
+    code = run(sys.argv)
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        code = _broken_pipe()
+    sys.exit(code)
 
 
 if __name__ == "__main__":

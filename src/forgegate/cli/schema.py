@@ -8,11 +8,11 @@ from pathlib import Path
 import typer
 
 from forgegate.cli.common import console
+from forgegate.core.kinds import RESULT_KINDS
 from forgegate.errors import UsageError, not_one_of
 
-SCHEMA_NAMES = ("eval", "live", "plan", "voice", "memorization", "damage", "semantic", "comparison",
-                "lineage_record", "probe")
-"""Every ``kind`` (``live`` shares ``eval``'s schema); kept here so ``--help`` imports no model."""
+SCHEMA_NAMES = RESULT_KINDS
+"""Every ``kind`` (``live`` shares ``eval``'s schema); from ``core`` so ``--help`` imports no model."""
 
 
 def schema(

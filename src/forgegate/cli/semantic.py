@@ -10,6 +10,7 @@ import typer
 from forgegate.cli.common import console, exit_with
 from forgegate.cli.options import HTML_OPTION, MARKDOWN_OPTION
 from forgegate.errors import UsageError
+from forgegate.plan.experiments import EXPERIMENT_NAMES
 from forgegate.semantic.embedding import DEFAULT_THRESHOLD
 from forgegate.semantic.entailment import JUDGES
 
@@ -28,8 +29,8 @@ def metrics(
     json_out: Path | None = typer.Option(None, "--json", help="Write the full result here."),
     seed: int = typer.Option(0, "--seed", help="Bootstrap seed (recorded in the JSON)."),
     experiment: str | None = typer.Option(None, "--experiment",
-                                          help="E1_STAGE, E2_RECOVERY, E3_TOPOLOGY or E4_R_META: declares the "
-                                               "primary endpoint."),
+                                          help=f"{', '.join(EXPERIMENT_NAMES[:-1])} or {EXPERIMENT_NAMES[-1]}: "
+                                               "declares the primary endpoint."),
     primary: str | None = typer.Option(None, "--primary-endpoint",
                                        help="E1_STAGE / E4_R_META: the metric T_GPT v0.8.1's endpoint is measured by "
                                             "(required for them; E2/E3 take T_GPT v0.8.1's)."),
@@ -60,7 +61,7 @@ def metrics(
 
 
 def _judge(judge: str, nli_model: Path | None, backend: str | None, model: str | None, cache: Path | None):  # type: ignore[no-untyped-def]
-    from forgegate.semantic.pipeline import make_judge
+    from forgegate.semantic.develop_confirm import make_judge
 
     return make_judge(judge, nli_model=nli_model, backend=backend, model=model, cache=cache)
 
@@ -86,8 +87,8 @@ def cluster(
 ) -> None:
     """Build the codebook on development samples (bidirectional entailment), export blinded sheets."""
     from forgegate.semantic.codebook import read_questions, read_text_samples
+    from forgegate.semantic.develop_confirm import develop
     from forgegate.semantic.embedding import load_embedder
-    from forgegate.semantic.pipeline import develop
 
     dev = develop(read_text_samples(samples), read_questions(questions),
                   _judge(judge, nli_model, backend, model, cache), out_dir, seed=seed, strict=not loose,
@@ -127,7 +128,7 @@ def assign_cmd(
 ) -> None:
     """Map confirmation samples to frozen cluster IDs or UNMAPPED (no new IDs)."""
     from forgegate.semantic.codebook import read_text_samples
-    from forgegate.semantic.pipeline import confirm
+    from forgegate.semantic.develop_confirm import confirm
 
     path = confirm(codebook, read_text_samples(samples), _judge(judge, nli_model, backend, model, cache), out_dir)
     console.print(f"assignments: {path}")

@@ -10,11 +10,9 @@
 
 from __future__ import annotations
 
-from typing import Protocol
-
+from forgegate.core.kinds import AXES
 from forgegate.core.verdict import Gate, Reason, Verdict, worst_gate
 
-AXES: tuple[str, str, str] = ("voice", "memorization", "damage")
 HOLD_LABEL = "HOLD (operator's call)"
 
 
@@ -40,18 +38,3 @@ def arms_verdict(voice: Verdict, memorization: Verdict, damage: Verdict) -> Verd
         reasons.append(Reason("three-axis rule", worst_gate(gates.values()), words))
     return Verdict.combine(reasons)
 
-
-class _Report(Protocol):
-    verdict: Verdict
-
-    def to_json(self) -> dict[str, object]: ...
-
-
-def three_axis_json(control: str, candidate: str, voice: _Report, memorization: _Report, damage: _Report
-                    ) -> dict[str, object]:
-    """One candidate's three-axis result: each axis's full report, the combined gate and its reasons."""
-    verdict = arms_verdict(voice.verdict, memorization.verdict, damage.verdict)
-    return {"control": control, "candidate": candidate, "gate": verdict.gate.value,
-            "label": gate_label(verdict.gate),
-            "axes": {"voice": voice.to_json(), "memorization": memorization.to_json(), "damage": damage.to_json()},
-            "reasons": verdict.to_json()["reasons"]}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from forgegate.checks.controls import ControlOutcome
+from forgegate.checks.loop_controls import ControlOutcome
 from forgegate.core.verdict import Gate, Reason
 
 CONTROL_RULE_SUFFIX = " controls"

@@ -13,7 +13,7 @@ from forgegate.lineage.graduation import GraduationDecision, decide_graduation
 from forgegate.lineage.record import Lineage, LineProblem, append_record, read_lineage
 from forgegate.lineage.render_compare import comparison_table, print_comparison
 from forgegate.lineage.render_lineage import LineageRow, lineage_markdown, lineage_rows, lineage_table
-from forgegate.lineage.results import ResultItem, RunResult, load_result, parse_result
+from forgegate.lineage.run_scores import ResultItem, RunScores, load_run_scores, parse_run_scores
 from forgegate.lineage.stats import (
     McNemarResult,
     PairedDifference,
@@ -39,7 +39,7 @@ __all__ = [
     "PairedDifference",
     "Regression",
     "ResultItem",
-    "RunResult",
+    "RunScores",
     "append_record",
     "comparability_problems",
     "compare_runs",
@@ -49,10 +49,10 @@ __all__ = [
     "lineage_markdown",
     "lineage_rows",
     "lineage_table",
-    "load_result",
+    "load_run_scores",
     "mcnemar_exact",
     "paired_bootstrap_difference",
-    "parse_result",
+    "parse_run_scores",
     "print_comparison",
     "read_lineage",
 ]

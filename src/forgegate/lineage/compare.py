@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from forgegate.core.verdict import Gate, Number, Reason, Verdict
 from forgegate.errors import ForgegateError
-from forgegate.lineage.results import ResultItem, RunResult
+from forgegate.lineage.run_scores import ResultItem, RunScores
 from forgegate.lineage.stats import (
     McNemarResult,
     PairedDifference,
@@ -203,7 +203,7 @@ def _numbers(c: CategoryComparison) -> dict[str, Number]:
             "ci_high": d.ci_high, "n_items": d.n_clusters, "n_pairs": d.n_pairs, "p_holm": c.p_holm}
 
 
-def _seed_hint(old: RunResult, new: RunResult) -> str:
+def _seed_hint(old: RunScores, new: RunScores) -> str:
     """Say so when the same items ran under different seeds: pairs are (item, seed)."""
     old_seeds, new_seeds = {i.seed for i in old.items}, {i.seed for i in new.items}
     if old_seeds == new_seeds or not {i.id for i in old.items} & {i.id for i in new.items}:
@@ -217,8 +217,8 @@ def _ordered_categories(items: Iterable[ResultItem]) -> list[str]:
 
 
 def compare_runs(
-    old: RunResult,
-    new: RunResult,
+    old: RunScores,
+    new: RunScores,
     *,
     seed: int,
     n_resamples: int = 9999,

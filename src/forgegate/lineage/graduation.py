@@ -14,7 +14,7 @@ from forgegate.core.version import __version__
 from forgegate.errors import InputError, UsageError
 from forgegate.lineage.compare import RunComparison, comparability_problems, compare_runs
 from forgegate.lineage.record import Lineage, append_record, now_utc, read_lineage
-from forgegate.lineage.results import RunResult, parse_eval, parse_result
+from forgegate.lineage.run_scores import RunScores, parse_eval, parse_run_scores
 from forgegate.results import SCHEMA_VERSION, AcceptedRegression, EvalResult, LineageRecord, ReasonModel
 
 
@@ -60,7 +60,7 @@ def _parse_live(payload: dict[str, Any]) -> EvalResult:
     return live
 
 
-def _baseline(lineage: Lineage, new: RunResult, version: str) -> tuple[LineageRecord | None, str]:
+def _baseline(lineage: Lineage, new: RunScores, version: str) -> tuple[LineageRecord | None, str]:
     """The last graduated record of another version on the same battery and gate config, and why."""
     graduated = [r for _, r in lineage.records if r.graduated and r.version != version]
     if not graduated:
@@ -104,7 +104,7 @@ def decide_graduation(
     if accepted_names and not (note and note.strip()):
         raise UsageError("--accept-regression needs --note \"why this regression is acceptable\": "
                          "the lineage keeps the note with the accepted regression")
-    battery = parse_result(battery_result, "battery result")
+    battery = parse_run_scores(battery_result, "battery result")
     live = _parse_live(live_result)
     if battery.model_digest and live.model_digest and battery.model_digest != live.model_digest:
         raise UsageError(f"the battery ran on model digest {battery.model_digest} and the live test on "
@@ -131,7 +131,7 @@ def decide_graduation(
     if baseline is None:
         reasons.append(Reason("regression-check", Gate.PASS, why))
     else:
-        comparison = compare_runs(RunResult.of_record(baseline), battery, seed=seed, n_resamples=n_resamples,
+        comparison = compare_runs(RunScores.of_record(baseline), battery, seed=seed, n_resamples=n_resamples,
                                   old_label=baseline.version, new_label=version)
         reasons.append(Reason("regression-baseline", Gate.PASS, why))
         for reg in comparison.regressions:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from forgegate.backends import Backend, BackendConfig
+from forgegate.backends.names import REMOTE_BACKENDS
 from forgegate.battery import Battery, bundled_battery_path, bundled_live_test_path, load_battery
 from forgegate.checks.match import LEGACY_MATCH_RULE, MATCH_RULE
 from forgegate.errors import UsageError
@@ -27,8 +28,6 @@ from forgegate.run import (
     plan_requests,
 )
 from forgegate.store import RunStore, find_run, run_path, writable_store_dir
-
-REMOTE_BACKENDS = frozenset({"ollama", "openai"})
 
 
 @dataclass(frozen=True)

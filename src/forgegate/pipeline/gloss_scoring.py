@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from forgegate.battery import Battery
-from forgegate.battery.schema import BatteryItem
+from forgegate.battery.item import BatteryItem
 from forgegate.checks import AnswerScore, score_item
-from forgegate.checks.controls import run_loop_detector_controls
+from forgegate.checks.loop_controls import run_loop_detector_controls
 from forgegate.checks.match import MATCH_RULE
 from forgegate.core.records import StoredResponse
 from forgegate.core.verdict import Gate, Reason

@@ -13,7 +13,7 @@ from forgegate.battery import Battery, bundled_battery_path, load_battery
 from forgegate.gate.gloss_config import GateConfig, load_gate_config
 from forgegate.plan import LoadedPlan, is_bundled
 from forgegate.semantic.codebook import Codebook, load_codebook
-from forgegate.semantic.schema import read_relevance
+from forgegate.semantic.input_rows import read_relevance
 
 KNOWN_FROZEN_JUDGES = ("embedding", "nli", "llm")
 """Judges a frozen codebook may name and ``forgegate run`` can rebuild to assign confirmation samples."""

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from forgegate.core.verdict import Gate, Reason, Verdict
-from forgegate.gate.arms import AXES, arms_verdict, gate_label
+from forgegate.gate.arms import arms_verdict, gate_label
 from forgegate.metrics.damage import DamageReport, damage_report
 from forgegate.metrics.memorization import MemorizationReport, memorization_report
 from forgegate.metrics.ngram_index import NgramIndex
@@ -23,17 +23,16 @@ from forgegate.pipeline.plan_generate import PlanGenerations
 from forgegate.pipeline.plan_gloss import GlossOutcome, score_gloss
 from forgegate.pipeline.plan_semantic import SemanticOutcome, endpoint_value, score_semantic
 from forgegate.plan import PlanComparison
+from forgegate.plan.instruments import INSTRUMENT_NAMES as RUN_INSTRUMENTS
 from forgegate.results import SCHEMA_VERSION, DamageAxis, MemorizationAxis, PlanRunResult, VoiceAxis, reason_models
 from forgegate.results.plan_run import ComparisonEntry, GenerationCounts, PlanRef, RequestError
 from forgegate.semantic.roles import primary_na
 
-RUN_INSTRUMENTS = ("voice", "memorization", "damage", "gloss", "semantic")
-"""Instruments ``forgegate run`` scores; any other declared one leaves the verdict INCOMPLETE."""
-AXIS_INSTRUMENTS = AXES
-
 
 @dataclass(frozen=True)
-class ComparisonResult:
+class ScoredComparison:
+    """One plan comparison after scoring: each axis's report and the verdict (its JSON is a ``ComparisonEntry``)."""
+
     comparison: PlanComparison
     voice: VoiceReport | None
     memorization: MemorizationReport | None
@@ -58,7 +57,7 @@ class ComparisonResult:
 @dataclass(frozen=True)
 class PlanResult:
     gens: PlanGenerations
-    comparisons: tuple[ComparisonResult, ...]
+    comparisons: tuple[ScoredComparison, ...]
     run_reasons: tuple[Reason, ...]
     semantic: SemanticOutcome | None = None
     gloss: GlossOutcome | None = None
@@ -170,7 +169,7 @@ def score_plan(gens: PlanGenerations) -> PlanResult:
     index = NgramIndex(documents, inst.memorization.n) if inst.memorization else None
     semantic = score_semantic(gens) if inst.semantic is not None else None
     gloss = score_gloss(gens) if inst.gloss is not None else None
-    results: list[ComparisonResult] = []
+    results: list[ScoredComparison] = []
     for comp in plan.comparisons:
         voice = mem = dmg = None
         if inst.voice is not None and reference is not None and plan.author is not None:
@@ -191,5 +190,5 @@ def score_plan(gens: PlanGenerations) -> PlanResult:
         extra, value = _primary_part(comp, semantic, gloss)
         verdict = _combine(voice.verdict if voice else None, mem.verdict if mem else None,
                            dmg.verdict if dmg else None, extra)
-        results.append(ComparisonResult(comp, voice, mem, dmg, verdict, value))
+        results.append(ScoredComparison(comp, voice, mem, dmg, verdict, value))
     return PlanResult(gens, tuple(results), tuple(run_reasons), semantic, gloss)

@@ -26,8 +26,8 @@ from forgegate.results import PlanSemantic, PlanSemanticMetrics, reason_models
 from forgegate.semantic import MetricsRequest, Roles, SampleRow, compute_metrics
 from forgegate.semantic.bootstrap import BootstrapSettings
 from forgegate.semantic.codebook import TextSample
-from forgegate.semantic.pipeline import confirm, develop
-from forgegate.semantic.schema import UNMAPPED, read_samples
+from forgegate.semantic.develop_confirm import confirm, develop
+from forgegate.semantic.input_rows import UNMAPPED, read_samples
 from forgegate.semantic.validate import check_sample_sizes, group_samples
 from forgegate.store import RunStore
 

@@ -72,7 +72,7 @@ def frozen_judge(record: dict[str, Any], codebook: Path) -> EntailmentJudge:
             raise InputError(codebook, "the embedding judge record has no numeric threshold",
                              field="rule.judge.threshold")
         return EmbeddingJudge(load_embedder(), float(threshold))
-    from forgegate.semantic.pipeline import make_judge
+    from forgegate.semantic.develop_confirm import make_judge
 
     if kind == "nli":
         return make_judge("nli", nli_model=Path(str(record.get("model"))))

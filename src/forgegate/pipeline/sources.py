@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from forgegate.errors import UsageError
-from forgegate.lineage import RunResult, load_result, parse_result
+from forgegate.lineage import RunScores, load_run_scores, parse_run_scores
 from forgegate.pipeline.eval_session import rescore_stored_run
 from forgegate.results import EvalResult, parse_as
 from forgegate.results.read import ReportInput, read_result_json
@@ -18,13 +18,13 @@ def is_result_file(source: str | Path) -> bool:
     return path.suffix.lower() == ".json" or (path.is_file() and path.suffix.lower() != ".sqlite")
 
 
-def eval_run_result(source: str | Path, store: Path | None = None) -> RunResult:
+def eval_run_scores(source: str | Path, store: Path | None = None) -> RunScores:
     """``source`` as an eval result for pairing: a result file, or a stored run (id, unique prefix or
     ``.sqlite`` path) re-scored."""
     if is_result_file(source):
-        return load_result(Path(source))
+        return load_run_scores(Path(source))
     payload, _ = rescore_stored_run(str(source), store_dir=store, battery_path=None, gate_config_path=None)
-    return parse_result(payload, str(source))
+    return parse_run_scores(payload, str(source))
 
 
 def load_report_input(source: str, *, store: Path | None = None, battery: Path | None = None,

@@ -46,8 +46,8 @@ if TYPE_CHECKING:
         plan_hash,
         read_lock,
     )
+    from forgegate.plan.plan_file import Arm, Fixture, Plan, PlanComparison, Role, Sampling, SeedRange
     from forgegate.plan.presets import PRESETS, PresetName, write_preset
-    from forgegate.plan.schema import Arm, Fixture, Plan, PlanComparison, Role, Sampling, SeedRange
 
 _HOME: dict[str, str] = {
     "BUNDLED_GLOSS": "forgegate.plan.inputs",
@@ -84,13 +84,13 @@ _HOME: dict[str, str] = {
     "PRESETS": "forgegate.plan.presets",
     "PresetName": "forgegate.plan.presets",
     "write_preset": "forgegate.plan.presets",
-    "Arm": "forgegate.plan.schema",
-    "Fixture": "forgegate.plan.schema",
-    "Plan": "forgegate.plan.schema",
-    "PlanComparison": "forgegate.plan.schema",
-    "Role": "forgegate.plan.schema",
-    "Sampling": "forgegate.plan.schema",
-    "SeedRange": "forgegate.plan.schema",
+    "Arm": "forgegate.plan.plan_file",
+    "Fixture": "forgegate.plan.plan_file",
+    "Plan": "forgegate.plan.plan_file",
+    "PlanComparison": "forgegate.plan.plan_file",
+    "Role": "forgegate.plan.plan_file",
+    "Sampling": "forgegate.plan.plan_file",
+    "SeedRange": "forgegate.plan.plan_file",
 }
 
 __all__ = [

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Literal, get_args
+
 from forgegate.errors import UsageError
+
+Experiment = Literal["E1_STAGE", "E2_RECOVERY", "E3_TOPOLOGY", "E4_R_META"]
+"""The one list of experiments (T_GPT v0.8.1's); the tables below say what each one's primary endpoint is."""
+EXPERIMENT_NAMES: tuple[str, ...] = get_args(Experiment)
 
 SPEC_PRIMARY: dict[str, str] = {
     "E1_STAGE": "change in ES_LOSS/REC_GAIN across adjacent post-training stages with Q_task/Q_fact guardrails",
@@ -30,6 +36,9 @@ DECLARABLE: dict[str, tuple[str, ...]] = {
     "E4_R_META": ("REC_GAIN", "IRREV_OBS", "ES_LOSS", "AGG_COVERAGE", "MINORITY_RECALL"),
 }
 
+assert set(SPEC_PRIMARY) == set(EXPERIMENTS) == set(EXPERIMENT_NAMES), "every experiment has its primary endpoint"
+assert {e for e, named in EXPERIMENTS.items() if named is None} == set(DECLARABLE), "a choice where the spec names none"
+
 
 def primary_endpoint(experiment: str | None, declared: str | None = None) -> str | None:
     """The experiment's one primary endpoint: T_GPT v0.8.1's metric, or the plan's declaration where T_GPT v0.8.1
@@ -39,7 +48,7 @@ def primary_endpoint(experiment: str | None, declared: str | None = None) -> str
             raise UsageError(f"primary endpoint {declared!r} is declared without an experiment: name the experiment")
         return None
     if experiment not in EXPERIMENTS:
-        raise UsageError(f"unknown experiment {experiment!r}: choose one of {', '.join(EXPERIMENTS)}")
+        raise UsageError(f"unknown experiment {experiment!r}: choose one of {', '.join(EXPERIMENT_NAMES)}")
     named = EXPERIMENTS[experiment]
     if named is not None:
         if declared is not None and declared != named:

@@ -14,12 +14,11 @@ from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from forgegate.core.limits import MAX_COUNT, MAX_PASSAGES, MIN_SEGMENT_WORDS
 from forgegate.plan.declared import DAMAGE_METRICS, DamageMetric, FloorRule
+from forgegate.plan.experiments import Experiment
 from forgegate.userfile import Count, RngSeed, UserFileModel
 
 InstrumentName = Literal["voice", "memorization", "damage", "gloss", "semantic"]
 INSTRUMENT_NAMES: tuple[str, ...] = get_args(InstrumentName)
-
-Experiment = Literal["E1_STAGE", "E2_RECOVERY", "E3_TOPOLOGY", "E4_R_META"]
 
 
 class VoiceParams(UserFileModel):

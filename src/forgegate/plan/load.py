@@ -11,11 +11,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from forgegate.core.kinds import AXES
 from forgegate.core.limits import CONFIRMATORY_MIN_SAMPLES
 from forgegate.errors import InputError
 from forgegate.jsonio import read_text_or_input_error
 from forgegate.plan.instruments import ENDPOINTS, Prices
-from forgegate.plan.schema import Plan
+from forgegate.plan.plan_file import Plan
 from forgegate.tomlio import TomlLocator, parse_toml, validate_toml
 
 MIN_SEEDS_FOR_FLOOR = 2
@@ -87,7 +88,7 @@ def check_cross_references(loaded: LoadedPlan) -> None:
                   hint="e.g. seeds = [1234, 5678, 9012, 3456]")
     if plan.instruments.gloss is not None and plan.fixture.battery is None:
         raise err(("fixture",), "the gloss instrument scores a battery: set [fixture] battery")
-    pairwise = {"voice", "memorization", "damage", "semantic"} & set(declared)
+    pairwise = {*AXES, "semantic"} & set(declared)
     if pairwise and not plan.comparisons:
         raise err(("comparisons",), f"{', '.join(sorted(pairwise))} compare arms: declare at least one "
                   "[[comparisons]] with control, candidate and primary")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from forgegate.core.kinds import AXES
 from forgegate.report.fmt import num, percent
 
 AXIS_TITLES = {"voice": "A. voice", "memorization": "B. not copied", "damage": "C. no damage"}
@@ -47,8 +48,9 @@ def _cell(kind: str, axis: dict[str, Any] | None) -> str:
 
 
 def three_axis_row(comp: dict[str, Any]) -> ThreeAxisRow:
-    cells = (_cell("voice", comp.get("voice")), _cell("memorization", comp.get("memorization")),
-             _cell("damage", comp.get("damage")))
+    voice, memorization, damage = AXES
+    cells = (_cell(voice, comp.get(voice)), _cell(memorization, comp.get(memorization)),
+             _cell(damage, comp.get(damage)))
     return ThreeAxisRow(f"{comp['candidate']} vs {comp['control']}", str(comp.get("primary") or "—"), cells,
                         str(comp["gate"]), str(comp.get("label") or comp["gate"]))
 

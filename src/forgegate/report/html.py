@@ -10,14 +10,14 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
+from forgegate.core.kinds import AXES
 from forgegate.core.version import __version__
 from forgegate.report.arms_cells import AXIS_TITLES
-from forgegate.report.arms_view import comparisons
-from forgegate.report.gloss_view import gloss_view
+from forgegate.report.arms_section import comparisons
+from forgegate.report.gloss_section import gloss_view
 from forgegate.report.sections import Kind, report_result
-from forgegate.report.semantic_view import semantic_view
+from forgegate.report.semantic_section import semantic_view
 from forgegate.report.templates import CSS, TEMPLATES, svg_filter
-from forgegate.results import ARM_AXES
 from forgegate.textsafe import visible
 
 NOT_RECORDED = "not recorded in the result"
@@ -77,7 +77,7 @@ def _provenance(payload: dict[str, Any], kind: Kind, created: str | None) -> lis
                  ("model digests", _digests(payload.get("model_digests") or {})),
                  ("generation", ", ".join(f"{k} {v}" for k, v in gen.items())),
                  ("store", str(payload.get("store")))]
-    elif kind in ARM_AXES:
+    elif kind in AXES:
         rows += [("control / candidate", f"{payload.get('control')} / {payload.get('candidate')}"),
                  ("plan hash", "none: a single-axis command, not a plan run"),
                  ("battery sha256", "none: generations file input"),
@@ -102,7 +102,7 @@ def _subject(payload: dict[str, Any], kind: Kind) -> tuple[str, str]:
     if kind == "plan":
         plan = payload.get("plan") or {}
         return str(plan.get("name")), f"plan run, {len(payload.get('comparisons') or [])} comparison(s)"
-    if kind in ARM_AXES:
+    if kind in AXES:
         return f"{payload.get('candidate')} vs {payload.get('control')}", f"{AXIS_TITLES[kind]} axis"
     return "T_GPT semantic metrics", f"{payload.get('mode')} analysis"
 

@@ -8,13 +8,12 @@ from rich.table import Table
 
 from forgegate.core.verdict import Gate, Verdict
 from forgegate.fixture.builder import FixtureBuild
-from forgegate.gate.arms import arms_verdict, gate_label
+from forgegate.gate.arms import gate_label
 from forgegate.metrics.checkpoints import CheckpointTies
 from forgegate.metrics.damage import DamageReport
 from forgegate.metrics.memorization import MemorizationReport
 from forgegate.metrics.noise_floor import format_ratio
 from forgegate.metrics.voice import VoiceReport, floors_disagree
-from forgegate.report.arms_cells import AXIS_TITLES, axis_numbers
 
 
 def gate_markup(gate: Gate) -> str:
@@ -119,17 +118,3 @@ def print_fixture(build: FixtureBuild, console: Console, out: str) -> None:
                   f"(seed {build.seed}): {per_work}")
     console.print(f"wrote {escape(out)}")
 
-
-def print_three_axis(voice: VoiceReport, memorization: MemorizationReport, damage: DamageReport,
-                     console: Console) -> Verdict:
-    """The verdict table of one candidate: each axis with its numbers, then the combined word."""
-    verdict = arms_verdict(voice.verdict, memorization.verdict, damage.verdict)
-    axes = {"voice": voice.to_json(), "memorization": memorization.to_json(), "damage": damage.to_json()}
-    table = Table(title=f"{escape(voice.candidate)} vs {escape(voice.control)} — author {escape(voice.author)}")
-    for column in ("axis", "verdict", "numbers"):
-        table.add_column(column)
-    for kind, report in (("voice", voice), ("memorization", memorization), ("damage", damage)):
-        table.add_row(AXIS_TITLES[kind], gate_markup(report.verdict.gate), escape(axis_numbers(kind, axes[kind])))
-    console.print(table)
-    print_verdict(verdict, console, title=f"{escape(voice.candidate)}")
-    return verdict

@@ -8,8 +8,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from forgegate.core.kinds import AXES
 from forgegate.core.verdict import Gate, Verdict
-from forgegate.pipeline.plan_score import AXIS_INSTRUMENTS, PlanResult
+from forgegate.pipeline.plan_score import PlanResult
 from forgegate.report.arms_cells import axis_numbers
 from forgegate.report.metrics_terminal import gate_markup, print_damage, print_memorization, print_verdict, print_voice
 from forgegate.report.plan_views import primary_text, print_gloss, print_semantic
@@ -36,7 +37,7 @@ def print_plan_result(result: PlanResult, console: Console, *, details: bool = T
         console.print(f"author: [bold]{escape(loaded.plan.author)}[/]")
     console.print(f"store {escape(str(gens.store_path))}: {s.planned} planned, {s.skipped_finished} already "
                   f"stored, {s.generated} generated, {s.failed} failed, {len(gens.missing)} missing")
-    axes = any(getattr(loaded.plan.instruments, name) is not None for name in AXIS_INSTRUMENTS)
+    axes = any(getattr(loaded.plan.instruments, name) is not None for name in AXES)
     if details and axes:
         for comp in result.comparisons:
             console.rule(f"{escape(comp.comparison.candidate)} vs {escape(comp.comparison.control)}")
@@ -57,7 +58,7 @@ def print_plan_result(result: PlanResult, console: Console, *, details: bool = T
         for comp in result.comparisons:
             c, axes_json = comp.comparison, comp.to_json()
             table.add_row(escape(f"{c.candidate} vs {c.control}"), escape(c.primary),
-                          *(_axis_cell(kind, axes_json.get(kind)) for kind in ("voice", "memorization", "damage")),
+                          *(_axis_cell(kind, axes_json.get(kind)) for kind in AXES),
                           _word(comp.verdict))
         console.print(table)
     elif result.comparisons:

@@ -7,7 +7,8 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, Field, TypeAdapter
 
-from forgegate.gate.arms import AXES
+from forgegate.core.kinds import RESULT_KINDS
+from forgegate.results.audit import ContaminationAuditResult, FormatAuditResult, LeakAuditResult, LoopAuditResult
 from forgegate.results.comparison import ComparisonResult
 from forgegate.results.damage import DamageResult
 from forgegate.results.eval import EvalResult
@@ -20,23 +21,21 @@ from forgegate.results.voice import VoiceResult
 
 AnyResult = Annotated[
     EvalResult | PlanRunResult | VoiceResult | MemorizationResult | DamageResult | SemanticMetricsResult
-    | ComparisonResult | LineageRecord | ProbeRecord,
+    | ComparisonResult | LineageRecord | ProbeRecord | LoopAuditResult | LeakAuditResult | FormatAuditResult
+    | ContaminationAuditResult,
     Field(discriminator="kind"),
 ]
 
 MODELS: dict[str, type[BaseModel]] = {
     "eval": EvalResult, "plan": PlanRunResult, "voice": VoiceResult, "memorization": MemorizationResult,
     "damage": DamageResult, "semantic": SemanticMetricsResult, "comparison": ComparisonResult,
-    "lineage_record": LineageRecord, "probe": ProbeRecord,
+    "lineage_record": LineageRecord, "probe": ProbeRecord, "loop_audit": LoopAuditResult,
+    "leak_audit": LeakAuditResult, "format_audit": FormatAuditResult, "contamination_audit": ContaminationAuditResult,
 }
 """Schema name -> model (``live`` is the ``eval`` model with kind "live")."""
 
-KINDS: tuple[str, ...] = ("eval", "live", "plan", "voice", "memorization", "damage", "semantic", "comparison",
-                          "lineage_record", "probe")
-"""Every value ``kind`` takes."""
-
-ARM_AXES: tuple[str, ...] = AXES
-"""The single-axis kinds (the three-axis gate's axes)."""
+KINDS: tuple[str, ...] = RESULT_KINDS
+"""Every value ``kind`` takes (the one list is ``forgegate.core.kinds``)."""
 
 
 @cache

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from forgegate.semantic.analysis import MetricsRequest, compute_metrics
     from forgegate.semantic.bootstrap import BootstrapSettings
     from forgegate.semantic.files import metrics_from_files
-    from forgegate.semantic.schema import UNMAPPED, AggregateRow, RelevanceRow, SampleRow
+    from forgegate.semantic.input_rows import UNMAPPED, AggregateRow, RelevanceRow, SampleRow
     from forgegate.semantic.taskstats import Roles
 
 _HOME: dict[str, str] = {
@@ -21,10 +21,10 @@ _HOME: dict[str, str] = {
     "compute_metrics": "forgegate.semantic.analysis",
     "BootstrapSettings": "forgegate.semantic.bootstrap",
     "metrics_from_files": "forgegate.semantic.files",
-    "UNMAPPED": "forgegate.semantic.schema",
-    "AggregateRow": "forgegate.semantic.schema",
-    "RelevanceRow": "forgegate.semantic.schema",
-    "SampleRow": "forgegate.semantic.schema",
+    "UNMAPPED": "forgegate.semantic.input_rows",
+    "AggregateRow": "forgegate.semantic.input_rows",
+    "RelevanceRow": "forgegate.semantic.input_rows",
+    "SampleRow": "forgegate.semantic.input_rows",
     "Roles": "forgegate.semantic.taskstats",
 }
 

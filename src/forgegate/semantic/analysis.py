@@ -24,7 +24,7 @@ from forgegate.semantic.bootstrap import (
     resample_units,
     unit_means,
 )
-from forgegate.semantic.controls import run_controls
+from forgegate.semantic.metric_controls import run_controls
 from forgegate.semantic.pools import AggregateInput, pool_table
 from forgegate.semantic.roles import endpoint_labels, primary_declaration, primary_na
 from forgegate.semantic.taskstats import CONDITION_METRICS, PAIR_METRICS, Roles, TaskData, TaskStatistic, Variant

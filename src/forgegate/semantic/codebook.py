@@ -22,7 +22,7 @@ from forgegate.jsonio import (
 )
 from forgegate.semantic.clustering import cluster_by_entailment, match_representative
 from forgegate.semantic.entailment import EntailmentJudge
-from forgegate.semantic.schema import UNMAPPED
+from forgegate.semantic.input_rows import UNMAPPED
 
 SCHEMA: Literal["forgegate.semantic.codebook/1"] = "forgegate.semantic.codebook/1"
 MATCHING = "greedy: first cluster (in ID order) whose representative is equivalent under the rule"

@@ -9,7 +9,7 @@ from forgegate.errors import InputError, UsageError
 from forgegate.plan.experiments import primary_endpoint
 from forgegate.semantic.analysis import MetricsRequest, compute_metrics
 from forgegate.semantic.bootstrap import N_RESAMPLES, BootstrapSettings
-from forgegate.semantic.schema import read_aggregates, read_relevance, read_samples
+from forgegate.semantic.input_rows import read_aggregates, read_relevance, read_samples
 from forgegate.semantic.taskstats import Roles
 from forgegate.semantic.validate import (
     check_aggregates,

@@ -9,7 +9,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from forgegate.semantic import formulas as f
-from forgegate.semantic.schema import UNMAPPED
+from forgegate.semantic.input_rows import UNMAPPED
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from forgegate.core.limits import CONFIRMATORY_MIN_SAMPLES
 from forgegate.errors import InputError, UsageError
+from forgegate.semantic.input_rows import UNMAPPED, AggregateRow, SampleRow
 from forgegate.semantic.pools import AggregateInput
-from forgegate.semantic.schema import UNMAPPED, AggregateRow, SampleRow
 
 
 def group_samples(samples: list[SampleRow]) -> dict[str, dict[str, list[str]]]:

@@ -46,17 +46,24 @@ def is_damage(exc: sqlite3.Error) -> bool:
 
 
 def store_fault(path: Path, exc: sqlite3.Error) -> StoreError | None:
-    """The user-facing error for an SQLite failure on ``path``; None for one that is forgegate's own bug."""
+    """The user-facing error for an SQLite failure on ``path``; None for one that is forgegate's own bug.
+
+    The one wording of every store failure (the command line's last-resort handler uses it too). SQLite's
+    result code decides where Python reports one; its text where it does not (an error raised by hand).
+    """
     code = _primary_code(exc)
     text = str(exc)
     if is_damage(exc):
         return damaged(path, text)
-    if code in (SQLITE_READONLY, SQLITE_PERM, SQLITE_CANTOPEN) or "readonly" in text:
+    if code == SQLITE_CANTOPEN or (code is None and "unable to open" in text):
+        return StoreError(path, f"cannot open the run file ({text})",
+                          "check that its folder exists and is readable and writable, or " + ELSEWHERE)
+    if code in (SQLITE_READONLY, SQLITE_PERM) or "readonly" in text:
         return StoreError(path, f"cannot use the run file ({text}): it or its folder is read-only "
                                 "or not yours", ELSEWHERE)
     if code == SQLITE_FULL:
         return StoreError(path, f"cannot write the run file ({text})", "free some disk space, or " + ELSEWHERE)
-    if code in (SQLITE_BUSY, SQLITE_LOCKED):
+    if code in (SQLITE_BUSY, SQLITE_LOCKED) or (code is None and "locked" in text):
         return StoreError(path, f"the run file stayed locked by another process ({text})",
                           "wait for the other forgegate command to finish, then run again")
     if code == SQLITE_IOERR:

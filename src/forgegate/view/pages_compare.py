@@ -1,6 +1,6 @@
 """Two runs on the same battery side by side: the comparison ``forgegate compare`` makes, and the flipped items.
 
-The numbers come from ``compare_runs`` over ``eval_run_result`` (the command's own road,
+The numbers come from ``compare_runs`` over ``eval_run_scores`` (the command's own road,
 with its default bootstrap seed and resamples); only the answers are read from the stores.
 """
 
@@ -12,8 +12,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from forgegate.lineage import NotComparableError, RunResult, compare_runs
-from forgegate.pipeline.sources import eval_run_result
+from forgegate.lineage import NotComparableError, RunScores, compare_runs
+from forgegate.pipeline.sources import eval_run_scores
 from forgegate.store import RunStore
 from forgegate.view.render import config_of, render
 from forgegate.view.runs import store_summaries
@@ -29,7 +29,7 @@ def _answers(path: Any) -> dict[tuple[str, int | None], str | None]:
         return {(r.item_id, r.seed): (r.response if r.ok else f"[{r.finish}] {r.error}") for r in store.latest()}
 
 
-def flipped(old: RunResult, new: RunResult, old_path: Any, new_path: Any) -> list[dict[str, Any]]:
+def flipped(old: RunScores, new: RunScores, old_path: Any, new_path: Any) -> list[dict[str, Any]]:
     """Items scored in both runs whose pass/fail differs, with both answers."""
     old_items = {i.key: i for i in old.items}
     old_text, new_text = _answers(old_path), _answers(new_path)
@@ -53,7 +53,7 @@ def compare_page(request: Request) -> Response:
                                "flips": [], "problem": None}
     if old_id and new_id:
         old_path, new_path = find_run_file(store_dir, old_id), find_run_file(store_dir, new_id)
-        old, new = eval_run_result(str(old_path)), eval_run_result(str(new_path))
+        old, new = eval_run_scores(str(old_path)), eval_run_scores(str(new_path))
         try:
             comparison = compare_runs(old, new, seed=BOOTSTRAP_SEED, n_resamples=RESAMPLES,
                                       old_label=old_id, new_label=new_id)

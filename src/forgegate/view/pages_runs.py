@@ -6,7 +6,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from forgegate.report.gloss_view import segments
+from forgegate.report.gloss_section import segments
 from forgegate.store import RunStore
 from forgegate.view.pages_results import summaries
 from forgegate.view.render import config_of, render

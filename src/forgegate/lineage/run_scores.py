@@ -1,6 +1,6 @@
 """The scores a paired comparison rests on, read through the typed eval result (``forgegate.results``).
 
-``RunResult`` is a view, not a file format: it is built from an ``EvalResult`` (a result
+``RunScores`` is a view, not a file format: it is built from an ``EvalResult`` (a result
 JSON validated by its model) or from a lineage record, so that ``compare`` and
 ``graduate`` pair either the same way.
 """
@@ -47,20 +47,20 @@ class ResultItem(RecordedItem):
                             passed=self.passed, finish=self.finish, failure_modes=sorted(self.all_failure_modes))
 
 
-class BatteryRef(BaseModel):
+class RunBattery(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     sha256: str
 
 
-class GateConfigRef(BaseModel):
+class RunGateConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str
     sha256: str
 
 
-class CategoryScore(BaseModel):
+class RunCategory(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     score: float | None
@@ -68,18 +68,18 @@ class CategoryScore(BaseModel):
     """None for a lineage record (it keeps the score only)."""
 
 
-class RunResult(BaseModel):
+class RunScores(BaseModel):
     """The parts of an eval result a comparison or a lineage record rests on."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     model: str | None
     run_id: str | None
-    battery: BatteryRef
-    gate_config: GateConfigRef
+    battery: RunBattery
+    gate_config: RunGateConfig
     gate: Gate
     sigma_total: float | None
-    categories: dict[str, CategoryScore]
+    categories: dict[str, RunCategory]
     failure_modes: list[str]
     model_digest: str | None = None
     items: list[ResultItem]
@@ -93,25 +93,25 @@ class RunResult(BaseModel):
         return frozenset(modes)
 
     @staticmethod
-    def of(result: EvalResult) -> RunResult:
-        return RunResult(
-            model=result.model, run_id=result.run_id, battery=BatteryRef(sha256=result.battery.sha256),
-            gate_config=GateConfigRef(name=result.gate_config.name, sha256=result.gate_config.sha256),
+    def of(result: EvalResult) -> RunScores:
+        return RunScores(
+            model=result.model, run_id=result.run_id, battery=RunBattery(sha256=result.battery.sha256),
+            gate_config=RunGateConfig(name=result.gate_config.name, sha256=result.gate_config.sha256),
             gate=result.gate, sigma_total=result.sigma_total,
-            categories={k: CategoryScore(score=v.score, gate=v.gate) for k, v in result.categories.items()},
+            categories={k: RunCategory(score=v.score, gate=v.gate) for k, v in result.categories.items()},
             failure_modes=result.failure_modes, model_digest=result.model_digest,
             items=[ResultItem(id=i.id, category=i.category, seed=i.seed, score=i.score, passed=i.passed,
                               finish=i.finish, failure_modes=i.failure_modes, failure_mode=i.failure_mode)
                    for i in result.items])
 
     @staticmethod
-    def of_record(record: LineageRecord) -> RunResult:
+    def of_record(record: LineageRecord) -> RunScores:
         """A lineage record's scores in the shape a paired comparison reads."""
-        return RunResult(
-            model=record.model, run_id=record.run_id, battery=BatteryRef(sha256=record.battery_sha256),
-            gate_config=GateConfigRef(name=record.gate_config_name, sha256=record.gate_config_sha256),
+        return RunScores(
+            model=record.model, run_id=record.run_id, battery=RunBattery(sha256=record.battery_sha256),
+            gate_config=RunGateConfig(name=record.gate_config_name, sha256=record.gate_config_sha256),
             gate=record.battery_gate, sigma_total=record.sigma_total,
-            categories={k: CategoryScore(score=v) for k, v in record.category_scores.items()},
+            categories={k: RunCategory(score=v) for k, v in record.category_scores.items()},
             failure_modes=record.failure_modes, model_digest=record.model_digest,
             items=[ResultItem(**i.model_dump()) for i in record.items])
 
@@ -121,9 +121,9 @@ def parse_eval(payload: Any, source: Path | str) -> EvalResult:
     return parse_as(EvalResult, payload, source)
 
 
-def parse_result(payload: Any, source: Path | str) -> RunResult:
+def parse_run_scores(payload: Any, source: Path | str) -> RunScores:
     """Validate an eval result (through ``EvalResult``) and take the paired view; ``source`` names it in errors."""
-    result = RunResult.of(parse_eval(payload, source))
+    result = RunScores.of(parse_eval(payload, source))
     seen: set[tuple[str, int | None]] = set()
     for item in result.items:
         if item.key in seen:
@@ -133,6 +133,6 @@ def parse_result(payload: Any, source: Path | str) -> RunResult:
     return result
 
 
-def load_result(path: Path) -> RunResult:
+def load_run_scores(path: Path) -> RunScores:
     """Read and validate an eval result JSON file."""
-    return parse_result(load_json(Path(path), hint=EVAL_HINT), path)
+    return parse_run_scores(load_json(Path(path), hint=EVAL_HINT), path)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from forgegate.core.kinds import AXES
 from forgegate.report.arms_cells import comparison_dicts, three_axis_row
 from forgegate.report.fmt import num, percent
 from forgegate.report.plots import RefLine, strip_chart
@@ -136,7 +137,7 @@ _BUILDERS = {"voice": voice_axis, "memorization": memorization_axis, "damage": d
 
 
 def comparison_view(comp: dict[str, Any]) -> ComparisonView:
-    axes = tuple(_BUILDERS[k](comp[k]) for k in ("voice", "memorization", "damage") if comp.get(k))
+    axes = tuple(_BUILDERS[k](comp[k]) for k in AXES if comp.get(k))
     row = three_axis_row(comp)
     return ComparisonView(title=row.title, control=comp["control"], candidate=comp["candidate"], primary=row.primary,
                           gate=row.gate, label=row.label, axes=axes, cells=row.cells,

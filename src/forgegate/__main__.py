@@ -1,0 +1,5 @@
+"""``python -m forgegate``: the same entry as the ``forgegate`` console script."""
+
+from forgegate.cli.entry import main
+
+main()

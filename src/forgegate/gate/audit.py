@@ -1,0 +1,32 @@
+"""The audit rule: a training-data audit's controls and finding -> PASS / FAIL / INVALID.
+
+Every ``forgegate audit`` command runs its controls each time. A failed control (or none run)
+means the instrument may be blind, so its findings are not a result: INVALID. Otherwise a
+finding (a leak, looping rows, a format mismatch, contamination) is FAIL and a clean audit PASS.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from forgegate.audit.outcome import AuditFinding, Control
+from forgegate.core.verdict import Gate, Reason, Verdict
+
+_FOUND = {
+    AuditFinding.LEAK: "names the rename removed appear in the built pairs",
+    AuditFinding.LOOPS: "corpus rows teach looping",
+    AuditFinding.MISMATCH: "battery prompts are shaped unlike the training prompts",
+    AuditFinding.CONTAMINATED: "battery items appear in the training corpus",
+}
+
+
+def audit_verdict(controls: Sequence[Control], finding: AuditFinding) -> Verdict:
+    """One reason per control (INVALID when it failed), one for the finding (FAIL unless CLEAN)."""
+    reasons = [Reason(f"control {c.name}", Gate.PASS if c.passed else Gate.INVALID, c.detail) for c in controls]
+    if not controls:
+        reasons.append(Reason("controls ran", Gate.INVALID, "no control ran: the audit may be blind"))
+    if finding is AuditFinding.CLEAN:
+        reasons.append(Reason("nothing found", Gate.PASS, "the audit found nothing"))
+    else:
+        reasons.append(Reason("nothing found", Gate.FAIL, f"{finding.value}: {_FOUND[finding]}"))
+    return Verdict.combine(reasons)
