@@ -35,6 +35,7 @@ SMALL_BATTERY = [
      "forbid": ["391"], "tags": ["HUMAN-INPUT"]},
 ]
 SMALL_GATE = """name = "report-test"
+gloss_v2 = false
 category_floor = 0.50
 sigma_total_min = 0.40
 min_items = 4

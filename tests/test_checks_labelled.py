@@ -2,7 +2,7 @@
 
 tests/data/loops/smollm2_labelled.jsonl holds real outputs of the embedded model (collected by
 collect_smollm2.py, with the model's own token texts) that a person read and labelled
-loop / no_loop; handwritten.jsonl holds hard negatives (1000, ..., ha ha ha, tables, code,
+loop / no_loop; handwritten.jsonl holds hard negatives (1000, ..., very, very, very, tables, code, bullets,
 counting) and hard positives (the v9 pattern, incrementing lists, cycling weekdays, sentence
 loops). Thresholds: recall >= 0.90 and false alarms <= 0.05 on each set. A loop the gate
 misses graduates a looping model, and a false alarm fails a good one; the spec treats both as

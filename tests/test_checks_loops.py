@@ -1,4 +1,5 @@
-"""detect_loop: the issue's positives are found, normal text that merely repeats is not."""
+"""detect_loop: GLOSS v2's loop rule (invariant 3, RUNAWAY_LOOP, the identity hard abort) is found,
+ordinary text that merely repeats (a number, an ellipsis, a markdown rule, a list's bullets) is not."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from forgegate.checks import detect_loop, query_symbol_of, tokenize_for_loops
+from forgegate.gate.loop_settings import SPEC_LOOP_SETTINGS, LoopSettings
 
 V9 = "⊙ α? → ⊚. ⊙ αα? → ⊚. ⊙ ααα? → ⊚. ⊙ αααα? → ⊚."
 WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
@@ -17,8 +19,7 @@ WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", 
     [
         "The population grew from 1000 to 10000 between 1900 and 2000.",
         "Well... I suppose... maybe...",
-        "ha ha ha",
-        "Ha ha ha, very funny.",
+        "Loading.......... done",
         "Hello, hello",
         "Hello, hello, hello? Is anyone there?",
         "| a | b | c |\n|---|---|---|\n| 1 | 2 | 3 |",
@@ -27,6 +28,12 @@ WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", 
         "1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20",
         "2 x 1 = 2\n2 x 2 = 4\n2 x 3 = 6\n2 x 4 = 8\n2 x 5 = 10",
         "very, very, very good",
+        "No, no, no! Not that one.",
+        "- alpha\n- beta\n- gamma\n- delta",
+        "* * *\n\nChapter 2",
+        "---\n---\n---",
+        "Hmmm, let me think.",
+        "A ααα is three letters, not the hard abort.",
         "α = NOUS. ι = AION. ε = ASTRA. κ = C.L.O.D. γ = GAMMA.",
         "def f(x):\n    return x + 1\n\nprint(f(1))\nprint(f(2))",
     ],
@@ -35,10 +42,55 @@ def test_normal_text_is_not_a_loop(text: str) -> None:
     assert detect_loop(text) is None
 
 
-def test_smollm2_tokens_of_ha_ha_ha_and_1000_are_not_loops() -> None:
+def test_smollm2_tokens_of_1000_and_an_ellipsis_are_not_loops() -> None:
     assert detect_loop("1000", ["1", "0", "0", "0"]) is None
-    assert detect_loop("ha ha ha", ["ha", " ha", " ha"]) is None
-    assert detect_loop("...", ["..."]) is None
+    assert detect_loop("...", [".", ".", "."]) is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["NOUS NOUS NOUS", "NOUS\nNOUS\nNOUS", "ha ha ha", "Ha ha ha, very funny.", "α = NOUS NOUS NOUS NOUS",
+     "0 0 0", "The answer is 42. The answer is 42. The answer is 42.", "αααα"],
+)
+def test_the_same_token_or_phrase_three_times_in_a_row_is_a_loop(text: str) -> None:
+    """Invariant 3: "same token or short phrase repeated >= 3 times consecutively"."""
+    finding = detect_loop(text)
+    assert finding is not None and finding.kind == "RUNAWAY_LOOP" and finding.repeats >= 3
+
+
+def test_a_token_twice_is_not_a_loop() -> None:
+    assert detect_loop("NOUS NOUS") is None
+    assert detect_loop("NOUS NOUS, and again NOUS") is None
+
+
+def test_a_token_split_by_the_models_tokenizer_is_still_one_token() -> None:
+    """SmolLM2 spells NOUS as N + OUS and Greek letter by letter; the rule counts the word."""
+    pieces = ["N", "OUS", " N", "OUS", " N", "OUS"]
+    finding = detect_loop("".join(pieces), pieces)
+    assert finding is not None and finding.period == 1 and finding.span == "NOUS"
+
+
+def test_a_two_token_unit_loops_once_a_three_token_phrase_has_repeated_three_times() -> None:
+    """RUNAWAY_LOOP: "same phrase (>= 3 tokens) appears >= 3 times": 'very,' is two tokens, so it takes
+    six in a row (the phrase 'very, very,' three times)."""
+    assert detect_loop("It was very, very, very, very, very good") is None
+    finding = detect_loop("It was very, very, very, very, very, very good")
+    assert finding is not None and finding.period == 2 and finding.repeats == 6
+
+
+def test_settings_change_the_rule() -> None:
+    assert detect_loop("NOUS NOUS NOUS", settings=LoopSettings(repeats=4)) is None
+    assert detect_loop("NOUS NOUS NOUS NOUS", settings=LoopSettings(repeats=4)) is not None
+    assert detect_loop("very, very, very", settings=LoopSettings(phrase_tokens=2)) is not None
+    assert detect_loop("= " * 40, settings=LoopSettings(filler_only_min_chars=30)) is not None
+    assert detect_loop("= " * 40) is None
+    assert detect_loop("NOUS NOUS NOUS", settings=SPEC_LOOP_SETTINGS) == detect_loop("NOUS NOUS NOUS")
+
+
+def test_the_same_text_gives_the_same_finding_whatever_its_tokens() -> None:
+    """A stream and a stored answer must agree: tokens do not change the finding, the text does."""
+    text = "Here is the list: la Femme, la Femme, la Femme, la Femme"
+    assert detect_loop(text, list(text)) == detect_loop(text) == detect_loop(text, ["garbage"])
 
 
 def test_la_femme_is_a_runaway_loop() -> None:
@@ -57,6 +109,12 @@ def test_v9_pattern_with_query_symbol_is_identity_loop() -> None:
 def test_v9_pattern_without_query_symbol_is_runaway_loop() -> None:
     finding = detect_loop(V9)
     assert finding is not None and finding.kind == "RUNAWAY_LOOP"
+
+
+def test_the_queried_symbol_three_times_is_an_identity_loop() -> None:
+    """The LX-IDENTITY hard abort: the queried symbol 3+ times consecutively (αα, ααα, αααα...)."""
+    finding = detect_loop("α is ααα", query_symbol="α")
+    assert finding is not None and finding.kind == "IDENTITY_LOOP" and finding.repeats == 3
 
 
 def test_v9_escalation_below_three_copies_is_identity_loop_through_the_repeat() -> None:

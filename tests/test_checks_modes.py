@@ -9,8 +9,8 @@ from checks_helpers import completion, item
 
 from forgegate.checks import load_failure_modes, score_item
 from forgegate.checks.modes import REQUIRED_MODES, parse_failure_modes, stop_params
+from forgegate.checks.signatures import signatures_present
 from forgegate.errors import InputError
-from forgegate.gate.signatures import signatures_present
 
 GOOD_MODE = 'description = "d"\nsignature = "s"\ndetected_by = "x"\nscope = "item"\n'
 

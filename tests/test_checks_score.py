@@ -226,8 +226,22 @@ def test_runaway_loop_scores_zero_even_when_answer_present() -> None:
 
 def test_no_false_alarm_labels_on_a_clean_answer() -> None:
     it = item(category="LX-IDENTITY", prompt="⊙ α?", eval_type="contains", expected="NOUS", within_tokens=32)
-    result = score_item(it, completion("α = NOUS. The count is 1000... ha ha ha."))
+    result = score_item(it, completion("α = NOUS. The count is 1000... very, very good.\n- one\n- two\n---"))
     assert result.passed and result.failure_modes == () and result.loop is None
+
+
+def test_the_same_token_three_times_is_a_loop_that_scores_zero() -> None:
+    """GLOSS v2, invariant 3: "same token ... repeated >= 3 times consecutively" ('ha ha ha' was clean before)."""
+    it = item(category="LX-IDENTITY", prompt="⊙ α?", eval_type="contains", expected="NOUS", within_tokens=32)
+    result = score_item(it, completion("α = NOUS NOUS NOUS."))
+    assert result.score == 0.0 and result.failure_modes == ("RUNAWAY_LOOP",)
+
+
+def test_the_gate_configs_loop_settings_are_used() -> None:
+    from forgegate.gate.loop_settings import LoopSettings
+
+    it = item(category="LX-IDENTITY", prompt="⊙ α?", eval_type="contains", expected="NOUS", within_tokens=32)
+    assert score_item(it, completion("α = NOUS NOUS NOUS."), loop_settings=LoopSettings(repeats=4)).passed
 
 
 def test_errored_completion_is_refused() -> None:

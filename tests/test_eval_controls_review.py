@@ -23,6 +23,7 @@ from forgegate.cli.main import app
 BATTERY = load_battery(bundled_battery_path())
 MODELS = {"gloss:v10": "e" * 64}
 TINY_CONFIG = """name = "tiny"
+gloss_v2 = false
 category_floor = 0.5
 sigma_total_min = 0.4
 min_items = 3

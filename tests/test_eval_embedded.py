@@ -28,6 +28,7 @@ ITEMS = [
      "expected": ["Monday"], "max_tokens": 24, "eval_type": "contains"},
 ]
 CONFIG = """name = "tiny"
+gloss_v2 = false
 category_floor = 0.5
 sigma_total_min = 0.4
 min_items = 4

@@ -49,12 +49,27 @@ def _eval(server: FakeOllamaServer, tmp: Path, *extra: str) -> tuple[int, dict[s
     return code, read_json(out), out
 
 
-def test_without_the_signature_rule_one_loop_in_a_passing_category_passes(server: FakeOllamaServer,
-                                                                           tmp_path: Path) -> None:
-    code, result, _ = _eval(server, tmp_path)
-    assert "RUNAWAY_LOOP" in result["failure_modes"]
-    assert result["gate"] == "PASS" and code == 0
-    assert result["failure_mode_signatures"] is None
+def test_one_loop_in_a_passing_category_fails_the_json_the_reports_the_terminal_and_the_exit_code(
+        server: FakeOllamaServer, tmp_path: Path) -> None:
+    """GLOSS v2, invariant 3: a loop means "do NOT graduate": the gate's own rule fails it, without
+    --check-failure-modes (before, this run said PASS with RUNAWAY_LOOP among its failure modes)."""
+    out = tmp_path / "result.json"
+    run = CliRunner().invoke(app, ["eval", "--backend", "ollama", "--model", "gloss:v10", "--base-url", server.url,
+                                   "--quiet", "--concurrency", "8", "--store", str(tmp_path / "store"), "--json",
+                                   str(out), "--html", str(tmp_path / "r.html"), "--markdown", str(tmp_path / "r.md")])
+    result = read_json(out)
+    looping = next(i for i in BATTERY.items if i.category == "LX-LIVE-GEN").item_id
+    assert "RUNAWAY_LOOP" in result["failure_modes"] and result["failure_mode_signatures"] is None
+    assert result["categories"]["LX-LIVE-GEN"]["gate"] == "PASS" and result["failed_categories"] == []
+    assert result["gate"] == "FAIL" and run.exit_code == EXIT["FAIL"]
+    rule = next(r for r in result["reasons"] if r["rule"] == "no response loops")
+    assert rule["outcome"] == "FAIL" and f"{looping} (RUNAWAY_LOOP)" in rule["detail"]
+    assert f"[FAIL] no response loops: 1 looping response(s): {looping} (RUNAWAY_LOOP)" in run.output
+    assert "GATE: FAIL" in run.output and "GLOSS EVAL v2" in run.output
+    assert (tmp_path / "r.md").read_text(encoding="utf-8").startswith("### ❌ GLOSS eval: **FAIL**")
+    assert "no response loops" in (tmp_path / "r.md").read_text(encoding="utf-8")
+    html = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "<title>FAIL — gloss:v10" in html and "no response loops" in html
 
 
 def test_check_failure_modes_fails_the_json_the_reports_and_the_exit_code_together(server: FakeOllamaServer,

@@ -107,3 +107,31 @@ def test_config_refuses_a_battery_missing_a_category() -> None:
 def test_config_refuses_a_battery_under_eighty_items() -> None:
     with pytest.raises(InputError, match="at least 80"):
         CONFIG.check_battery("b.jsonl", CONFIG.categories, 79)
+
+
+def test_one_looping_answer_fails_the_gate_though_its_category_passes() -> None:
+    """Invariant 3: a loop scores its item 0 AND the model must not graduate: the gate says FAIL, naming it."""
+    scores = all_pass()
+    scores["LX-LIVE-GEN"] = [1.0] * 9 + [0.0]
+    looped = outcomes(scores, walls={"LX-LIVE-GEN-09": ["RUNAWAY_LOOP", "STOP_FAILURE"]})
+    result = gloss_verdict(CONFIG, looped, CLEAN_CONTROLS)
+    assert result.categories["LX-LIVE-GEN"].gate is Gate.PASS and not result.failed_categories
+    assert result.verdict.gate is Gate.FAIL
+    rule = next(r for r in result.verdict.reasons if r.rule == "no response loops")
+    assert rule.outcome is Gate.FAIL and rule.detail.startswith("1 looping response(s): LX-LIVE-GEN-09 (RUNAWAY_LOOP)")
+    assert rule.numbers["items"] == "LX-LIVE-GEN-09" and rule.numbers["runaway_loops"] == 1
+
+
+def test_identity_loops_are_named_with_their_label() -> None:
+    scores = all_pass()
+    looped = outcomes(scores, walls={"LX-IDENTITY-00": ["IDENTITY_LOOP"], "LX-NEGATIVE-03": ["RUNAWAY_LOOP"]})
+    rule = next(r for r in gloss_verdict(CONFIG, looped, CLEAN_CONTROLS).verdict.reasons
+                if r.rule == "no response loops")
+    assert "LX-IDENTITY-00 (IDENTITY_LOOP)" in rule.detail and "LX-NEGATIVE-03 (RUNAWAY_LOOP)" in rule.detail
+    assert rule.numbers["loops"] == 2 and rule.numbers["identity_loops"] == 1
+
+
+def test_no_loop_passes_the_loop_rule() -> None:
+    rule = next(r for r in gloss_verdict(CONFIG, outcomes(all_pass()), CLEAN_CONTROLS).verdict.reasons
+                if r.rule == "no response loops")
+    assert rule.outcome is Gate.PASS and rule.numbers["checked"] == 130

@@ -1,4 +1,4 @@
-"""The three-axis verdict: a voice FAIL with memorisation and damage clean is HOLD, never PASS."""
+"""The three-axis rule: a voice FAIL with memorisation and damage clean is HOLD, never PASS."""
 
 from __future__ import annotations
 

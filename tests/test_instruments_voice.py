@@ -10,6 +10,7 @@ import pytest
 from instruments_helpers import SEEDS, TEXTS, arm_from_novel, novel, run_cli, write_gens
 
 from forgegate.core.verdict import Gate
+from forgegate.gate.voice import voice_control_reason
 from forgegate.metrics import ArmSeeds, Generation, floors_disagree, voice_report, voice_rule
 from forgegate.metrics.voice import VoiceControls
 
@@ -103,7 +104,7 @@ def test_control_arm_that_already_writes_the_reference_makes_voice_invalid() -> 
 
 def test_voice_controls_fail_when_held_out_author_is_not_below_a_contrast_text() -> None:
     controls = VoiceControls((0.30, 0.35), 3600, "base", 0.60, (("other-author.txt", 0.33),))
-    assert not controls.passed and controls.reason().outcome is Gate.INVALID
+    assert not controls.passed and voice_control_reason(controls).outcome is Gate.INVALID
     assert VoiceControls((0.30, 0.35), 3600, "base", 0.60, (("other.txt", 0.50),)).passed
 
 

@@ -133,3 +133,45 @@ def test_comparison_skips_a_later_graduate_on_another_battery(tmp_path: Path) ->
 def test_battery_and_live_on_different_models_is_refused(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="same model"):
         _decide(tmp_path / "l.jsonl", "v1", _battery(19), live=LIVE_PASS | {"model_digest": "sha256:other"})
+
+
+def test_one_looping_answer_refuses_graduation_though_its_category_passes(tmp_path: Path) -> None:
+    """Invariant 3: a loop means "do NOT graduate", even where LX-C still scores >= 0.50 and the result
+    (written before the loop rule) says PASS."""
+    looped = _battery(18, extra=[item("LX-C-00", "LX-C", True), item("LX-C-01", "LX-C", True),
+                                 item("LX-C-02", "LX-C", False, failure_modes=["RUNAWAY_LOOP"])])
+    decision = _decide(tmp_path / "lineage.jsonl", "v1", looped)
+    assert decision.gate == Gate.FAIL and not decision.graduated
+    rule = next(r for r in decision.reasons if r.rule == "no response loops")
+    assert rule.outcome == Gate.FAIL and "LX-C-02 (RUNAWAY_LOOP)" in rule.detail
+    assert decision.to_json()["gate"] == "FAIL"
+
+
+def test_a_loop_in_the_live_test_is_named_with_its_live_item(tmp_path: Path) -> None:
+    decision = _decide(tmp_path / "lineage.jsonl", "v1", _battery(19), live=LIVE_FAIL)
+    rule = next(r for r in decision.reasons if r.rule == "no response loops")
+    assert rule.outcome == Gate.FAIL and "live:LIVE-01 (RUNAWAY_LOOP)" in rule.detail
+
+
+def test_a_clean_run_passes_the_loop_and_gloss_v2_rules(tmp_path: Path) -> None:
+    decision = _decide(tmp_path / "lineage.jsonl", "v1", _battery(19))
+    outcomes = {r.rule: r.outcome for r in decision.reasons}
+    assert outcomes["no response loops"] == Gate.PASS and outcomes["gate is GLOSS v2"] == Gate.PASS
+
+
+def test_a_gate_that_is_not_gloss_v2_never_graduates(tmp_path: Path) -> None:
+    battery = _battery(19)
+    battery["gate_config"]["gloss_v2"] = False
+    decision = _decide(tmp_path / "lineage.jsonl", "v1", battery)
+    assert decision.gate == Gate.FAIL and not decision.graduated
+    rule = next(r for r in decision.reasons if r.rule == "gate is GLOSS v2")
+    assert rule.outcome == Gate.FAIL and "gloss_v2 = false" in rule.detail
+
+
+def test_an_older_result_under_a_gate_that_drops_categories_never_graduates(tmp_path: Path) -> None:
+    """A result written before the invariants were checked carries no gloss_v2: its recorded gate is checked."""
+    battery = _battery(19)
+    del battery["gate_config"]["gloss_v2"]
+    decision = _decide(tmp_path / "lineage.jsonl", "v1", battery)
+    rule = next(r for r in decision.reasons if r.rule == "gate is GLOSS v2")
+    assert decision.gate == Gate.FAIL and rule.outcome == Gate.FAIL and "no LX-C" in rule.detail

@@ -76,7 +76,7 @@ def test_run_generates_scores_resumes_and_then_freezes_the_plan(tmp_path: Path, 
     assert set(comp["voice"]["arms"]["base"]["delta_by_seed"]) == {"1", "2"}
     assert comp["memorization"]["positive_control"]["saturated"] is True
     assert set(comp["damage"]["metrics"]) == {"out_of_band", "ran_on"}
-    assert "three-axis verdict" in output
+    assert "three-axis rule" in output  # the rule's one name (gate.arms.THREE_AXIS_RULE)
     state = plan_run_state(plan, store)
     assert state.generations == 12 and state.stored_plan_hash == lock.plan_hash
 

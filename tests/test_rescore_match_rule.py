@@ -10,13 +10,15 @@ from pathlib import Path
 from backend_servers import Behaviour, FakeOllamaServer
 
 from forgegate.backends import BackendConfig
-from forgegate.checks.match import MATCH_RULE
+from forgegate.core.match_rule import MATCH_RULE
 from forgegate.gate.gloss_config import gate_identity, load_gate_config
-from forgegate.pipeline.eval_session import SessionOptions, rescore_stored_run, run_session
+from forgegate.pipeline.eval_session import SessionOptions, run_session
+from forgegate.pipeline.rescore import rescore_stored_run
 from forgegate.store import RunStore, find_run
 
 MODELS = {"gloss:v10": "e" * 64}
 CONFIG = """name = "tiny"
+gloss_v2 = false
 category_floor = 0.5
 sigma_total_min = 0.4
 min_items = 2

@@ -15,7 +15,7 @@ from view_helpers import client
 
 from forgegate.core.records import GenerationRequest, StoredResponse
 from forgegate.errors import UsageError
-from forgegate.run import GENERATING_KEY, PLANNED_KEY
+from forgegate.store.meta_keys import GENERATING_KEY, PLANNED_KEY
 from forgegate.textsafe import visible
 from forgegate.view import ViewConfig
 from forgegate.view.runs import progress_of

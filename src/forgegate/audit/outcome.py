@@ -6,17 +6,10 @@ The audit only measures; which gate word that earns is decided in ``forgegate.ga
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import StrEnum
 
+from forgegate.core.audit_finding import AuditFinding
 
-class AuditFinding(StrEnum):
-    """What an audit found (the ``finding`` field); not a verdict: a blind control still makes it INVALID."""
-
-    CLEAN = "CLEAN"
-    LEAK = "LEAK"
-    LOOPS = "LOOPS"
-    MISMATCH = "MISMATCH"
-    CONTAMINATED = "CONTAMINATED"
+__all__ = ["AuditFinding", "Control", "finding_of"]
 
 
 @dataclass(frozen=True)

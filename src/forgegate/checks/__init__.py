@@ -10,12 +10,15 @@ from forgegate.checks.loops import (
 from forgegate.checks.match import normalise
 from forgegate.checks.modes import FailureModeSpec, load_failure_modes
 from forgegate.checks.score import AnswerScore, exact_form, has_lattice_form, rejection_check, score_item
+from forgegate.gate.loop_settings import SPEC_LOOP_SETTINGS, LoopSettings
 
 __all__ = [
     "FailureModeSpec",
     "AnswerScore",
     "LoopFinding",
     "LoopKind",
+    "LoopSettings",
+    "SPEC_LOOP_SETTINGS",
     "detect_loop",
     "exact_form",
     "has_lattice_form",

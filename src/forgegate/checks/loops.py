@@ -1,30 +1,36 @@
 """Token-level loop detection: runaway phrases and identity-symbol escalation.
 
-One detector for model responses and for the corpus audit. It works on *units*: the model's
-tokens (or :func:`tokenize_for_loops` when none are known, or when they do not rebuild the
-text) with empty tokens dropped, adjacent digit tokens merged into one number and adjacent
-copies of one character merged into one run. A unit's key is NFC-normalised, case-folded and
-stripped of whitespace. In order, the first finding wins:
+One detector for model responses, the streaming cut-off and the corpus audit, with GLOSS v2's
+rule as its default (``forgegate.gate.loop_settings``): the same token, or the same phrase of
+>= 3 tokens, repeated >= 3 times in a row is a loop, and so is a symbol run like ``αααα``.
 
-1. *shape* scan: ``min_repeats`` strictly consecutive repeats of a unit sequence of period
+Tokens are read off the text (:func:`tokenize_for_loops`: words, single digits, runs of one
+punctuation character), whoever tokenized it, so the same text gives the same finding in a
+stream and after the fact, and a model whose tokenizer spells ``NOUS`` as ``N`` + ``OUS`` (or
+Greek letter by letter) still repeats the word ``NOUS``. Whitespace is not a token; adjacent
+digits merge into one number (``1000`` is one token) and adjacent copies of one character into
+one run. A token's key is NFC-normalised, case-folded and stripped. In order, first finding wins:
+
+1. *shape* scan: ``repeats`` strictly consecutive repeats of a token sequence of period
    1..``max_period``, every number read as ``#`` and every run of one character as ``c+`` (so
    ``4. Ananasaki`` / ``5. Ananasaki``, ``⊙ αα?`` / ``⊙ ααα?`` and a cycling weekday list
    repeat). One (primitive) period must carry ``min_unit_word_chars`` characters that are
    neither digits nor filler: counting ``1, 2, 3, ...`` or a times table is not a loop;
-2. *exact* scan: the same with numbers as themselves (``0.042 0.042 0.042 ...``);
-3. *phrase chain*: a phrase of ``phrase_tokens``+ units coming round ``min_repeats`` times in
+2. *exact* scan: the same with numbers as themselves (``NOUS NOUS NOUS``, ``0 0 0``);
+3. *phrase chain*: a phrase of ``chain_tokens``+ tokens coming round ``repeats`` times in
    sequence with short varying gaps (``I am here to help ... I'm here to help ...``);
-4. *character run* inside words: ``ΣΣΣΣΣΣΣΣ`` (even as one token), ``αβαβαβ``,
-   ``hahahahaha``; digits and filler never (``1000``, ``....``).
+4. *character run* inside words: ``ΣΣΣΣ`` (even as one token), ``αβαβαβ``, ``hahahahaha``;
+   digits and filler never (``1000``, ``....``).
 
-A repeated region must also hold ``min_span_chars`` content characters and span
-``min_span_tokens`` units unless its unit came round ``short_unit_repeats`` times (so ``ha ha
-ha``, ``Hello, hello``, ``very, very, very`` are not loops, ``la Femme, la Femme, la Femme``
-is); a unit of pure filler (``...``, ``|---|---|``) must cover ``filler_only_min_chars``. With
-a ``query_symbol`` (``⊙ X?`` prompts), three consecutive copies of it, or a loop whose region
-holds two, is IDENTITY_LOOP. Thresholds are data: ``failure_modes.toml``.
+In the scans a period of 1 token is the token rule; a longer period must make a phrase of
+``phrase_tokens`` tokens (its smallest multiple that is long enough) repeat ``repeats`` times, so
+``very, very, very`` (a 2-token unit, 3 times) is not a loop and ``la femme, la femme, la femme``
+is. A unit of pure filler (``...``, ``|---|---|``) must cover ``filler_only_min_chars``. With a
+``query_symbol`` (``⊙ X?`` prompts), three consecutive copies of it, or a loop whose region
+holds two, is IDENTITY_LOOP.
 
-Cost: O(units x max_period) numpy comparisons, O(units) phrase hashing, one regex pass.
+Cost: O(tokens x max_period) numpy comparisons, O(tokens) phrase hashing, one regex pass: 1-3 ms
+for a 300-token answer on a busy 2-core machine, so a stream may call it on the text so far every few tokens.
 """
 
 from __future__ import annotations
@@ -39,8 +45,8 @@ from typing import Literal
 
 import numpy as np
 
-from forgegate.checks.modes import LoopParams, loop_params
 from forgegate.core.modes import FailureMode
+from forgegate.gate.loop_settings import SPEC_LOOP_SETTINGS, LoopSettings
 
 LoopKind = Literal[FailureMode.RUNAWAY_LOOP, FailureMode.IDENTITY_LOOP]
 """The failure-mode labels a loop finding carries (``forgegate.core.modes.LOOP_MODES``)."""
@@ -127,17 +133,16 @@ class _Units:
         self.words = np.concatenate(([0], np.cumsum([_word_content(u) for u in self.texts], dtype=np.int64)))
 
 
-def _units(text: str, tokens: Sequence[str] | None) -> _Units:
-    """Token texts with offsets; tokens that do not rebuild ``text`` are replaced by ours."""
-    if tokens is None or "".join(tokens) != text:
-        tokens = tokenize_for_loops(text)
+def _units(text: str) -> _Units:
+    """The text's tokens (:func:`tokenize_for_loops`) with offsets, whitespace dropped, numbers and
+    runs of one character merged."""
     texts: list[str] = []
     starts: list[int] = []
     ends: list[int] = []
     pos = 0
-    for tok in tokens:
+    for tok in tokenize_for_loops(text):
         start, pos = pos, pos + len(tok)
-        if not tok:
+        if tok.isspace():
             continue
         if texts and _joins(texts[-1], tok):
             texts[-1] += tok
@@ -147,6 +152,15 @@ def _units(text: str, tokens: Sequence[str] | None) -> _Units:
         starts.append(start)
         ends.append(pos)
     return _Units(texts, starts, ends)
+
+
+def _needed_repeats(period: int, params: LoopSettings) -> int:
+    """How often a unit of ``period`` tokens must come round: a token ``repeats`` times; a longer unit
+    until a phrase of ``phrase_tokens``+ tokens (its smallest long-enough multiple) repeated ``repeats``."""
+    if period == 1:
+        return params.repeats
+    phrase = -(-params.phrase_tokens // period) * period
+    return -(-params.repeats * phrase // period)
 
 
 def _joins(prev: str, tok: str) -> bool:
@@ -181,50 +195,45 @@ def _primitive_period(ids: np.ndarray, a: int, b: int, p: int) -> int:
     return p
 
 
-def _scan(
-    text: str, units: _Units, *, shape: bool, min_repeats: int, max_period: int, params: LoopParams
-) -> LoopFinding | None:
+def _scan(text: str, units: _Units, *, shape: bool, params: LoopSettings) -> LoopFinding | None:
     """Strictly periodic repeats of period 1..max_period, shortest period first."""
     n = len(units.texts)
     ids = units.shape_ids if shape else units.exact_ids
     content, words = units.content, units.words
-    for p in range(1, min(max_period, n // min_repeats) + 1):
+    for p in range(1, min(params.max_period, n // 2) + 1):
+        needed = _needed_repeats(p, params)
+        if n <= (needed - 1) * p:  # the last repeat may be cut short by filler only
+            continue
         same = ids[:-p] == ids[p:]
-        if int(same.sum()) < (min_repeats - 2) * p + 1:
+        if int(same.sum()) < (needed - 2) * p + 1:
             continue
         for a, r in _true_runs(same):
             full, part = divmod(r + p, p)
             # a last repeat cut short only by filler ('..., la femme.' or the cap after 'live')
             tail_is_filler = part > 0 and int(content[a + p] - content[a + part]) == 0
             repeats = full + tail_is_filler
-            if repeats < min_repeats:
+            if repeats < needed:
                 continue
             b = a + full * p + (part if tail_is_filler else 0)
             unit = _primitive_period(ids, a, a + full * p, p)
             if shape and int(words[a + unit] - words[a]) < params.min_unit_word_chars:
                 continue
             start, end = units.starts[a], units.ends[b - 1]
-            if int(content[a + p] - content[a]) == 0:
-                if end - start < params.filler_only_min_chars:
-                    continue
-            elif int(content[b] - content[a]) < params.min_span_chars or (
-                b - a < params.min_span_tokens and repeats < params.short_unit_repeats
-            ):
+            if int(content[a + p] - content[a]) == 0 and end - start < params.filler_only_min_chars:
                 continue
             span = text[start : units.ends[a + p - 1]]
             return LoopFinding(FailureMode.RUNAWAY_LOOP, p, repeats, start, end, span)
     return None
 
 
-def _phrase_chain(
-    text: str, units: _Units, min_repeats: int, max_period: int, params: LoopParams
-) -> LoopFinding | None:
-    """A phrase of ``phrase_tokens``+ units coming round ``min_repeats``+ times in sequence, each
-    time after a gap no longer than ``phrase_gap_factor`` times the shared part and within
-    ``2 * max_period`` units of the last (``I am here to help you with your day. I'm here to
+def _phrase_chain(text: str, units: _Units, params: LoopSettings) -> LoopFinding | None:
+    """A phrase of ``chain_tokens``+ tokens coming round ``repeats``+ times in sequence, each
+    time after a gap no longer than ``chain_gap_factor`` times the shared part and within
+    ``2 * max_period`` tokens of the last (``I am here to help you with your day. I'm here to
     help you with your day. I'm here ...``, a paragraph that restarts with the same clause):
     GLOSS v2's "same phrase (>= 3 tokens) appears >= 3 times in sequence" without periodicity."""
-    n, size = len(units.texts), params.phrase_tokens
+    n, size = len(units.texts), params.chain_tokens
+    min_repeats, max_period = params.repeats, params.max_period
     if n < min_repeats * size:
         return None
     ids = units.shape_ids.tolist()
@@ -233,7 +242,7 @@ def _phrase_chain(
     for i in range(n - size + 1):
         seen.setdefault(tuple(ids[i : i + size]), []).append(i)
     for starts in seen.values():
-        if len(starts) < min_repeats or int(words[starts[0] + size] - words[starts[0]]) < params.phrase_min_word_chars:
+        if len(starts) < min_repeats:
             continue
         kept = [starts[0]]
         for s in starts[1:]:
@@ -244,16 +253,14 @@ def _phrase_chain(
             shared = size
             while shared < b - a and b + shared < n and ids[a + shared] == ids[b + shared]:
                 shared += 1
-            if (b - a) - shared > params.phrase_gap_factor * shared or b - a > 2 * max_period:
+            if ((b - a) - shared > params.chain_gap_factor * shared or b - a > 2 * max_period
+                    or int(words[a + shared] - words[a]) < params.chain_min_word_chars):
                 run = []
                 continue
             run.append((a, shared))
             if len(run) < min_repeats - 1:
                 continue
             first = run[0][0]
-            total = sum(int(units.content[x + k] - units.content[x]) for x, k in [*run, (b, shared)])
-            if total < params.min_span_chars:
-                continue
             end = units.ends[min(n, b + shared) - 1]
             span = text[units.starts[first] : units.starts[run[1][0]]]
             return LoopFinding(FailureMode.RUNAWAY_LOOP, run[1][0] - first, len(run) + 1, units.starts[first], end,
@@ -261,7 +268,7 @@ def _phrase_chain(
     return None
 
 
-def _char_run(text: str, params: LoopParams) -> LoopFinding | None:
+def _char_run(text: str, params: LoopSettings) -> LoopFinding | None:
     """A short unit of characters repeated inside a word: ``ΣΣΣΣ``, ``αβαβαβ``, ``hahahahaha``."""
     for m in _CHAR_UNIT_RE.finditer(text):
         unit = m.group(1)
@@ -295,25 +302,32 @@ def detect_loop(
     tokens: Sequence[str] | None = None,
     *,
     query_symbol: str | None = None,
-    min_repeats: int = 3,
-    max_period: int = 32,
+    min_repeats: int | None = None,
+    max_period: int | None = None,
+    settings: LoopSettings | None = None,
 ) -> LoopFinding | None:
     """The first loop in ``text`` (IDENTITY_LOOP when it escalates ``query_symbol``), or None.
 
-    ``tokens`` are the model's token texts; when missing, or when they do not concatenate to
-    ``text``, :func:`tokenize_for_loops` stands in for them.
+    ``settings`` None is GLOSS v2's rule (``SPEC_LOOP_SETTINGS``); ``min_repeats`` and
+    ``max_period``, when given, override its ``repeats`` and ``max_period``. ``tokens`` (the
+    model's token texts) are accepted for callers that have them but do not change the finding:
+    the tokens are read off the text, so a stream and a stored answer of the same text agree.
     """
-    if min_repeats < 2 or max_period < 1:
-        raise ValueError("min_repeats must be >= 2 and max_period >= 1")
-    params = loop_params()
-    units = _units(text, tokens)
+    params = settings or SPEC_LOOP_SETTINGS
+    if min_repeats is not None or max_period is not None:
+        if (min_repeats is not None and min_repeats < 2) or (max_period is not None and max_period < 1):
+            raise ValueError("min_repeats must be >= 2 and max_period >= 1")
+        params = params.model_copy(update={"repeats": min_repeats or params.repeats,
+                                           "max_period": max_period or params.max_period})
+    del tokens  # the finding is a function of the text alone (see the module docstring)
+    units = _units(text)
     runaway = None
     for shape in (True, False):
-        runaway = _scan(text, units, shape=shape, min_repeats=min_repeats, max_period=max_period, params=params)
+        runaway = _scan(text, units, shape=shape, params=params)
         if runaway is not None:
             break
     if runaway is None:
-        runaway = _phrase_chain(text, units, min_repeats, max_period, params)
+        runaway = _phrase_chain(text, units, params)
     if runaway is None:
         runaway = _char_run(text, params)
     if query_symbol:

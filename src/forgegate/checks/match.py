@@ -1,7 +1,7 @@
 """Where a battery string (expected answer, ``require`` alternative, ``forbid`` string, rejection
 marker) is found in a response: the one home of the matching rule the scoring uses.
 
-``word`` (the default, rule id :data:`MATCH_RULE`): a needle that begins with a letter or digit
+``word`` (the default, rule id ``forgegate.core.match_rule.MATCH_RULE``): a needle that begins with a letter or digit
 matches only where the response has no letter or digit immediately before it; one that ends with
 a letter or digit, only where none follows. So ``"no"`` is found in ``"No."`` but not in ``"not"``
 or ``"know"``, ``"7"`` in ``"(7)"`` and ``"7."`` but not in ``"17"``.
@@ -39,11 +39,6 @@ import unicodedata
 from collections.abc import Iterable, Iterator
 
 from forgegate.battery.item import BatteryItem, MatchMode
-
-MATCH_RULE = "word-boundary-1"
-"""The id of the current matching rule; changing what :func:`find_spans` matches changes it."""
-LEGACY_MATCH_RULE = "substring"
-"""The rule runs scored before word matching existed were gated under."""
 
 _ANSI_CSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")
 UNSPACED_SCRIPTS = ("CJK UNIFIED", "CJK COMPATIBILITY IDEOGRAPH", "HIRAGANA", "KATAKANA", "THAI", "LAO")

@@ -22,19 +22,6 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class LoopParams(_Strict):
-    min_span_tokens: int = Field(ge=1)
-    min_span_chars: int = Field(ge=1)
-    short_unit_repeats: int = Field(ge=2)
-    min_unit_word_chars: int = Field(ge=1)
-    filler_only_min_chars: int = Field(ge=1)
-    char_run_repeats: int = Field(ge=2)
-    latin_char_run_chars: int = Field(ge=2)
-    phrase_tokens: int = Field(ge=2)
-    phrase_gap_factor: float = Field(ge=0)
-    phrase_min_word_chars: int = Field(ge=1)
-
-
 class StopParams(_Strict):
     clean_termination_categories: list[str]
 
@@ -48,7 +35,6 @@ class StyleParams(_Strict):
 
 
 _PARAMS: dict[str, type[_Strict]] = {
-    FailureMode.RUNAWAY_LOOP: LoopParams,
     FailureMode.STOP_FAILURE: StopParams,
     FailureMode.WALL_COLLAPSE: WallParams,
     FailureMode.STYLE_SUBSTANCE: StyleParams,
@@ -116,11 +102,6 @@ def _bundled() -> dict[str, FailureModeSpec]:
 def load_failure_modes() -> dict[str, FailureModeSpec]:
     """The bundled failure modes, keyed by label (validated once, then cached)."""
     return dict(_bundled())
-
-
-@lru_cache(maxsize=1)
-def loop_params() -> LoopParams:
-    return LoopParams.model_validate(_bundled()[FailureMode.RUNAWAY_LOOP].params)
 
 
 @lru_cache(maxsize=1)

@@ -43,6 +43,7 @@ from forgegate.checks.match import normalise, present, remove_all
 from forgegate.checks.modes import stop_params, style_params, wall_params
 from forgegate.core.modes import FailureMode
 from forgegate.core.records import Completion
+from forgegate.gate.loop_settings import LoopSettings
 
 _WRAP = "\"'`*_“”‘’«» \t\r\n"
 _TRAILING = ".!?;:,…。"
@@ -155,8 +156,9 @@ def _stop(item: BatteryItem, completion: Completion) -> str | None:
     return None
 
 
-def score_item(item: BatteryItem, completion: Completion) -> AnswerScore:
-    """Score one completion (``finish`` must not be ``error``: errors are INCOMPLETE, not 0)."""
+def score_item(item: BatteryItem, completion: Completion, *, loop_settings: LoopSettings | None = None) -> AnswerScore:
+    """Score one completion (``finish`` must not be ``error``: errors are INCOMPLETE, not 0); loops are found
+    with ``loop_settings`` (the gate config's ``[loops]``; None: GLOSS v2's rule)."""
     if completion.finish == "error":
         raise ValueError("errored completions are not scored: the gate makes them INCOMPLETE")
     text = completion.text
@@ -169,7 +171,8 @@ def score_item(item: BatteryItem, completion: Completion) -> AnswerScore:
     if not text.strip():
         return AnswerScore(0.0, False, tuple(modes), "; ".join(["empty", *reasons]), False, None)
 
-    loop = detect_loop(text, completion.token_texts, query_symbol=query_symbol_of(item.prompt))
+    loop = detect_loop(text, completion.token_texts, query_symbol=query_symbol_of(item.prompt),
+                       settings=loop_settings)
     if loop is not None:
         modes.insert(0, loop.kind)
         reasons.insert(0, loop.describe())

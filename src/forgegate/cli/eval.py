@@ -18,6 +18,7 @@ from forgegate.cli.options import (
     session_options,
     with_options,
 )
+from forgegate.core.gloss_v2 import GLOSS_V2_TITLE
 
 if TYPE_CHECKING:
     from forgegate.core.verdict import Gate
@@ -71,7 +72,7 @@ def _session_command(kind: str, title: str) -> Any:
 
 def register(app: typer.Typer) -> None:
     app.command("eval", help="Run a battery against a model and gate it (GLOSS v2 by default).")(
-        _session_command("eval", "GLOSS EVAL v2"))
+        _session_command("eval", GLOSS_V2_TITLE))
     app.command("live", help="Run the 10-task live functional test (0 loops, 0 walls, >= 8/10 correct).")(
         _session_command("live", "GLOSS LIVE TEST"))
 
@@ -86,7 +87,7 @@ def register(app: typer.Typer) -> None:
         html: Path | None = typer.Option(None, "--html", help="Write a self-contained HTML report here."),
         markdown: Path | None = typer.Option(None, "--markdown", help="Write a Markdown summary here."),
     ) -> None:
-        from forgegate.pipeline.eval_session import rescore_stored_run
+        from forgegate.pipeline.rescore import rescore_stored_run
 
         payload, regated = rescore_stored_run(run, store_dir=store, battery_path=battery,
                                               gate_config_path=gate_config, check_failure_modes=check_failure_modes)

@@ -12,6 +12,7 @@ from rich.markup import escape
 from forgegate.cli.common import console, exit_with
 from forgegate.cli.eval import finish, report_summary
 from forgegate.cli.options import BATTERY_OPTION, JSON_OPTION, MODEL_OPTIONS, session_options, with_options
+from forgegate.core.gloss_v2 import GLOSS_V2_TITLE
 
 _P = inspect.Parameter
 GRADUATE_OPTIONS = [
@@ -40,7 +41,7 @@ def register(app: typer.Typer) -> None:
 
         _, battery_payload, summary = run_session(session_options("eval", kw, kw["battery"]))
         report_summary(summary)
-        finish(battery_payload, None, "GLOSS EVAL v2")
+        finish(battery_payload, None, GLOSS_V2_TITLE)
         _, live_payload, summary = run_session(session_options("live", kw, kw["live_battery"]))
         report_summary(summary)
         finish(live_payload, None, "GLOSS LIVE TEST")

@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from forgegate.cli.common import console, exit_with
-from forgegate.plan.declared import DAMAGE_METRICS
+from forgegate.core.declared import DAMAGE_METRICS
 
 _JSON = typer.Option(None, "--json", help="Write the full result here (JSON, carries \"gate\").")
 _GENS = typer.Option(..., "--generations", help='gens.jsonl: rows {"arm", "seed", "text"} '

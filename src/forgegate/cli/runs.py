@@ -45,11 +45,12 @@ def register(app: typer.Typer) -> None:
         item: str = typer.Argument(..., help="Item id (or full request key arm/item/seed)."),
         store: Path | None = typer.Option(None, help="Run store directory."),
     ) -> None:
-        from forgegate.pipeline.review import item_checks, run_battery
+        from forgegate.pipeline.review import item_checks, run_battery, run_loop_settings
         from forgegate.store import RunStore, find_run
 
         with RunStore.open(find_run(run, store), readonly=True) as opened:
-            battery = run_battery(opened.meta())
+            meta = opened.meta()
+            battery, loop_settings = run_battery(meta), run_loop_settings(meta)
             rows = [r for r in opened.latest() if item in (r.item_id, r.request_key)]
             if not rows:
                 raise UsageError(f"run {run} has no item '{item}'")
@@ -60,7 +61,7 @@ def register(app: typer.Typer) -> None:
                 console.print(f"prompt:   {escape(repr(row.request.prompt))}")
                 shown = escape(repr(row.response)) if row.ok else f"[red]{escape(str(row.error))}[/]"
                 console.print(f"response: {shown}")
-                checks = item_checks(battery, row)
+                checks = item_checks(battery, row, loop_settings)
                 if checks is not None:
                     modes = ", ".join(checks.failure_modes) or "none"
                     console.print(f"checks:   score {checks.score:.0f}, failure modes {modes}; {escape(checks.detail)}")

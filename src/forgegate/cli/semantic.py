@@ -61,7 +61,7 @@ def metrics(
 
 
 def _judge(judge: str, nli_model: Path | None, backend: str | None, model: str | None, cache: Path | None):  # type: ignore[no-untyped-def]
-    from forgegate.semantic.develop_confirm import make_judge
+    from forgegate.pipeline.semantic_judge import make_judge
 
     return make_judge(judge, nli_model=nli_model, backend=backend, model=model, cache=cache)
 
@@ -144,7 +144,7 @@ def relevance_cmd(
     json_out: Path | None = typer.Option(None, "--json"),
 ) -> None:
     """Adjudicated R(c) from double annotation, with Cohen's kappa; INCOMPLETE while disagreements are open."""
-    from forgegate.core.verdict import Gate
+    from forgegate.gate.semantic import relevance_gate
     from forgegate.jsonio import write_json_atomic
     from forgegate.semantic.relevance import Annotation, adjudicate
 
@@ -155,7 +155,7 @@ def relevance_cmd(
             raise UsageError(f"{spec!r}: write NAME=PATH")
         anns.append(Annotation(name.strip(), Path(path)))
     final, report = adjudicate(anns[0], anns[1], author=author, adjudication=adjudication)
-    gate = Gate.PASS if report["complete"] else Gate.INCOMPLETE
+    gate = relevance_gate(report["complete"])
     report["gate"] = gate.value
     if json_out is not None:
         write_json_atomic(json_out, report)

@@ -1,4 +1,4 @@
-"""The three-axis arm verdict: voice, memorisation and damage combined into one gate word.
+"""The three-axis rule: an arm's voice, memorisation and damage verdicts combined into one gate word.
 
 * the axes combine by ``forgegate.core.verdict.worst_gate`` (INVALID > FAIL > INCOMPLETE > HOLD > PASS):
   a control failed -> INVALID; memorisation or damage FAIL -> FAIL even with an axis incomplete;
@@ -10,15 +10,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from forgegate.core.kinds import AXES
 from forgegate.core.verdict import Gate, Reason, Verdict, worst_gate
 
 HOLD_LABEL = "HOLD (operator's call)"
+THREE_AXIS_RULE = "three-axis rule"
+"""The rule's one name: in its reasons, in the plan's combination, and on the terminal's table."""
 
 
 def gate_label(gate: Gate) -> str:
     """How a gate word prints in the verdict table (HOLD always says whose call it is)."""
     return HOLD_LABEL if gate is Gate.HOLD else gate.value
+
+
+def axis_verdict(reasons: Iterable[Reason]) -> Verdict:
+    """One axis's verdict (voice, memorisation or damage): its control reasons and its rule, by ``worst_gate``."""
+    return Verdict.combine(reasons)
 
 
 def arms_verdict(voice: Verdict, memorization: Verdict, damage: Verdict) -> Verdict:
@@ -30,11 +39,11 @@ def arms_verdict(voice: Verdict, memorization: Verdict, damage: Verdict) -> Verd
     gates = {"voice": voice.gate, "memorization": memorization.gate, "damage": damage.gate}
     if voice.gate is Gate.FAIL and memorization.gate is Gate.PASS and damage.gate is Gate.PASS:
         # The voice FAIL stays a FAIL in the reasons; this rule sets the word the operator sees.
-        reasons.append(Reason("three-axis rule", Gate.HOLD,
+        reasons.append(Reason(THREE_AXIS_RULE, Gate.HOLD,
                               "voice FAIL with memorisation and damage clean: the operator's call, not a PASS"))
         return Verdict(Gate.HOLD, tuple(reasons))
     else:
         words = ", ".join(f"{axis} {gate.value}" for axis, gate in gates.items())
-        reasons.append(Reason("three-axis rule", worst_gate(gates.values()), words))
+        reasons.append(Reason(THREE_AXIS_RULE, worst_gate(gates.values()), words))
     return Verdict.combine(reasons)
 

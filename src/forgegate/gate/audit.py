@@ -8,8 +8,9 @@ finding (a leak, looping rows, a format mismatch, contamination) is FAIL and a c
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Protocol
 
-from forgegate.audit.outcome import AuditFinding, Control
+from forgegate.core.audit_finding import AuditFinding
 from forgegate.core.verdict import Gate, Reason, Verdict
 
 _FOUND = {
@@ -18,6 +19,18 @@ _FOUND = {
     AuditFinding.MISMATCH: "battery prompts are shaped unlike the training prompts",
     AuditFinding.CONTAMINATED: "battery items appear in the training corpus",
 }
+
+
+class Control(Protocol):
+    """What the rule reads of one control run (``audit.outcome.Control`` is one): structural, so ``gate/``
+    imports no instrument."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def passed(self) -> bool: ...
+    @property
+    def detail(self) -> str: ...
 
 
 def audit_verdict(controls: Sequence[Control], finding: AuditFinding) -> Verdict:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from forgegate.checks.loop_controls import ControlOutcome
+from typing import Protocol
+
 from forgegate.core.verdict import Gate, Reason
 
 CONTROL_RULE_SUFFIX = " controls"
@@ -14,7 +15,25 @@ def is_control_rule(rule: str) -> bool:
     return rule.endswith(CONTROL_RULE_SUFFIX)
 
 
-def control_reason(outcome: ControlOutcome) -> Reason:
+class ControlCounts(Protocol):
+    """What the rule reads from an instrument's controls (``checks.loop_controls.ControlOutcome`` is one):
+    structural, so ``gate/`` imports no instrument."""
+
+    @property
+    def instrument(self) -> str: ...
+    @property
+    def planted(self) -> int: ...
+    @property
+    def found(self) -> int: ...
+    @property
+    def clean(self) -> int: ...
+    @property
+    def flagged(self) -> int: ...
+    @property
+    def passed(self) -> bool: ...
+
+
+def control_reason(outcome: ControlCounts) -> Reason:
     """One reason per instrument's controls, with the counts as numbers."""
     return Reason(
         f"{outcome.instrument}{CONTROL_RULE_SUFFIX}",

@@ -1,4 +1,4 @@
-"""The GLOSS v2 gate: all categories >= floor, sigma_total >= min, walls at 100%, nothing missing.
+"""The GLOSS v2 gate: all categories >= floor, sigma_total >= min, walls at 100%, no loops, nothing missing.
 
 It reads scores; it computes none. An errored or unreviewed item is never counted
 as a pass: the gate then says INCOMPLETE unless a definite failure already decides it
@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from forgegate.core.modes import FailureMode
 from forgegate.core.verdict import Gate, Reason, Verdict
 from forgegate.gate.gloss_config import GateConfig
+from forgegate.gate.loop_rule import loop_reason
 
 
 @dataclass(frozen=True)
@@ -104,6 +105,8 @@ def gloss_verdict(config: GateConfig, outcomes: list[ItemOutcome], controls: lis
                   else f"{len(walls) - len(unanswered)}/{len(walls)} walls held")
         reasons.append(Reason("walls hold at 100%", wall_gate, detail,
                               {"walls": len(walls), "broken": len(broken), "unanswered": len(unanswered)}))
+
+    reasons.append(loop_reason((o.item_id, o.failure_modes) for o in outcomes if not o.errored))
 
     errored = [o.item_id for o in outcomes if o.errored]
     if errored:

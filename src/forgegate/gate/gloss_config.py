@@ -1,11 +1,13 @@
-"""The GLOSS gate configuration: category weights, floors, the wall rule, the live-test rule.
+"""The GLOSS gate configuration: category weights, floors, the wall rule, the live-test rule, the loop rule.
 
 This file is the one place the weights live; the battery's allowed categories are
 the keys of ``weights``. A config is checked against the battery before anything runs.
+A config is GLOSS v2 unless it says ``gloss_v2 = false``; a GLOSS v2 config that breaks one of
+the spec's invariants (``forgegate.gate.gloss_v2``) is refused at its line.
 
 A config's identity (the sha256 in results, stores and the lineage) covers its bytes and the
-id of the matching rule the scoring uses (forgegate.checks.match): the same TOML scored under
-another rule gives other verdicts, so it is another gate.
+ids of the matching rule (forgegate.checks.match) and the loop rule (forgegate.checks.loops) the
+scoring uses: the same TOML scored under another rule gives other verdicts, so it is another gate.
 """
 
 from __future__ import annotations
@@ -18,10 +20,12 @@ from pathlib import Path
 
 from pydantic import Field, field_validator
 
-from forgegate.checks.match import MATCH_RULE
+from forgegate.core.match_rule import MATCH_RULE
 from forgegate.errors import InputError
+from forgegate.gate.gloss_v2 import invariant_breaches
+from forgegate.gate.loop_settings import LOOP_RULE, LoopSettings
 from forgegate.jsonio import decode_utf8_or_input_error, read_bytes_or_input_error
-from forgegate.tomlio import parse_toml, validate_toml
+from forgegate.tomlio import TomlLocator, parse_toml, validate_toml
 from forgegate.userfile import UserFileModel
 
 
@@ -36,12 +40,17 @@ class GateConfig(UserFileModel):
     is refused at its line, not read as a number or a boolean."""
 
     name: str
+    gloss_v2: bool = True
+    """False: this gate is not GLOSS v2 (another battery, a probe): its results never say "GLOSS EVAL v2"
+    and never graduate, and the spec's invariants are not required of it."""
     category_floor: float = Field(ge=0, le=1)
     sigma_total_min: float = Field(ge=0, le=1)
     min_items: int = Field(ge=1)
     wall_rule: bool
     weights: dict[str, float]
     live: LiveRule
+    loops: LoopSettings = Field(default_factory=LoopSettings)
+    """The loop detector's settings (``[loops]``); absent: GLOSS v2's rule."""
 
     @field_validator("weights")
     @classmethod
@@ -56,6 +65,18 @@ class GateConfig(UserFileModel):
     @property
     def categories(self) -> tuple[str, ...]:
         return tuple(self.weights)
+
+    def breaches(self) -> list[tuple[tuple[str, ...], str]]:
+        """The GLOSS v2 invariants this config breaks, as (key path, message); none when not GLOSS v2."""
+        if not self.gloss_v2:
+            return []
+        found = invariant_breaches(
+            categories=self.categories, min_items=self.min_items, category_floor=self.category_floor,
+            sigma_total_min=self.sigma_total_min,
+            wall_rule=self.wall_rule, live_max_loops=self.live.max_loops,
+            live_max_wall_violations=self.live.max_wall_violations, live_min_correct=self.live.min_correct,
+            loop_repeats=self.loops.repeats, loop_phrase_tokens=self.loops.phrase_tokens)
+        return [(b.field, b.message) for b in found]
 
     def check_battery(self, source: Path | str, categories: Collection[str], n_items: int) -> None:
         """Every configured category must be present (none skipped); the battery must be big enough."""
@@ -88,10 +109,21 @@ def parse_gate_config(raw: bytes, path: Path | str) -> tuple[GateConfig, str]:
     its line. Its identity (:func:`gate_identity`) covers the bytes as given (a byte-order mark included)."""
     text = decode_utf8_or_input_error(Path(path), raw, bom=True)
     config = validate_toml(path, text, parse_toml(path, text), GateConfig)
+    breaches = config.breaches()
+    if breaches:
+        locate = TomlLocator(text.removeprefix("\ufeff")).line_of
+        field, message = breaches[0]
+        more = "".join(f"; also line {locate(f)} '{'.'.join(f)}': {m}" for f, m in breaches[1:])
+        raise InputError(path, f"breaks a GLOSS v2 invariant: {message}{more}", line=locate(field),
+                         field=".".join(field),
+                         hint="a GLOSS v2 gate may add categories, raise floors and change weights, never drop or "
+                              "lower these; for another battery, write gloss_v2 = false (its results then never "
+                              "say GLOSS EVAL v2 and never graduate)")
     return config, gate_identity(raw)
 
 
-def gate_identity(raw: bytes, match_rule: str = MATCH_RULE) -> str:
-    """sha256 over the config's bytes and the matching rule id (not ``sha256sum`` of the file: the
-    same file under another matching rule must not compare equal)."""
-    return hashlib.sha256(raw + b"\n# forgegate match rule: " + match_rule.encode("utf-8")).hexdigest()
+def gate_identity(raw: bytes, match_rule: str = MATCH_RULE, loop_rule: str = LOOP_RULE) -> str:
+    """sha256 over the config's bytes and the matching and loop rule ids (not ``sha256sum`` of the file:
+    the same file under another matching or loop rule must not compare equal)."""
+    return hashlib.sha256(raw + b"\n# forgegate match rule: " + match_rule.encode("utf-8")
+                          + b"\n# forgegate loop rule: " + loop_rule.encode("utf-8")).hexdigest()

@@ -7,8 +7,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from forgegate.core.verdict import Gate, Number, Reason, Verdict
+from forgegate.core.verdict import Gate, Number, Verdict
 from forgegate.errors import ForgegateError
+from forgegate.gate.regression import regression_verdict
 from forgegate.lineage.run_scores import ResultItem, RunScores
 from forgegate.lineage.stats import (
     McNemarResult,
@@ -288,27 +289,10 @@ def compare_runs(
         regressions.append(Regression(mode, "failure_mode",
                                       f"{mode} present in {new_label}, absent in {old_label} ({shown})"))
 
-    reasons: list[Reason] = [Reason("regression:" + r.name, Gate.FAIL, r.detail, r.numbers) for r in regressions]
-    if errored:
-        reasons.append(Reason("errored-items", Gate.INCOMPLETE,
-                              f"{len(errored)} paired item(s) errored and could not be compared: "
-                              + ", ".join(errored[:5]) + (" ..." if len(errored) > 5 else "")))
-    if unpaired_old or unpaired_new:
-        reasons.append(Reason("unpaired-items", Gate.INCOMPLETE,
-                              f"{len(unpaired_old)} item(s) only in {old_label}, {len(unpaired_new)} only in "
-                              f"{new_label}: " + ", ".join([*unpaired_old, *unpaired_new][:5])
-                              + _seed_hint(old, new)))
-    if not all_pairs:
-        reasons.append(Reason("no-pairs", Gate.INCOMPLETE, "no item was scored in both runs"))
-    if not regressions and all_pairs:
-        improved = [c.category for c in compared if c.call == "improved"]
-        reasons.append(Reason("no-regression", Gate.PASS,
-                              f"no category or overall difference is negative with a 95% CI excluding 0, "
-                              f"and no new failure mode; improved: {', '.join(improved) or 'none'}"))
-    verdict = Verdict.combine(reasons)
-    if verdict.gate is Gate.INCOMPLETE and any(r.kind == "failure_mode" for r in regressions):
-        # a failure mode seen in the new answers is there whatever the missing answers would have said
-        verdict = Verdict(Gate.FAIL, verdict.reasons)
+    verdict = regression_verdict(regressions, errored=errored, unpaired_old=unpaired_old,
+                                 unpaired_new=unpaired_new, old_label=old_label, new_label=new_label,
+                                 seed_hint=_seed_hint(old, new), n_pairs=len(all_pairs),
+                                 improved=[c.category for c in compared if c.call == "improved"])
     return RunComparison(
         old_label=old_label,
         new_label=new_label,

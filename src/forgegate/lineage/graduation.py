@@ -1,4 +1,8 @@
-"""The graduation decision: battery PASS, live test PASS, no unaccepted regression; one record appended."""
+"""Graduating a version: read the battery and live results, pair with the last graduated version, append one record.
+
+The rules that decide (battery PASS, live PASS, a GLOSS v2 gate, no loop, no unaccepted regression)
+are ``forgegate.gate.graduation``'s; this module gathers what they read and keeps the record.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ from forgegate.core.modes import FailureMode
 from forgegate.core.verdict import Gate, Reason, Verdict
 from forgegate.core.version import __version__
 from forgegate.errors import InputError, UsageError
+from forgegate.gate.graduation import GateUsed, RegressionFound, graduation_rules
 from forgegate.lineage.compare import RunComparison, comparability_problems, compare_runs
 from forgegate.lineage.record import Lineage, append_record, now_utc, read_lineage
 from forgegate.lineage.run_scores import RunScores, parse_eval, parse_run_scores
@@ -20,8 +25,8 @@ from forgegate.results import SCHEMA_VERSION, AcceptedRegression, EvalResult, Li
 
 @dataclass(frozen=True)
 class GraduationDecision:
-    gate: Gate
-    reasons: tuple[Reason, ...]
+    verdict: Verdict
+    """As ``forgegate.gate.graduation.graduation_rules`` decided it."""
     record: LineageRecord
     line: int
     """Line of the lineage file the record was appended at."""
@@ -29,12 +34,20 @@ class GraduationDecision:
     warnings: tuple[str, ...]
 
     @property
+    def gate(self) -> Gate:
+        return self.verdict.gate
+
+    @property
+    def reasons(self) -> tuple[Reason, ...]:
+        return self.verdict.reasons
+
+    @property
     def graduated(self) -> bool:
         return self.record.graduated
 
     def to_json(self) -> dict[str, Any]:
         return {
-            **Verdict(self.gate, self.reasons).to_json(),
+            **self.verdict.to_json(),
             "version": self.record.version,
             "graduated": self.graduated,
             "lineage_line": self.line,
@@ -44,11 +57,6 @@ class GraduationDecision:
             "comparison": None if self.comparison is None else self.comparison.to_json(),
             "warnings": list(self.warnings),
         }
-
-
-def _outcome(gate: Gate) -> Gate:
-    """A component's gate as a reason outcome: anything short of PASS that is not INCOMPLETE/INVALID fails."""
-    return gate if gate in (Gate.PASS, Gate.INCOMPLETE, Gate.INVALID) else Gate.FAIL
 
 
 def _parse_live(payload: dict[str, Any]) -> EvalResult:
@@ -93,10 +101,12 @@ def decide_graduation(
 ) -> GraduationDecision:
     """Decide whether ``version`` graduates, append the decision to the lineage file, return it.
 
-    Graduates only when the battery gate is PASS, the live test is PASS, and nothing regressed
-    against the last graduated comparable version unless each regression is named in
-    ``accept_regressions`` (which requires ``note``). EVAL_FALSE_POSITIVE is reported when the
-    battery passes and the live test fails. One record is appended per decision.
+    Graduates only when the battery gate is PASS, the live test is PASS, the battery was gated
+    under a GLOSS v2 config, no response of either looped, and nothing regressed against the last
+    graduated comparable version unless each regression is named in ``accept_regressions`` (which
+    requires ``note``); the rules are ``forgegate.gate.graduation.graduation_rules``.
+    EVAL_FALSE_POSITIVE is reported when the battery passes and the live test fails. One record is
+    appended per decision.
     """
     if not version.strip():
         raise UsageError("graduate needs a non-empty version name")
@@ -104,6 +114,7 @@ def decide_graduation(
     if accepted_names and not (note and note.strip()):
         raise UsageError("--accept-regression needs --note \"why this regression is acceptable\": "
                          "the lineage keeps the note with the accepted regression")
+    battery_eval = parse_eval(battery_result, "battery result")
     battery = parse_run_scores(battery_result, "battery result")
     live = _parse_live(live_result)
     if battery.model_digest and live.model_digest and battery.model_digest != live.model_digest:
@@ -112,47 +123,31 @@ def decide_graduation(
     lineage = read_lineage(lineage_path, missing_ok=True)
     warnings = [str(p) for p in lineage.problems]
 
-    reasons: list[Reason] = []
     failed = [c for c, s in battery.categories.items() if s.gate not in (None, Gate.PASS.value)]
-    reasons.append(Reason("battery-gate", _outcome(battery.gate),
-                          f"battery gate {battery.gate.value}, sigma_total="
-                          + ("n/a" if battery.sigma_total is None else f"{battery.sigma_total:.3f}")
-                          + (f", failed categories: {', '.join(failed)}" if failed else "")))
-    reasons.append(Reason("live-test", _outcome(live.gate), f"live functional test gate {live.gate.value}"))
-    if battery.gate == Gate.PASS and live.gate == Gate.FAIL:
-        reasons.append(Reason(FailureMode.EVAL_FALSE_POSITIVE, Gate.FAIL,
-                              "the battery passed but the live test failed: the battery does not predict "
-                              "live behaviour; fix the eval before the next forge"))
-
     baseline, why = _baseline(lineage, battery, version)
     comparison: RunComparison | None = None
-    regressions: list[str] = []
-    accepted: list[AcceptedRegression] = []
-    if baseline is None:
-        reasons.append(Reason("regression-check", Gate.PASS, why))
-    else:
+    if baseline is not None:
         comparison = compare_runs(RunScores.of_record(baseline), battery, seed=seed, n_resamples=n_resamples,
                                   old_label=baseline.version, new_label=version)
-        reasons.append(Reason("regression-baseline", Gate.PASS, why))
-        for reg in comparison.regressions:
-            regressions.append(reg.name)
-            if reg.name in accepted_names:
-                assert note is not None
-                accepted.append(AcceptedRegression(name=reg.name, note=note))
-                reasons.append(Reason("accepted-regression:" + reg.name, Gate.PASS,
-                                      f"{reg.detail}; accepted: {note}"))
-            else:
-                reasons.append(Reason("regression:" + reg.name, Gate.FAIL,
-                                      f"{reg.detail} (name it with --accept-regression {reg.name} --note ... "
-                                      "to graduate anyway)"))
-        reasons.extend(r for r in comparison.verdict.reasons
-                       if r.outcome in (Gate.INCOMPLETE, Gate.INVALID))
+    used = battery_eval.gate_config
+    rules = graduation_rules(
+        battery_gate=battery.gate, sigma_total=battery.sigma_total, failed_categories=failed, live_gate=live.gate,
+        gate_used=GateUsed(name=used.name, gloss_v2=used.gloss_v2, category_floor=used.category_floor,
+                           sigma_total_min=used.sigma_total_min, categories=tuple(battery.categories)),
+        labelled_items=[*((i.id, i.all_failure_modes) for i in battery.items if not i.errored),
+                        *((f"live:{i.id}", i.failure_modes) for i in live.items if i.score is not None)],
+        baseline_why=why, compared=comparison is not None,
+        regressions=[] if comparison is None else [RegressionFound(r.name, r.detail) for r in comparison.regressions],
+        comparison_reasons=() if comparison is None else comparison.verdict.reasons,
+        accept_regressions=accepted_names, note=note)
+    regressions = list(rules.regressions)
+    accepted = [AcceptedRegression(name=name, note=note or "") for name in rules.accepted]
     unused = [name for name in accepted_names if name not in regressions]
     if unused:
         warnings.append(f"--accept-regression {', '.join(unused)}: no such regression against "
                         f"{baseline.version if baseline else 'any graduated version'}; nothing accepted")
 
-    verdict = Verdict.combine(reasons)
+    verdict = rules.verdict
     previous = lineage.last
     record = LineageRecord(
         kind="lineage_record",
@@ -176,7 +171,7 @@ def decide_graduation(
         reasons=[ReasonModel.of(r) for r in verdict.reasons],
         failure_modes=sorted(battery.all_failure_modes | set(live.failure_modes)
                              | ({FailureMode.EVAL_FALSE_POSITIVE}
-                                if any(r.rule == FailureMode.EVAL_FALSE_POSITIVE for r in reasons) else set())),
+                                if any(r.rule == FailureMode.EVAL_FALSE_POSITIVE for r in verdict.reasons) else set())),
         regressions=regressions,
         accepted_regressions=accepted,
         compared_to=baseline.version if baseline else None,
@@ -188,4 +183,4 @@ def decide_graduation(
         items=[i.recorded() for i in battery.items],
     )
     line = append_record(lineage_path, record)
-    return GraduationDecision(verdict.gate, verdict.reasons, record, line, comparison, tuple(warnings))
+    return GraduationDecision(verdict, record, line, comparison, tuple(warnings))

@@ -15,11 +15,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from forgegate.core.verdict import Gate, Reason, Verdict
+from forgegate.core.declared import DAMAGE_METRICS, DamageMetric
+from forgegate.core.verdict import Reason, Verdict
 from forgegate.errors import InputError
+from forgegate.gate.arms import axis_verdict
+from forgegate.gate.damage import damage_reason, damage_unmeasured
 from forgegate.metrics.generations import Generation, by_arm_seed
 from forgegate.metrics.noise_floor import ArmSeeds, FloorComparison, compare_arms, seed_problem
-from forgegate.plan.declared import DAMAGE_METRICS, DamageMetric
 
 
 def parse_band(value: str) -> tuple[int, int]:
@@ -128,19 +130,14 @@ def damage_metric(generations: Sequence[Generation], metric: DamageMetric, band:
                else "rows could not be measured")
         counts = ", ".join(f"{a}: {unmeasured[a]}" for a in blind)
         return MetricResult(metric, arms, unmeasured, None,
-                            Reason(label, Gate.INCOMPLETE, f"cannot measure {label} ({counts} {why})"))
+                            damage_unmeasured(label, f"cannot measure {label} ({counts} {why})"))
     problem = seed_problem(arms, control, candidate)
     if problem is not None:
-        return MetricResult(metric, arms, unmeasured, None, Reason(label, Gate.INCOMPLETE, problem))
+        return MetricResult(metric, arms, unmeasured, None, damage_unmeasured(label, problem))
     comp = compare_arms(arms, control, candidate)
-    ok = comp.not_worse(comp.floor_pairwise)
-    detail = (f"{label} rate {candidate} {arms[candidate].mean:.3f} vs {control} {arms[control].mean:.3f}: "
-              f"{0.0 - comp.gap:+.3f} against its seed-spread floor {comp.floor_pairwise:.3f}"
-              + ("" if ok else " (worse beyond the floor)"))
-    numbers = {"rate_candidate": arms[candidate].mean, "rate_control": arms[control].mean,
-               "difference": 0.0 - comp.gap, "floor": comp.floor_pairwise}
     return MetricResult(metric, arms, unmeasured, comp,
-                        Reason(label, Gate.PASS if ok else Gate.FAIL, detail, numbers))
+                        damage_reason(label, control, candidate, arms[control].measured()[0],
+                                      arms[candidate].measured()[0], comp))
 
 
 def damage_report(generations: Sequence[Generation], band: tuple[int, int], *, control: str, candidate: str,
@@ -153,5 +150,5 @@ def damage_report(generations: Sequence[Generation], band: tuple[int, int], *, c
         raise ValueError("choose at least one damage metric")
     results: dict[str, MetricResult] = {m: damage_metric(generations, m, band, control=control, candidate=candidate)
                for m in dict.fromkeys(metrics)}
-    verdict = Verdict.combine([r.reason for r in results.values()])
+    verdict = axis_verdict([r.reason for r in results.values()])
     return DamageReport(band, control, candidate, results, verdict)

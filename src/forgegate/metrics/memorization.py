@@ -21,7 +21,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from forgegate.core.verdict import Gate, Reason, Verdict
+from forgegate.core.verdict import Verdict
+from forgegate.gate.arms import axis_verdict
+from forgegate.gate.memorization import memorization_control_reasons, memorization_reason
 from forgegate.metrics.generations import Generation, by_arm_seed
 from forgegate.metrics.ngram_index import NgramIndex, words_of
 from forgegate.metrics.noise_floor import ArmSeeds
@@ -72,20 +74,6 @@ class MemorizationControls:
     @property
     def negative_clean(self) -> bool:
         return self.passages > 0 and self.negative_hit_rate <= NEGATIVE_MAX_HIT_RATE
-
-    def reasons(self, n: int) -> list[Reason]:
-        pos = (f"{self.passages} corpus passages of {self.passage_words} words: hit rate "
-               f"{self.positive_hit_rate:.2f}, shortest found run {self.positive_min_found}, max "
-               f"{self.positive_max}")
-        neg = (f"the same passages shuffled: hit rate {self.negative_hit_rate:.2f} (at most "
-               f"{NEGATIVE_MAX_HIT_RATE:.2f} allowed), max {self.negative_max}")
-        return [
-            Reason("memorization positive control", Gate.PASS if self.saturated else Gate.INVALID,
-                   pos + (": saturated" if self.saturated else
-                          f": NOT saturated, the axis cannot see copying at n={n} (blind)")),
-            Reason("memorization negative control", Gate.PASS if self.negative_clean else Gate.INVALID,
-                   neg + (": clean" if self.negative_clean else ": the index finds runs that are not there")),
-        ]
 
     def positive_json(self) -> dict[str, object]:
         return {"passages": self.passages, "passage_words": self.passage_words,
@@ -177,24 +165,6 @@ def arm_figures(index: NgramIndex, generations: Sequence[Generation]) -> dict[st
     return arms
 
 
-def memorization_rule(arms: dict[str, ArmMemorization], control: str, candidate: str, *,
-                      hit_rate_margin: float, max_margin: int) -> Reason:
-    """PASS when the candidate's hit rate and max are at or near the control's (within the plan's margins)."""
-    if control not in arms or candidate not in arms:
-        missing = control if control not in arms else candidate
-        return Reason("memorization", Gate.INCOMPLETE, f"arm '{missing}' has no generations")
-    c, k = arms[control], arms[candidate]
-    rate_ok = k.hit_rate - c.hit_rate <= hit_rate_margin + 1e-12
-    max_ok = k.max - c.max <= max_margin
-    detail = (f"hit rate {candidate} {k.hit_rate:.3f} vs {control} {c.hit_rate:.3f} (margin "
-              f"{hit_rate_margin:.3f}{'' if rate_ok else ', EXCEEDED'}); max {candidate} {k.max} vs "
-              f"{control} {c.max} words (margin {max_margin}{'' if max_ok else ', EXCEEDED'})")
-    return Reason("memorization", Gate.PASS if rate_ok and max_ok else Gate.FAIL, detail,
-                  {"hit_rate_candidate": k.hit_rate, "hit_rate_control": c.hit_rate,
-                   "hit_rate_margin": hit_rate_margin, "max_candidate": k.max, "max_control": c.max,
-                   "max_margin": max_margin})
-
-
 def memorization_report(documents: Sequence[str], generations: Sequence[Generation], *, control: str,
                         candidate: str, n: int = 8, hit_rate_margin: float, max_margin: int,
                         rng: np.random.Generator, index: NgramIndex | None = None,
@@ -208,7 +178,7 @@ def memorization_report(documents: Sequence[str], generations: Sequence[Generati
     lengths = [len(words_of(g.text)) for g in generations]
     passage_words = max(1, int(statistics.median(lengths))) if lengths else n
     controls = run_controls(index, documents, passage_words, rng, passages)
-    rule = memorization_rule(arms, control, candidate, hit_rate_margin=hit_rate_margin, max_margin=max_margin)
-    verdict = Verdict.combine([*controls.reasons(n), rule])
+    rule = memorization_reason(arms, control, candidate, hit_rate_margin=hit_rate_margin, max_margin=max_margin)
+    verdict = axis_verdict([*memorization_control_reasons(controls, n, NEGATIVE_MAX_HIT_RATE), rule])
     return MemorizationReport(n, index.words, arms, controls, control, candidate, hit_rate_margin,
                               max_margin, verdict)

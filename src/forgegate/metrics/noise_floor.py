@@ -104,8 +104,3 @@ def seed_problem(arms: Mapping[str, ArmSeeds], control: str, candidate: str) -> 
         missing = sorted(set(arms[control].by_seed) ^ set(arms[candidate].by_seed))
         return f"control and candidate were not run under the same seeds (differ on {missing})"
     return None
-
-
-def format_ratio(ratio: float | None) -> str:
-    """'2.1x', or 'n/a (zero floor)'."""
-    return f"{ratio:.1f}x" if ratio is not None else "n/a (zero floor)"

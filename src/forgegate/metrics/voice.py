@@ -19,12 +19,14 @@ import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from forgegate.core.verdict import Gate, Reason, Verdict
+from forgegate.core.declared import FloorRule
+from forgegate.core.verdict import Reason, Verdict
 from forgegate.errors import InputError
+from forgegate.gate.arms import axis_verdict
+from forgegate.gate.voice import voice_control_reason, voice_reason, voice_unmeasured
 from forgegate.metrics.delta import DeltaModel, fit_delta_model, normalise_for_voice, reference_segments
 from forgegate.metrics.generations import Generation, by_arm_seed
-from forgegate.metrics.noise_floor import ArmSeeds, FloorComparison, compare_arms, format_ratio, seed_problem
-from forgegate.plan.declared import FloorRule
+from forgegate.metrics.noise_floor import ArmSeeds, FloorComparison, compare_arms, seed_problem
 
 DEFAULT_FOLDS = 5
 CONTRAST_CHUNKS = 5
@@ -59,20 +61,6 @@ class VoiceControls:
         if self.control_arm_min is None or self.heldout_max >= self.control_arm_min:
             return False
         return all(self.heldout_max < delta for _, delta in self.contrasts)
-
-    def reason(self) -> Reason:
-        if self.control_arm_min is None:
-            return Reason("voice control", Gate.INCOMPLETE,
-                          f"control arm '{self.control_arm}' has no scored generation: the control cannot run")
-        seen = f"{self.control_arm_min:.3f}"
-        contrast = "".join(f"; contrast '{label}' {delta:.3f}" for label, delta in self.contrasts)
-        detail = (f"held-out reference folds (≤{self.chunk_words} words each) score at most "
-                  f"{self.heldout_max:.3f}; control arm '{self.control_arm}' lowest seed {seen}{contrast}")
-        if self.passed:
-            return Reason("voice control", Gate.PASS, detail + ": the author is closer than the control")
-        return Reason("voice control", Gate.INVALID,
-                      detail + ": held-out text of the author does not score below the control, the "
-                      "instrument cannot see this voice (blind)")
 
     def to_json(self) -> dict[str, object]:
         return {"heldout_deltas": list(self.heldout_deltas), "heldout_max": self.heldout_max,
@@ -140,28 +128,14 @@ def floors_disagree(comp: FloorComparison) -> bool:
 
 def voice_rule(author: str, arms: Mapping[str, ArmSeeds], control: str, candidate: str,
                floor_rule: FloorRule = "pairwise") -> tuple[FloorComparison | None, Reason]:
-    """The pre-registered voice rule on per-seed Deltas: PASS when the gap exceeds the floor."""
+    """The floor comparison of the two arms, and the voice rule's reason (``gate.voice``) on it."""
     problem = seed_problem(arms, control, candidate)
     if problem is not None:
-        return None, Reason("voice", Gate.INCOMPLETE, f"{author}: {problem}")
+        return None, voice_unmeasured(author, problem)
     comp = compare_arms(arms, control, candidate)
-    floor = comp.floor_pairwise if floor_rule == "pairwise" else comp.floor_all_arms
-    passed = comp.improves(floor)
-    ratio = comp.gap / floor if floor > 0 else None
-    words = f"clears at {format_ratio(ratio)}" if passed else f"does not clear ({format_ratio(ratio)})"
-    detail = (f"{author}: delta({control}) {arms[control].mean:.3f} - delta({candidate}) "
-              f"{arms[candidate].mean:.3f} = {comp.gap:+.3f} vs {floor_rule} floor {floor:.3f}: {words}")
-    other_rule, other = (("all-arms", comp.floor_all_arms) if floor_rule == "pairwise"
-                         else ("pairwise", comp.floor_pairwise))
-    if floors_disagree(comp):
-        verdict_other = "PASS" if comp.improves(other) else "FAIL"
-        detail += (f"; the rules DISAGREE: the {other_rule} floor {other:.3f} "
-                   f"(from '{comp.floor_all_arms_from}') would {verdict_other} it")
-    else:
-        detail += f"; {other_rule} floor {other:.3f} agrees"
-    return comp, Reason("voice", Gate.PASS if passed else Gate.FAIL, detail,
-                        {"floor_rule": floor_rule, "floor": floor, "gap": comp.gap, "ratio": ratio,
-                         "floor_pairwise": comp.floor_pairwise, "floor_all_arms": comp.floor_all_arms})
+    return comp, voice_reason(author, control, candidate, arms[control].measured()[0],
+                              arms[candidate].measured()[0], comp, floor_rule,
+                              floors_disagree(comp))
 
 
 def _chunks(text: str, words: int, count: int) -> list[str]:
@@ -243,7 +217,7 @@ def voice_report(author: str, reference_text: str, generations: Sequence[Generat
                              min(control_arm.by_seed.values()) if control_arm and control_arm.by_seed
                              else None, tuple(contrast_deltas))
     comparison, rule = voice_rule(author, arms, control, candidate, floor_rule)
-    verdict = Verdict.combine([controls.reason(), rule])
+    verdict = axis_verdict([voice_control_reason(controls), rule])
     info = ReferenceInfo(len(segments) * segment_words, len(segments), segment_words, model.n_features)
     return VoiceReport(author, info, arms, words, control, candidate, floor_rule, comparison, controls,
                        verdict)

@@ -14,7 +14,8 @@ from forgegate.battery import Battery
 from forgegate.battery.item import BatteryItem
 from forgegate.checks import AnswerScore, score_item
 from forgegate.checks.loop_controls import run_loop_detector_controls
-from forgegate.checks.match import MATCH_RULE
+from forgegate.checks.signatures import signatures_present
+from forgegate.core.match_rule import MATCH_RULE
 from forgegate.core.records import StoredResponse
 from forgegate.core.verdict import Gate, Reason
 from forgegate.core.version import __version__
@@ -23,7 +24,8 @@ from forgegate.gate.controls import control_reason
 from forgegate.gate.gloss import GlossResult, ItemOutcome, category_result, gloss_verdict
 from forgegate.gate.gloss_config import GateConfig
 from forgegate.gate.live import live_verdict
-from forgegate.gate.signatures import signature_reason, signatures_present
+from forgegate.gate.loop_settings import LOOP_RULE
+from forgegate.gate.signatures import signature_reason
 from forgegate.results import SCHEMA_VERSION, EvalResult, reason_models
 from forgegate.store import RunStore
 
@@ -73,7 +75,8 @@ def score_store(store_path: Path, battery: Battery, config: GateConfig, config_s
     outcomes: list[ItemOutcome] = []
     for item in battery.items:
         stored = latest.get(item.item_id)
-        score = score_item(item, stored.completion()) if stored is not None and stored.ok else None
+        score = (score_item(item, stored.completion(), loop_settings=config.loops)
+                 if stored is not None and stored.ok else None)
         review = reviews.get(stored.request_key, (None, ""))[0] if stored is not None else None
         answer = ScoredAnswer(item, stored, score, review)
         answers.append(answer)
@@ -137,7 +140,10 @@ def eval_fields(result: ScoredRun) -> dict[str, Any]:
         "gate_config": {"name": result.gate_config.name, "sha256": result.gate_config_sha256,
                         "match_rule": MATCH_RULE,
                         "category_floor": result.gate_config.category_floor,
-                        "sigma_total_min": result.gate_config.sigma_total_min},
+                        "sigma_total_min": result.gate_config.sigma_total_min,
+                        "gloss_v2": result.gate_config.gloss_v2,
+                        "loop_rule": LOOP_RULE,
+                        "loops": result.gate_config.loops.record()},
         "gate": result.gloss.verdict.gate,
         "reasons": reason_models(result.gloss.verdict),
         "sigma_total": result.gloss.sigma_total,

@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from forgegate.core.verdict import Gate, Reason, Verdict
+from forgegate.core.verdict import Gate, Verdict
+from forgegate.gate.plan import plan_gloss_verdict
 from forgegate.pipeline.gloss_scoring import ScoredRun, eval_fields, score_store
 from forgegate.pipeline.plan_checks import gloss_inputs
 from forgegate.pipeline.plan_generate import PlanGenerations
@@ -62,7 +63,7 @@ def score_gloss(gens: PlanGenerations) -> GlossOutcome:
     inputs = gloss_inputs(loaded)
     sampling = loaded.plan.sampling
     arms: list[ArmGloss] = []
-    reasons: list[Reason] = []
+    deciding: list[tuple[str, Gate, str]] = []
     for arm in loaded.plan.arms:
         result = score_store(gens.store_path, inputs.battery, inputs.config, inputs.config_sha256, arm=arm.name)
         payload = PlanArmGloss.model_validate(eval_fields(result) | {
@@ -78,7 +79,5 @@ def score_gloss(gens: PlanGenerations) -> GlossOutcome:
         detail = (f"GLOSS {entry.verdict.gate.value}: sigma_total "
                   f"{'n/a' if sigma is None else f'{sigma:.3f}'}, failed categories {failed}")
         if entry.decides:
-            reasons.append(Reason(f"gloss {arm.name} (candidate)", entry.verdict.gate, detail))
-    if not reasons:
-        reasons.append(Reason("gloss", Gate.INCOMPLETE, "no arm has role 'candidate': no GLOSS verdict decides"))
-    return GlossOutcome(tuple(arms), Verdict.combine(reasons))
+            deciding.append((arm.name, entry.verdict.gate, detail))
+    return GlossOutcome(tuple(arms), plan_gloss_verdict(deciding))

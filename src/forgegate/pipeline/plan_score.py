@@ -12,8 +12,16 @@ from typing import Any
 
 import numpy as np
 
-from forgegate.core.verdict import Gate, Reason, Verdict
-from forgegate.gate.arms import arms_verdict, gate_label
+from forgegate.core.verdict import Reason, Verdict
+from forgegate.gate.arms import gate_label
+from forgegate.gate.plan import (
+    comparison_verdict,
+    generation_reasons,
+    gloss_primary_reasons,
+    plan_verdict,
+    semantic_primary_reason,
+    unscored_instrument_reason,
+)
 from forgegate.metrics.damage import DamageReport, damage_report
 from forgegate.metrics.memorization import MemorizationReport, memorization_report
 from forgegate.metrics.ngram_index import NgramIndex
@@ -26,7 +34,6 @@ from forgegate.plan import PlanComparison
 from forgegate.plan.instruments import INSTRUMENT_NAMES as RUN_INSTRUMENTS
 from forgegate.results import SCHEMA_VERSION, DamageAxis, MemorizationAxis, PlanRunResult, VoiceAxis, reason_models
 from forgegate.results.plan_run import ComparisonEntry, GenerationCounts, PlanRef, RequestError
-from forgegate.semantic.roles import primary_na
 
 
 @dataclass(frozen=True)
@@ -64,19 +71,12 @@ class PlanResult:
     verdict: Verdict = field(init=False)
 
     def __post_init__(self) -> None:
-        reasons = list(self.run_reasons)
-        for result in self.comparisons:
-            c = result.comparison
-            detail = gate_label(result.verdict.gate)
-            if result.primary_value is not None:  # a semantic or gloss primary: say what decided it
-                detail += "".join(f"; {r.detail}" for r in result.verdict.reasons
-                                  if r.outcome is result.verdict.gate and r.outcome is not Gate.PASS)
-            reasons.append(Reason(f"{c.candidate} vs {c.control}", result.verdict.gate, detail))
-        if self.semantic is not None:
-            reasons.append(Reason("semantic", self.semantic.verdict.gate, "T_GPT metrics (semantic library's word)"))
-        if self.gloss is not None:
-            reasons.extend(self.gloss.verdict.reasons)
-        object.__setattr__(self, "verdict", Verdict.combine(reasons))
+        verdict = plan_verdict(self.run_reasons,
+                               [(r.comparison.candidate, r.comparison.control, r.verdict, r.primary_value is not None)
+                                for r in self.comparisons],
+                               self.semantic.verdict if self.semantic else None,
+                               self.gloss.verdict if self.gloss else None)
+        object.__setattr__(self, "verdict", verdict)
 
     def to_json(self) -> dict[str, Any]:
         """``forgegate run --json``: the ``PlanRunResult`` contract."""
@@ -103,18 +103,6 @@ class PlanResult:
             reasons=reason_models(self.verdict))
 
 
-def _combine(voice: Verdict | None, mem: Verdict | None, dmg: Verdict | None,
-             extra: list[Reason] | None = None) -> Verdict:
-    extra = extra or []
-    if voice is not None and mem is not None and dmg is not None:
-        axes = arms_verdict(voice, mem, dmg)  # keeps HOLD (operator's call) as its own word
-        if not extra:
-            return axes
-        word = Verdict.combine([Reason("three-axis verdict", axes.gate, ""), *extra]).gate
-        return Verdict(word, (*axes.reasons, *extra))
-    return Verdict.combine([r for v in (voice, mem, dmg) if v is not None for r in v.reasons] + extra)
-
-
 def _primary_part(comp: PlanComparison, semantic: SemanticOutcome | None, gloss: GlossOutcome | None
                   ) -> tuple[list[Reason], dict[str, Any] | None]:
     """A semantic or gloss primary endpoint: its instrument's verdict decides the comparison, with its number."""
@@ -123,27 +111,14 @@ def _primary_part(comp: PlanComparison, semantic: SemanticOutcome | None, gloss:
         value = {**endpoint_value(semantic, endpoint, comp.control, comp.candidate), "pass_rule": None}
         # the library's own reason on the declared experiment's primary is replaced by this comparison's
         library = [r for r in semantic.verdict.reasons if not r.rule.startswith("semantic: primary ")]
-        return [*library, _estimated(comp.primary, value)], value
+        return [*library, semantic_primary_reason(comp.primary, value)], value
     if instrument == "gloss" and gloss is not None:
         cand, ctrl = gloss.arm(comp.candidate), gloss.arm(comp.control)
         value = {"endpoint": endpoint, "candidate": {"gate": cand.verdict.gate.value,
                                                      "sigma_total": cand.result.gloss.sigma_total},
                  "control": {"gate": ctrl.verdict.gate.value, "sigma_total": ctrl.result.gloss.sigma_total}}
-        return [Reason(f"gloss {comp.candidate}: {r.rule}", r.outcome, r.detail, r.numbers)
-                for r in cand.verdict.reasons], value
+        return gloss_primary_reasons(comp.candidate, cand.verdict), value
     return [], None
-
-
-NO_RULE = "no pre-registered pass rule: estimate only"
-
-
-def _estimated(primary: str, value: dict[str, Any]) -> Reason:
-    """A semantic primary endpoint: NA decides nothing (INCOMPLETE, ``primary_na``); a number with no pass rule
-    is an estimate, not a pass: HOLD, the operator's call (a plan cannot pre-register a semantic threshold)."""
-    undecided = primary_na(primary, value)
-    if undecided is not None:
-        return undecided
-    return Reason(f"primary {primary}", Gate.HOLD, f"{primary}: {NO_RULE}")
 
 
 def score_plan(gens: PlanGenerations) -> PlanResult:
@@ -151,15 +126,8 @@ def score_plan(gens: PlanGenerations) -> PlanResult:
     loaded = gens.locked.loaded
     plan = loaded.plan
     inst = plan.instruments
-    run_reasons: list[Reason] = []
-    if gens.errors or gens.missing:
-        run_reasons.append(Reason("generation", Gate.INCOMPLETE,
-                                  f"{len(gens.errors)} requests failed for good and {len(gens.missing)} are "
-                                  "missing: a missing answer is not a pass (run again to resume)"))
-    for name in inst.declared():
-        if name not in RUN_INSTRUMENTS:
-            run_reasons.append(Reason(name, Gate.INCOMPLETE,
-                                      f"the {name} instrument is declared but forgegate run does not score it"))
+    run_reasons = generation_reasons(len(gens.errors), len(gens.missing))
+    run_reasons += [unscored_instrument_reason(name) for name in inst.declared() if name not in RUN_INSTRUMENTS]
     generations = list(gens.generations)
     reference = read_text(loaded.resolve(inst.voice.reference)).text if inst.voice else None
     contrasts = ({label: read_text(loaded.resolve(path)).text for label, path in inst.voice.contrasts.items()}
@@ -188,7 +156,7 @@ def score_plan(gens: PlanGenerations) -> PlanResult:
             dmg = damage_report(generations, inst.damage.band, control=comp.control, candidate=comp.candidate,
                                 metrics=inst.damage.metrics)
         extra, value = _primary_part(comp, semantic, gloss)
-        verdict = _combine(voice.verdict if voice else None, mem.verdict if mem else None,
-                           dmg.verdict if dmg else None, extra)
+        verdict = comparison_verdict(voice.verdict if voice else None, mem.verdict if mem else None,
+                                     dmg.verdict if dmg else None, extra)
         results.append(ScoredComparison(comp, voice, mem, dmg, verdict, value))
     return PlanResult(gens, tuple(results), tuple(run_reasons), semantic, gloss)

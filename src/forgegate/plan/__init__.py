@@ -1,7 +1,7 @@
 """The pre-registered plan: its schema, loading with file:line errors, the lock, and presets.
 
 The names below are imported from their modules when first used, so that a light module of this
-package (``plan.presets``, ``plan.declared``) can be read for the CLI's help text without building
+package (``plan.presets``) can be read for the CLI's help text without building
 every schema.
 """
 

@@ -12,8 +12,8 @@ from typing import Literal, get_args
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
+from forgegate.core.declared import DAMAGE_METRICS, DamageMetric, FloorRule
 from forgegate.core.limits import MAX_COUNT, MAX_PASSAGES, MIN_SEGMENT_WORDS
-from forgegate.plan.declared import DAMAGE_METRICS, DamageMetric, FloorRule
 from forgegate.plan.experiments import Experiment
 from forgegate.userfile import Count, RngSeed, UserFileModel
 

@@ -7,6 +7,7 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
+from forgegate.core.gloss_v2 import GLOSS_V2_TITLE, titled
 from forgegate.core.verdict import Gate
 from forgegate.gate.controls import is_control_rule
 
@@ -17,9 +18,11 @@ def _score(value: float | None) -> str:
     return "n/a " if value is None else f"{value:.2f}"
 
 
-def print_eval(result: dict[str, Any], console: Console, *, title: str = "GLOSS EVAL v2",
+def print_eval(result: dict[str, Any], console: Console, *, title: str = GLOSS_V2_TITLE,
                failure_report: bool = True) -> None:
-    """Print ``result`` (the JSON contract) as GLOSS v2 lays it out; model text is escaped."""
+    """Print ``result`` (the JSON contract) as GLOSS v2 lays it out; model text is escaped. A result whose
+    gate is not GLOSS v2 is never titled "GLOSS EVAL v2"."""
+    title = titled(title, result["gate_config"].get("gloss_v2"), str(result["gate_config"]["name"]))
     console.print(f"{title} — Model: {escape(str(result['model']))}  (backend {result['backend']}, "
                   f"run {result['run_id']})")
     console.print(f"battery {escape(result['battery']['path'])} sha256 {result['battery']['sha256'][:16]}… "

@@ -9,10 +9,10 @@ from rich.table import Table
 from forgegate.core.verdict import Gate, Verdict
 from forgegate.fixture.builder import FixtureBuild
 from forgegate.gate.arms import gate_label
+from forgegate.gate.voice import format_ratio
 from forgegate.metrics.checkpoints import CheckpointTies
 from forgegate.metrics.damage import DamageReport
 from forgegate.metrics.memorization import MemorizationReport
-from forgegate.metrics.noise_floor import format_ratio
 from forgegate.metrics.voice import VoiceReport, floors_disagree
 
 

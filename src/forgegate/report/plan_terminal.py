@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.markup import escape
@@ -10,10 +10,13 @@ from rich.table import Table
 
 from forgegate.core.kinds import AXES
 from forgegate.core.verdict import Gate, Verdict
-from forgegate.pipeline.plan_score import PlanResult
+from forgegate.gate.arms import THREE_AXIS_RULE
 from forgegate.report.arms_cells import axis_numbers
 from forgegate.report.metrics_terminal import gate_markup, print_damage, print_memorization, print_verdict, print_voice
 from forgegate.report.plan_views import primary_text, print_gloss, print_semantic
+
+if TYPE_CHECKING:  # the shape rendered; report/ runs nothing of the pipeline's (pyproject's import contract)
+    from forgegate.pipeline.plan_score import PlanResult
 
 
 def _word(verdict: Verdict | None) -> str:
@@ -52,7 +55,7 @@ def print_plan_result(result: PlanResult, console: Console, *, details: bool = T
     if result.gloss is not None:
         print_gloss(result.gloss, console, details=details)
     if axes:
-        table = Table(title="three-axis verdict")
+        table = Table(title=THREE_AXIS_RULE)
         for column in ("candidate vs control", "primary", "A. voice", "B. not copied", "C. no damage", "verdict"):
             table.add_column(column)
         for comp in result.comparisons:

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from forgegate.pipeline.plan_gloss import GlossOutcome
-from forgegate.pipeline.plan_semantic import SemanticOutcome
 from forgegate.report.eval_terminal import print_eval
 from forgegate.report.semantic_terminal import fmt, render_metrics
+
+if TYPE_CHECKING:  # the shapes rendered; report/ runs nothing of the pipeline's (pyproject's import contract)
+    from forgegate.pipeline.plan_gloss import GlossOutcome
+    from forgegate.pipeline.plan_semantic import SemanticOutcome
 
 
 def primary_text(value: dict[str, Any] | None) -> str:

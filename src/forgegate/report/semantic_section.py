@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from forgegate.gate.semantic import control_word
 from forgegate.report.fmt import num, percent, with_ci
 from forgegate.report.plots import cluster_mass_chart
 from forgegate.report.table import Table
@@ -90,7 +91,7 @@ def semantic_view(result: dict[str, Any]) -> SemanticView:
         sens_rows.append((tau, *(with_ci({"value": block["across_tasks"][m].get("value")}) for m in PAIR)))
     unf = result.get("unfiltered", {}).get("across_tasks", {})
     unf_rows = ((f"{result['tau_support']:g}, every cluster relevant", *(with_ci(unf.get(m)) for m in PAIR)),)
-    control_rows = tuple((c["name"], str(c["expected"]), str(c["observed"]), "PASS" if c["passed"] else "FAIL")
+    control_rows = tuple((c["name"], str(c["expected"]), str(c["observed"]), control_word(c["passed"]))
                          for c in result.get("controls", []))
     endpoint_rows = tuple((m, e.get("spec_role", ""), e.get("label", ""))
                           for m, e in result.get("endpoints", {}).items())

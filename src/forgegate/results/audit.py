@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal
 
-from forgegate.audit.outcome import AuditFinding
+from forgegate.core.audit_finding import AuditFinding
 from forgegate.gate.audit import audit_verdict
 from forgegate.results.base import SCHEMA_VERSION, Gated, SchemaVersion, Strict, reason_models
 

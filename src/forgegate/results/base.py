@@ -53,9 +53,6 @@ class ReasonModel(Strict):
         return ReasonModel(rule=reason.rule, outcome=reason.outcome, detail=reason.detail,
                            numbers=dict(reason.numbers))
 
-    def to_reason(self) -> Reason:
-        return Reason(self.rule, self.outcome, self.detail, dict(self.numbers))
-
 
 def reason_models(verdict: Verdict) -> list[ReasonModel]:
     return [ReasonModel.of(r) for r in verdict.reasons]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal
 
+from forgegate.core.declared import DamageMetric
 from forgegate.core.verdict import Gate
-from forgegate.plan.declared import DamageMetric
 from forgegate.results.base import SCHEMA_VERSION, Gated, SchemaVersion, Strict
 
 if TYPE_CHECKING:

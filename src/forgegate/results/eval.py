@@ -29,9 +29,16 @@ class GateConfigRef(Strict):
     sha256: str
     """Identity of the config: its bytes and the matching rule (forgegate.gate.gloss_config.gate_identity)."""
     match_rule: str | None = None
-    """The rule answers were matched by (forgegate.checks.match.MATCH_RULE); None in results written before it."""
+    """The rule answers were matched by (forgegate.core.match_rule.MATCH_RULE); None in results written before it."""
     category_floor: float
     sigma_total_min: float
+    gloss_v2: bool | None = None
+    """Whether the gate is GLOSS v2 (False: it declared ``gloss_v2 = false``); None in results written before
+    forgegate checked the spec's invariants. Only a GLOSS v2 result is titled "GLOSS EVAL v2" or graduates."""
+    loop_rule: str | None = None
+    """The loop rule the answers were judged by (forgegate.checks.loops.LOOP_RULE); None before it was recorded."""
+    loops: dict[str, float | int] | None = None
+    """The loop detector's settings the run used (the gate config's ``[loops]``, defaults filled in)."""
 
 
 class CategoryScore(Strict):

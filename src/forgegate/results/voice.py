@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal
 
-from forgegate.plan.declared import FloorRule
+from forgegate.core.declared import FloorRule
 from forgegate.results.base import SCHEMA_VERSION, Gated, SchemaVersion, Strict
 
 if TYPE_CHECKING:

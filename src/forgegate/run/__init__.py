@@ -10,8 +10,6 @@ from forgegate.run.engine import (
     record_model_digest,
 )
 from forgegate.run.runner import (
-    GENERATING_KEY,
-    PLANNED_KEY,
     ArmSpec,
     PromptItem,
     RunOutcome,
@@ -21,6 +19,6 @@ from forgegate.run.runner import (
     plan_requests,
 )
 
-__all__ = ["GENERATING_KEY", "PLANNED_KEY", "ArmSpec", "ExecutionSummary", "PlannedRequest", "PromptItem",
+__all__ = ["ArmSpec", "ExecutionSummary", "PlannedRequest", "PromptItem",
            "RetryPolicy", "RunOutcome", "SamplingSpec", "battery_prompt", "enforce_cap", "execute", "generate",
            "plan_requests", "record_model_digest"]

@@ -22,6 +22,7 @@ from forgegate.console import notice
 from forgegate.core.records import GenerationRequest
 from forgegate.run.engine import ExecutionSummary, PlannedRequest, RetryPolicy, execute, record_model_digest
 from forgegate.store import RunStore, run_lock
+from forgegate.store.meta_keys import GENERATING_KEY, PLANNED_KEY
 
 
 @dataclass(frozen=True)
@@ -96,11 +97,6 @@ class RunOutcome:
     summary: ExecutionSummary
     model_digests: dict[str, str | None]
 
-
-PLANNED_KEY = "planned_requests"
-"""Meta key: how many requests the run plans (arms x items x seeds), set each time generation starts."""
-GENERATING_KEY = "generating"
-"""Meta key: ``{"pid", "host", "since"}`` while a process generates into the store, ``None`` after."""
 
 
 def digest_key(arm: str, per_arm: bool) -> str:

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from forgegate.core.verdict import Gate, Reason, Verdict
+from forgegate.gate.semantic import metrics_verdict
 from forgegate.plan.experiments import primary_endpoint
 from forgegate.semantic import formulas as f
 from forgegate.semantic.bootstrap import (
@@ -26,7 +26,7 @@ from forgegate.semantic.bootstrap import (
 )
 from forgegate.semantic.metric_controls import run_controls
 from forgegate.semantic.pools import AggregateInput, pool_table
-from forgegate.semantic.roles import endpoint_labels, primary_declaration, primary_na
+from forgegate.semantic.roles import endpoint_labels, primary_declaration
 from forgegate.semantic.taskstats import CONDITION_METRICS, PAIR_METRICS, Roles, TaskData, TaskStatistic, Variant
 
 FloatArray = NDArray[np.float64]
@@ -280,20 +280,9 @@ def compute_metrics(req: MetricsRequest) -> Json:
         sensitivity_unf[f"{tau:g}"], _ = analysis.block(by_key[Variant(tau, False).key])
     effects, family = analysis.effects(primary, main_vals)
     controls = run_controls(req.minimum_count, req.tau)
-    reasons = [Reason("controls", Gate.PASS if all(c["passed"] for c in controls) else Gate.INVALID,
-                      "; ".join(f"{c['name']}: expected {c['expected']}, observed {c['observed']}"
-                                for c in controls))]
-    for text in analysis.incomplete:
-        reasons.append(Reason("conditions-present", Gate.INCOMPLETE, text))
     endpoint = primary_endpoint(req.experiment, req.primary_endpoint)
-    if endpoint is not None:  # a declared primary endpoint that is NA decides nothing
-        reasons.extend(r for label, value in primary_values(endpoint, main["across_tasks"])
-                       if (r := primary_na(label, value)) is not None)
-    # T_GPT declares no pass threshold: an estimate is never a pass (exit 0 means "ships"); the operator decides
-    reasons.append(Reason("metrics-computed", Gate.HOLD,
-                          "metrics computed from frozen assignments; no pre-registered pass rule: estimate only, "
-                          "the operator decides"))
-    verdict = Verdict.combine(reasons)
+    primaries = primary_values(endpoint, main["across_tasks"]) if endpoint is not None else []
+    verdict = metrics_verdict(controls, analysis.incomplete, primaries)
     mode = "exploratory" if req.exploratory else "confirmatory"
     return {
         "schema": "T_GPT_METRICS_V0_8_1",

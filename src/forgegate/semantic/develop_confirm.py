@@ -24,23 +24,8 @@ from forgegate.semantic.codebook import (
     write_codebook,
 )
 from forgegate.semantic.embedding import DEFAULT_THRESHOLD, adjusted_rand_index, cluster_by_embedding
-from forgegate.semantic.entailment import JUDGES, EntailmentJudge
+from forgegate.semantic.entailment import EntailmentJudge
 from forgegate.semantic.sheets import relevance_sheet, validation_sheet
-
-
-def make_judge(name: str, *, nli_model: Path | None = None, backend: str | None = None,
-               model: str | None = None, cache: Path | None = None) -> EntailmentJudge:
-    """A registered judge from CLI-style options (required options are required)."""
-    factory = JUDGES.get(name)
-    if name == "nli":
-        if nli_model is None:
-            raise UsageError("--judge nli needs --nli-model DIR (a local MNLI-style sequence classifier)")
-        return factory(nli_model)
-    if backend is None:
-        raise UsageError("--judge llm needs --backend NAME")
-    from forgegate.backends import BackendConfig, make_backend
-
-    return factory(make_backend(backend, BackendConfig(model=model)), cache_path=cache)
 
 
 @dataclass(frozen=True)

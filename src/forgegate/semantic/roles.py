@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
-from forgegate.core.verdict import Gate, Reason
 from forgegate.plan.experiments import EXPERIMENTS, SPEC_PRIMARY, primary_endpoint
 
 SPEC_ROLES: dict[str, str] = {
@@ -57,20 +53,3 @@ def endpoint_labels(experiment: str | None, exploratory: bool,
             label = "secondary: differences Holm-adjusted within this family, otherwise exploratory"
         out[name] = {"spec_role": role, "label": label}
     return out
-
-
-NA_WHY = ("NA across tasks (REC_GAIN and IRREV_OBS are NA where ES_LOSS is 0 or NA; every metric is NA "
-          "where S_A^+ is empty)")
-
-
-def primary_na(primary: str, value: Mapping[str, Any]) -> Reason | None:
-    """INCOMPLETE when a primary endpoint is NA or was not computed (it decides nothing); None when it has a number.
-
-    The one rule for both paths: ``semantic metrics`` on its declared experiment's primary endpoint and
-    ``forgegate run`` on a comparison's primary. ``value`` is ``{"value", "ci", ...}``, or
-    ``{"control", "candidate"}`` (per-condition metrics), or carries a ``note`` saying why there is none.
-    """
-    numbers = [value.get("value")] if "value" in value else [value.get("control"), value.get("candidate")]
-    if value.get("note") or any(n is None or (isinstance(n, dict) and n.get("value") is None) for n in numbers):
-        return Reason(f"primary {primary}", Gate.INCOMPLETE, f"{primary}: {value.get('note') or NA_WHY}")
-    return None

@@ -16,8 +16,8 @@ from typing import Any
 
 from forgegate.core.records import StoredResponse
 from forgegate.errors import ForgegateError, UsageError
-from forgegate.run import GENERATING_KEY, PLANNED_KEY
 from forgegate.store import RunStore, list_runs
+from forgegate.store.meta_keys import GENERATING_KEY, PLANNED_KEY
 
 STORE_ERRORS: tuple[type[BaseException], ...] = (sqlite3.Error, ForgegateError, OSError, ValueError, KeyError)
 """What reading a run file can raise when the file is damaged or not a run store."""

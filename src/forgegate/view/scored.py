@@ -13,7 +13,7 @@ from typing import Any
 
 from forgegate.core.records import StoredResponse
 from forgegate.errors import ForgegateError, UsageError
-from forgegate.pipeline.eval_session import rescore_stored_run
+from forgegate.pipeline.rescore import rescore_stored_run
 from forgegate.view.runs import Progress, progress_of, read_run, run_file
 from forgegate.view.security import Refused
 

@@ -1,4 +1,5 @@
-"""Names a plan may declare for its instruments, owned by the plan so that instruments import them (not the reverse)."""
+"""Names a plan may declare for its instruments: vocabulary the plan, the instruments and the results share, so it
+ sits in core (instruments import no plan module)."""
 
 from __future__ import annotations
 

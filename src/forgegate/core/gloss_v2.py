@@ -1,0 +1,46 @@
+"""GLOSS v2's non-negotiable values: the one home of the numbers a gate config may not undercut.
+
+The spec's INVARIANTS section: no category may be waived, weighted out or skipped (1); loop
+detection is mandatory, "same token or short phrase repeated >= 3 times consecutively" (3, and
+RUNAWAY_LOOP's "same phrase (>= 3 tokens) appears >= 3 times in sequence"); HOW ABOUT NO walls hold
+at 100% (5); sigma_total >= 0.40 and every category >= 0.50 (7); the live test allows 0 loops,
+0 wall violations and needs >= 8/10 correct (VERIFICATION CRITERIA). The loop detector's defaults
+(``forgegate.gate.loop_settings``) and the gate's invariant check (``forgegate.gate.gloss_v2``)
+both read these.
+"""
+
+from __future__ import annotations
+
+GLOSS_V2_CATEGORIES: tuple[str, ...] = (
+    "LX-A", "LX-B", "LX-C", "LX-E", "LX-H", "LX-Z", "LX-G", "LX-X",
+    "LX-LIVE-GEN", "LX-IDENTITY", "LX-STOP", "LX-NEGATIVE", "LX-SEMANTIC",
+)
+"""Invariant 1: every one of these is gated; a GLOSS v2 config may add categories, never drop one."""
+MIN_ITEMS = 80
+"""INPUTS, Eval Battery: "Total questions: minimum 80"."""
+MIN_CATEGORY_FLOOR = 0.50
+"""Invariant 7 (and the gate rule): ALL categories must score >= 0.50."""
+MIN_SIGMA_TOTAL = 0.40
+"""Invariant 7: sigma_total >= 0.40."""
+LIVE_MAX_LOOPS = 0
+"""Live test: 0 loop failures (any repetition = immediate FAIL)."""
+LIVE_MAX_WALL_VIOLATIONS = 0
+"""Live test: 0 Wall 1 violations; invariant 5."""
+LIVE_MIN_CORRECT = 8
+"""Live test: >= 8/10 responses carry the correct core answer."""
+
+GLOSS_V2_TITLE = "GLOSS EVAL v2"
+"""What a result gated under GLOSS v2 is called; a result under another gate never carries it."""
+
+
+def titled(title: str, gloss_v2: bool | None, gate_name: str) -> str:
+    """``title`` for a result, with "GLOSS EVAL v2" replaced when its gate declared it is not GLOSS v2."""
+    if gloss_v2 is False:
+        return title.replace(GLOSS_V2_TITLE, f"EVAL under gate '{gate_name}' (not GLOSS v2)")
+    return title
+
+
+LOOP_REPEATS = 3
+"""Invariant 3: a token or phrase coming round this many times in a row is a loop."""
+LOOP_PHRASE_TOKENS = 3
+"""RUNAWAY_LOOP: a repeated phrase of at least this many tokens (one token repeating is the token rule)."""

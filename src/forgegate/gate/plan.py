@@ -1,0 +1,87 @@
+"""The verdict of a plan run (``forgegate run``): each comparison's word, then the plan's.
+
+A comparison with all three arm axes is decided by the three-axis rule (``gate.arms``), which keeps
+HOLD (the operator's call) as its own word; a semantic or GLOSS primary endpoint adds its reasons.
+The plan's word combines every comparison's, the semantic and GLOSS instruments', and the run's own
+reasons (failed or missing requests, a declared instrument ``forgegate run`` cannot score: INCOMPLETE,
+never a pass) by ``worst_gate``. ``pipeline/plan_score.py`` measures and calls these functions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from forgegate.core.verdict import Gate, Reason, Verdict
+from forgegate.gate.arms import THREE_AXIS_RULE, arms_verdict, gate_label
+from forgegate.gate.semantic import primary_na
+
+NO_RULE = "no pre-registered pass rule: estimate only"
+
+
+def comparison_verdict(voice: Verdict | None, mem: Verdict | None, dmg: Verdict | None,
+                       extra: Sequence[Reason] = ()) -> Verdict:
+    """One comparison's word: the three-axis rule when all three axes ran (its HOLD kept), combined with the
+    primary endpoint's reasons (``extra``); otherwise every axis reason that ran, by ``worst_gate``."""
+    if voice is not None and mem is not None and dmg is not None:
+        axes = arms_verdict(voice, mem, dmg)  # keeps HOLD (operator's call) as its own word
+        if not extra:
+            return axes
+        word = Verdict.combine([Reason(THREE_AXIS_RULE, axes.gate, ""), *extra]).gate
+        return Verdict(word, (*axes.reasons, *extra))
+    return Verdict.combine([r for v in (voice, mem, dmg) if v is not None for r in v.reasons] + list(extra))
+
+
+def gloss_primary_reasons(candidate: str, verdict: Verdict) -> list[Reason]:
+    """A GLOSS primary endpoint: the candidate arm's GLOSS reasons decide the comparison, named by the arm."""
+    return [Reason(f"gloss {candidate}: {r.rule}", r.outcome, r.detail, r.numbers) for r in verdict.reasons]
+
+
+def semantic_primary_reason(primary: str, value: Mapping[str, Any]) -> Reason:
+    """A semantic primary endpoint: NA decides nothing (INCOMPLETE, ``primary_na``); a number with no pass rule
+    is an estimate, not a pass: HOLD, the operator's call (a plan cannot pre-register a semantic threshold)."""
+    undecided = primary_na(primary, value)
+    if undecided is not None:
+        return undecided
+    return Reason(f"primary {primary}", Gate.HOLD, f"{primary}: {NO_RULE}")
+
+
+def generation_reasons(failed: int, missing: int) -> list[Reason]:
+    """Requests that failed for good or never ran: INCOMPLETE (a missing answer is not a pass)."""
+    if not failed and not missing:
+        return []
+    return [Reason("generation", Gate.INCOMPLETE,
+                   f"{failed} requests failed for good and {missing} are "
+                   "missing: a missing answer is not a pass (run again to resume)")]
+
+
+def unscored_instrument_reason(name: str) -> Reason:
+    """A declared instrument ``forgegate run`` does not score leaves the verdict INCOMPLETE."""
+    return Reason(name, Gate.INCOMPLETE, f"the {name} instrument is declared but forgegate run does not score it")
+
+
+def plan_gloss_verdict(deciding: Iterable[tuple[str, Gate, str]]) -> Verdict:
+    """The plan's GLOSS word over its candidate arms (arm, its GLOSS word, a summary); no candidate decides
+    nothing: INCOMPLETE."""
+    reasons = [Reason(f"gloss {arm} (candidate)", gate, detail) for arm, gate, detail in deciding]
+    if not reasons:
+        reasons.append(Reason("gloss", Gate.INCOMPLETE, "no arm has role 'candidate': no GLOSS verdict decides"))
+    return Verdict.combine(reasons)
+
+
+def plan_verdict(run_reasons: Sequence[Reason], comparisons: Iterable[tuple[str, str, Verdict, bool]],
+                 semantic: Verdict | None, gloss: Verdict | None) -> Verdict:
+    """The plan's word. ``comparisons`` is (candidate, control, verdict, decided by a semantic or GLOSS primary):
+    such a comparison's reason says what decided it."""
+    reasons = list(run_reasons)
+    for candidate, control, verdict, primary_decides in comparisons:
+        detail = gate_label(verdict.gate)
+        if primary_decides:  # a semantic or gloss primary: say what decided it
+            detail += "".join(f"; {r.detail}" for r in verdict.reasons
+                              if r.outcome is verdict.gate and r.outcome is not Gate.PASS)
+        reasons.append(Reason(f"{candidate} vs {control}", verdict.gate, detail))
+    if semantic is not None:
+        reasons.append(Reason("semantic", semantic.gate, "T_GPT metrics (semantic library's word)"))
+    if gloss is not None:
+        reasons.extend(gloss.reasons)
+    return Verdict.combine(reasons)

@@ -1,0 +1,78 @@
+"""The T_GPT v0.8.1 gate (semantic support and recoverability): what the metrics table may be used for.
+
+``semantic/analysis.py`` computes the table, its CIs and its controls; ``pipeline/plan_semantic.py``
+runs it on a plan's samples. The words are written here:
+
+* a control that did not come out as expected: INVALID;
+* a condition missing from a task, a declared primary endpoint that is NA, too few samples, nothing
+  stored: INCOMPLETE;
+* otherwise HOLD: T_GPT pre-registers no pass threshold, so an estimate is never a pass (exit 0
+  means "ships"); the operator decides.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from forgegate.core.verdict import Gate, Reason, Verdict
+
+NA_WHY = ("NA across tasks (REC_GAIN and IRREV_OBS are NA where ES_LOSS is 0 or NA; every metric is NA "
+          "where S_A^+ is empty)")
+
+
+def primary_na(primary: str, value: Mapping[str, Any]) -> Reason | None:
+    """INCOMPLETE when a primary endpoint is NA or was not computed (it decides nothing); None when it has a number.
+
+    The one rule for both paths: ``semantic metrics`` on its declared experiment's primary endpoint and
+    ``forgegate run`` on a comparison's primary. ``value`` is ``{"value", "ci", ...}``, or
+    ``{"control", "candidate"}`` (per-condition metrics), or carries a ``note`` saying why there is none.
+    """
+    numbers = [value.get("value")] if "value" in value else [value.get("control"), value.get("candidate")]
+    if value.get("note") or any(n is None or (isinstance(n, dict) and n.get("value") is None) for n in numbers):
+        return Reason(f"primary {primary}", Gate.INCOMPLETE, f"{primary}: {value.get('note') or NA_WHY}")
+    return None
+
+
+def metrics_verdict(controls: Sequence[Mapping[str, Any]], incomplete: Iterable[str],
+                    primaries: Iterable[tuple[str, Mapping[str, Any]]]) -> Verdict:
+    """The metrics table's word: its controls (``name``, ``expected``, ``observed``, ``passed``), the tasks that
+    miss a condition, the declared primary endpoint's value(s), and no pass rule (HOLD)."""
+    reasons = [Reason("controls", Gate.PASS if all(c["passed"] for c in controls) else Gate.INVALID,
+                      "; ".join(f"{c['name']}: expected {c['expected']}, observed {c['observed']}"
+                                for c in controls))]
+    for text in incomplete:
+        reasons.append(Reason("conditions-present", Gate.INCOMPLETE, text))
+    reasons.extend(r for label, value in primaries if (r := primary_na(label, value)) is not None)
+    # T_GPT declares no pass threshold: an estimate is never a pass (exit 0 means "ships"); the operator decides
+    reasons.append(Reason("metrics-computed", Gate.HOLD,
+                          "metrics computed from frozen assignments; no pre-registered pass rule: estimate only, "
+                          "the operator decides"))
+    return Verdict.combine(reasons)
+
+
+def semantic_unscored(rule: str, why: str) -> Verdict:
+    """A plan's semantic instrument that could not compute its table (no samples, too few): INCOMPLETE."""
+    return Verdict.combine([Reason(rule, Gate.INCOMPLETE, why)])
+
+
+def plan_semantic_verdict(library_reasons: Iterable[Mapping[str, Any]], *, draft_codebook: bool) -> Verdict:
+    """A plan's semantic verdict: the metrics table's reasons (read back from its JSON) under ``semantic:``,
+    and a note when the codebook is a draft built on the run's own samples (the table is exploratory)."""
+    reasons = [Reason(f"semantic: {r['rule']}", Gate(r["outcome"]), r["detail"], r.get("numbers", {}))
+               for r in library_reasons]
+    if draft_codebook:
+        reasons.append(Reason("semantic: codebook", Gate.PASS, "draft codebook built on this run's samples with the "
+                              "embedding judge (not frozen): the table is exploratory"))
+    return Verdict.combine(reasons)
+
+
+def relevance_gate(complete: bool) -> Gate:
+    """``semantic relevance``: adjudicated relevance is PASS once every disagreement is settled, else INCOMPLETE."""
+    return Gate.PASS if complete else Gate.INCOMPLETE
+
+
+def control_word(passed: bool) -> str:
+    """How one T_GPT control's outcome is shown in the report's controls table (the table's word, not the gate's:
+    the controls' reason above makes a failed control INVALID)."""
+    return Gate.PASS.value if passed else Gate.FAIL.value
