@@ -16,6 +16,9 @@ from forgegate.lineage.record import Lineage
 from forgegate.results import LineageRecord
 
 DOWN = "↓"
+NOTE_SHOWN = 400
+"""Characters of a note the terminal table lists (the Markdown table keeps it whole): wrapping a 5 MB note
+for a terminal took rich 13 s and a 50 MB one minutes; the rest is in the lineage file, at its line."""
 
 
 @dataclass(frozen=True)
@@ -174,6 +177,14 @@ def _score_cells(row: LineageRow, categories: list[str]) -> list[str]:
     return [f"[red]{escape(c)}[/]" if c.endswith(DOWN) else escape(c) for c in raw]
 
 
+def _note(row: LineageRow) -> str:
+    """The note as the terminal lists it: whole when short, else its start and where the rest is."""
+    note = row.record.note or "-"
+    if len(note) <= NOTE_SHOWN:
+        return note
+    return f"{note[:NOTE_SHOWN]}… ({len(note) - NOTE_SHOWN} more characters, line {row.line} of the lineage file)"
+
+
 def lineage_table(lineage: Lineage, console: Console) -> Group:
     """The history for a terminal: one row a version when it fits ``console``, else one column a version;
     the long fields (date, comparability, failure modes, note) listed below."""
@@ -186,6 +197,6 @@ def lineage_table(lineage: Lineage, console: Console) -> Group:
     details = [f"{DOWN}: lower than the previous record on the same battery and gate config"]
     details += [escape(f"{row.record.version}  {row.record.date:%Y-%m-%d %H:%M} UTC, {row.comparability}; "
                       f"failure modes: {', '.join(row.record.failure_modes) or 'none'}; "
-                      f"note: {row.record.note or '-'}") for row in rows]
+                      f"note: {_note(row)}") for row in rows]
     details += [escape(line) for line in untrusted_battery_lines(lineage)]
     return Group(table, *details)
