@@ -36,3 +36,8 @@ def undescribed_now() -> set[str]:
 def undescribed_known() -> set[str]:
     lines = UNDESCRIBED.read_text(encoding="utf-8").splitlines()
     return {line.strip() for line in lines if line.strip() and not line.startswith("#")}
+
+
+if __name__ == "__main__":  # `PYTHONPATH=src python -m tests.docs_helpers`: the baseline at a merge, printed
+    for line in sorted(undescribed_now()):
+        print(line)

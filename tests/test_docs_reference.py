@@ -44,7 +44,7 @@ def test_a_command_or_option_without_help_is_found() -> None:
 
 def test_exit_codes_page_has_every_code() -> None:
     page = reference_module().exit_codes_page()
-    for code in ("`0`", "`1`", "`2`", "`3`", "`4`", "`70`", "`130`", "`141`"):
+    for code in ("`0`", "`1`", "`2`", "`3`", "`4`", "`70`", "`130`", "`141`", "`143`"):
         assert f"| {code} |" in page
 
 
