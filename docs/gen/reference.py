@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import html
 import json
+import re
 import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -76,7 +77,8 @@ def walk_commands(cmd: Any | None = None, path: tuple[str, ...] = ("forgegate",)
                        "default": shown, "help": (getattr(p, "help", None) or "").strip(),
                        "name": p.name or ""})
     subcommands = getattr(cmd, "commands", None)
-    yield CommandDoc(path, (cmd.help or cmd.short_help or "").strip(), " ".join(cmd.collect_usage_pieces(ctx)),
+    usage = re.sub(r"\{(\w+)\}", lambda m: m.group(1).upper(), " ".join(cmd.collect_usage_pieces(ctx)))
+    yield CommandDoc(path, (cmd.help or cmd.short_help or "").strip(), usage,
                      params, subcommands is not None)
     for name, sub in (subcommands or {}).items():
         if not getattr(sub, "hidden", False):
@@ -376,8 +378,6 @@ ROOT_FILES = {"project/contributing.md": "CONTRIBUTING.md", "project/changelog.m
 def root_file_page(name: str, depth: int = 1) -> str:
     """A root Markdown file as a site page: ``docs/X`` links point into the site, other repository paths
     become plain text (the site holds no copy of them)."""
-    import re
-
     text = (ROOT / name).read_text(encoding="utf-8")
     text = re.sub(r"\]\(docs/", "](" + "../" * depth, text)
     return re.sub(r"\[([^\]]+)\]\((?!https?:|#|\.\./)[^)]*\)", r"\1", text)
