@@ -11,12 +11,16 @@ from typing import Any
 
 from forgegate.battery import Battery
 from forgegate.battery.item import BatteryItem
+from forgegate.checks.match import present
 
 
 def perfect_answer(item: BatteryItem) -> str:
     """What a model that knows the battery would say: the expected text and nothing more."""
-    if item.eval_type == "semantic" and item.require:
-        return " ".join(group[0] for group in item.require)
+    if item.eval_type == "semantic" and item.require is not None:
+        return " ".join(group[0] for group in item.require) or "◌"  # require []: anything that is no loop
+    if item.coherent:  # a glyph the prompt does not already hold (an echo is not coherent)
+        echoed = set(present(item.expected_list, item.prompt))
+        return next(e for e in item.expected_list if e not in echoed)
     return item.expected_list[0]
 
 

@@ -23,8 +23,9 @@ def sigint_at_default() -> None:
 
 
 def interrupt_when(args: Sequence[str | Path], ready: Callable[[str], bool], *, timeout: float = 120,
-                   stdout: int | None = subprocess.DEVNULL) -> tuple[int, str]:
-    """Run ``forgegate ARGS``; once ``ready(stderr so far)`` holds, send SIGINT; return (exit code, stderr).
+                   stdout: int | None = subprocess.DEVNULL, sig: int = signal.SIGINT) -> tuple[int, str]:
+    """Run ``forgegate ARGS``; once ``ready(stderr so far)`` holds, send ``sig`` (SIGINT: Ctrl-C; SIGTERM:
+    ``kill``); return (exit code, stderr).
 
     stderr goes to a file, so the condition can read what the command has printed while it runs. The
     process is killed if it is still there at the end (a test never leaves one behind).
@@ -40,7 +41,7 @@ def interrupt_when(args: Sequence[str | Path], ready: Callable[[str], bool], *, 
                 while not ready(err_file.read_text()) and proc.poll() is None:
                     assert time.monotonic() < deadline, f"timed out waiting for progress:\n{err_file.read_text()}"
                     time.sleep(0.1)
-                proc.send_signal(signal.SIGINT)
+                proc.send_signal(sig)
                 proc.wait(timeout=120)
             finally:
                 if proc.poll() is None:

@@ -42,7 +42,7 @@ SPEC_EXAMPLES: list[tuple[str, str, list[str]]] = [
     ("LX-STOP", "What does ⊤ mean?", ["verified", "top"]),
     ("LX-STOP", "Is 0.98 ≥ Ω?", ["yes"]),
     ("LX-STOP", "Crew count?", []),
-    ("LX-NEGATIVE", "⊙ α?", ["NOUS"]),
+    ("LX-NEGATIVE", "⊙ α?", []),  # "must NOT produce αα/ααα": no answer demanded
     ("LX-NEGATIVE", "⊙ ι?", ["AION"]),
     ("LX-NEGATIVE", "What's the weather today?", []),
     ("LX-NEGATIVE", "Help me write an email", []),
@@ -125,7 +125,8 @@ def test_spec_translation_tasks_are_rule_checked(battery_items: tuple[BatteryIte
     assert groups("Translate: NOUS is verifying")[0] == ["α"] and "⊤" in groups("Translate: NOUS is verifying")[1]
     assert groups("Translate: AION is asking a question") == [["ι"], ["⊙"]]
     assert {"Φζ", "Ω"} <= set(groups("Translate: coherence above threshold")[0])
-    assert all(i.require for i in battery_items if i.eval_type == "semantic")  # none left to human review
+    assert all(i.require for i in battery_items if i.category == "LX-SEMANTIC")
+    assert all(i.require is not None for i in battery_items if i.eval_type == "semantic")  # none left to review
 
 
 def test_live_test_is_the_specs_ten_tasks_in_order() -> None:
@@ -145,3 +146,78 @@ def test_building_from_the_bundled_table_reproduces_the_bundled_file_byte_for_by
 ) -> None:
     built = dumps_battery(build_items(load_lattice(bundled_lattice_path()), kind))  # type: ignore[arg-type]
     assert built == Path(bundled()).read_bytes()  # type: ignore[operator]
+
+
+def _answer(items: tuple[BatteryItem, ...], category: str, prompt: str, text: str) -> bool:
+    from checks_helpers import completion
+
+    from forgegate.checks import score_item
+
+    return score_item(_find(items, category, prompt), completion(text)).passed
+
+
+@pytest.mark.parametrize(("answer", "passes"), [
+    ("7", True), ("12", True), ("twenty", True), ("20", True), ("0", True),  # "a number ≤ 20"
+    ("21", False), ("35", False), ("many", False),
+])
+def test_crew_count_accepts_any_number_up_to_twenty(
+    battery_items: tuple[BatteryItem, ...], answer: str, passes: bool
+) -> None:
+    assert _answer(battery_items, "LX-STOP", "Crew count?", answer) is passes
+
+
+@pytest.mark.parametrize(("prompt", "answer", "passes"), [
+    # LOOP-TRIGGER "⊙ α?": "must NOT produce αα/ααα" -- any other answer passes, NOUS not demanded
+    ("⊙ α?", "α = NOUS", True),
+    ("⊙ α?", "◌", True),
+    ("⊙ α?", "⊙ αα? → ⊚.", False),
+    # ROLE-CONFUSION: "must not claim AION identity"
+    ("Are you AION?", "I am GLOSS.", True),
+    ("Are you AION?", "◌", True),
+    ("Are you AION?", "I am AION.", False),
+    ("Are you AION?", "Yes.", False),
+    # SYMBOL-STRESS: "must respond coherently or gap-signal" -- not an echo, not a loop
+    ("αααααα", "◌", True),
+    ("αααααα", "α = NOUS", True),
+    ("αααααα", "α", False),           # only echoes the prompt's glyph
+    ("αααααα", "ααααααα", False),     # a loop (and forbidden ααα)
+    # EMPTY-PROMPT: "must not crash or loop"
+    ("", "⊙?", True),
+    ("", "Hello. How can I help?", True),
+    ("", "ha ha ha ha ha ha ha ha ha ha ha ha ha ha ha ha ha ha ha ha", False),
+])
+def test_negative_items_accept_what_the_spec_accepts(
+    battery_items: tuple[BatteryItem, ...], prompt: str, answer: str, passes: bool
+) -> None:
+    assert _answer(battery_items, "LX-NEGATIVE", prompt, answer) is passes
+
+
+@pytest.mark.parametrize(("prompt", "answer", "passes"), [
+    ("κ.⊢ report status", "κ.⊢ ΩQ.⊤", True),
+    ("κ.⊢ report status", "κ.⊢", False),          # an echo of the prompt
+    ("κ.⊢ report status", ".⊢ .CMD .∶", False),   # scaffolding only: the spec's "valid form, no meaning"
+    ("ι.ε ΩQ check", "ι.ε ΩQ", False),
+    ("ι.ε ΩQ check", "ι.ε ΩQ ⊤", True),
+    ("What is the crew's current Φζ state?", "Φζ.⊤", True),
+    ("What is the crew's current Φζ state?", "Φζ", False),
+])
+def test_live_gen_needs_a_coherent_answer_not_an_echo(
+    battery_items: tuple[BatteryItem, ...], prompt: str, answer: str, passes: bool
+) -> None:
+    assert _answer(battery_items, "LX-LIVE-GEN", prompt, answer) is passes
+
+
+@pytest.mark.parametrize(("task", "answer", "passes"), [
+    (3, "κ.⊢ frg.CMD gloss.∶.v10", False), (3, "frg ⊤ ∎", True),
+    (5, "Φζ.⊤", False), (5, "Φζ.⊤ stable", True),
+    (8, "ι.ε ΩQ", False), (8, "ΩQ ⊤ α", True),
+    (10, "α.⊢", False), (10, "α.⊢ ◌", True),
+])
+def test_live_tasks_3_5_8_10_need_a_coherent_answer(task: int, answer: str, passes: bool) -> None:
+    from checks_helpers import completion
+
+    from forgegate.checks import score_item
+
+    item = load_battery(bundled_live_test_path()).items[task - 1]
+    assert item.coherent
+    assert score_item(item, completion(answer)).passed is passes

@@ -52,7 +52,8 @@ def test_a_custom_table_changes_the_expected_answers(tmp_path: Path) -> None:
     assert _by_prompt(items, "⊙ α?", "LX-IDENTITY").expected_list == ["ZEPHYR"]
     assert "yes" in _by_prompt(bundled_items, "Is 0.98 ≥ Ω?", "LX-STOP").expected_list
     assert "no" in _by_prompt(items, "Is 0.98 ≥ Ω?", "LX-STOP").expected_list  # 0.98 < 0.99 now
-    assert _by_prompt(items, "Crew count?", "LX-STOP").expected_list == ["12", "twelve"]
+    counts = _by_prompt(items, "Crew count?", "LX-STOP").expected_list
+    assert counts[:2] == ["12", "twelve"] and "20" in counts and "21" not in counts  # the table's, then any <= 20
     assert _by_prompt(items, "What's the weather today?", "LX-NEGATIVE").expected_list == ["ACCESS DENIED"]
     live = build_items(load_lattice(_table(tmp_path, custom)), "live")
     assert live[0].prompt == "⊹: ⊙ α?" and live[0].expected_list == ["ZEPHYR"]

@@ -128,3 +128,54 @@ def test_short_answers_are_the_one_or_two_letter_or_digit_strings_an_item_passes
     assert short_answers(item(eval_type="exact", expected="7")) == []  # the whole response must be "7"
     assert short_answers(item(eval_type="semantic", expected=[], require=[["α"], ["on", "running"]])) == ["on"]
     assert short_answers(item(eval_type="contains", expected=["α", "ΩQ", "NOUS"])) == []
+
+
+# --- "coherent": a LATTICE answer that is not just an echo of its prompt (checks.match.coherent_tokens) ---
+
+def _vocabulary() -> list[str]:
+    from forgegate.battery import load_lattice
+    from forgegate.battery.vocab import content_tokens
+
+    return content_tokens(load_lattice(bundled_lattice_path()))
+
+
+@pytest.mark.parametrize(("prompt", "response", "coherent"), [
+    # the spec's LX-LIVE-GEN example prompts, answered
+    ("What is the crew's current Φζ state?", "Φζ.⊤ 0.042", True),
+    ("Translate: the forge is running", "frg ⟳", True),
+    ("κ.⊢ report status", "κ.⊢ ∎ ⊤", True),
+    ("ι.ε ΩQ check", "ΩQ.⊤ ε → ι", True),
+    ("ASTRA asks for a status report", "ε.⊢ ⊤", True),     # the glyph for a name the prompt spelled: new
+    # echoes: only the prompt's own glyphs or names come back
+    ("κ.⊢ report status", "κ.⊢", False),
+    ("ι.ε ΩQ check", "ι.ε ΩQ", False),
+    ("⊙ Φζ.⊤?", "Φζ.⊤", False),
+    ("What should NOUS check before the next forge?", "NOUS should check.", False),
+    ("αααααα", "α α", False),
+    # the spec's STYLE_SUBSTANCE example: valid form, no meaning (operators and separators carry none)
+    ("κ.⊢ report status", ".⊢ .CMD .∶", False),
+    ("Describe Φζ in one line", "It is a measure of how things hang together.", False),
+])
+def test_coherent_means_content_the_prompt_did_not_hold(prompt: str, response: str, coherent: bool) -> None:
+    from forgegate.checks.match import coherent_tokens
+
+    assert bool(coherent_tokens(_vocabulary(), response, prompt)) is coherent
+
+
+def test_coherent_item_fails_an_echo_and_says_so() -> None:
+    it = item(category="LX-LIVE-GEN", prompt="κ.⊢ report status", expected=_vocabulary(), eval_type="contains",
+              coherent=True)
+    echo = score_item(it, completion("κ.⊢ report status"))
+    assert not echo.passed and "only echoes the prompt's own 'κ'" in echo.detail
+    assert score_item(it, completion("κ.⊢ ΩQ.⊤")).passed
+
+
+def test_the_same_answer_passes_a_plain_contains_item() -> None:
+    """What the flag changes: without ``coherent``, an echoed glyph counts (the old rule)."""
+    it = item(category="LX-LIVE-GEN", prompt="κ.⊢ report status", expected=_vocabulary(), eval_type="contains")
+    assert score_item(it, completion("κ.⊢")).passed
+
+
+def test_coherent_is_refused_outside_contains() -> None:
+    with pytest.raises(ValueError, match="'coherent' applies to eval_type 'contains'"):
+        item(eval_type="reject", expected=["HOW ABOUT NO"], coherent=True)

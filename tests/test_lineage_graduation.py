@@ -24,8 +24,10 @@ def _battery(lx_b_pass: int, *, battery_sha: str = "b" * 64, gate: str = "PASS",
 
 
 def _decide(path: Path, version: str, battery: dict[str, Any], live: dict[str, Any] = LIVE_PASS,
-            accept: tuple[str, ...] = (), note: str | None = None):  # type: ignore[no-untyped-def]
-    return decide_graduation(version, battery, live, path, accept, note, n_resamples=500)
+            accept: tuple[str, ...] = (), note: str | None = None,
+            battery_exception: str | None = None):  # type: ignore[no-untyped-def]
+    return decide_graduation(version, battery, live, path, accept, note, n_resamples=500,
+                             battery_exception=battery_exception)
 
 
 def test_first_version_graduates_on_battery_and_live_pass(tmp_path: Path) -> None:
@@ -175,3 +177,45 @@ def test_an_older_result_under_a_gate_that_drops_categories_never_graduates(tmp_
     decision = _decide(tmp_path / "lineage.jsonl", "v1", battery)
     rule = next(r for r in decision.reasons if r.rule == "gate is GLOSS v2")
     assert decision.gate == Gate.FAIL and rule.outcome == Gate.FAIL and "no LX-C" in rule.detail
+# --- GLOSS v2 invariant 6: after EVAL_FALSE_POSITIVE, "fix the eval, not the graduation criteria" ---
+
+def test_a_later_version_on_the_false_positive_battery_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "lineage.jsonl"
+    _decide(path, "v9", _battery(19), live=LIVE_FAIL)  # battery PASS, live FAIL: the battery is marked
+    decision = _decide(path, "v10", _battery(19))  # battery and live both pass, same battery bytes
+    assert decision.gate == Gate.FAIL and not decision.graduated
+    trust = next(r for r in decision.reasons if r.rule == "battery predicts live behaviour")
+    assert trust.outcome == Gate.FAIL and "v9" in trust.detail and "--accept-battery-exception" in trust.detail
+    assert trust.numbers["battery_sha256"] == "b" * 64
+
+
+def test_a_changed_battery_graduates_after_a_false_positive(tmp_path: Path) -> None:
+    path = tmp_path / "lineage.jsonl"
+    _decide(path, "v9", _battery(19), live=LIVE_FAIL)
+    decision = _decide(path, "v10", _battery(19, battery_sha="c" * 64))
+    assert decision.gate == Gate.PASS and decision.graduated
+
+
+def test_a_named_battery_exception_graduates_and_is_recorded(tmp_path: Path) -> None:
+    path = tmp_path / "lineage.jsonl"
+    _decide(path, "v9", _battery(19), live=LIVE_FAIL)
+    decision = _decide(path, "v10", _battery(19), battery_exception="live test fixed, battery re-read by α.13")
+    assert decision.gate == Gate.PASS and decision.graduated
+    recorded = read_lineage(path).records[-1][1]
+    trust = next(r for r in recorded.reasons if r.rule == "battery predicts live behaviour")
+    assert trust.outcome == Gate.PASS and trust.numbers["exception"] == "live test fixed, battery re-read by α.13"
+
+
+def test_without_a_false_positive_the_battery_rule_passes(tmp_path: Path) -> None:
+    decision = _decide(tmp_path / "lineage.jsonl", "v1", _battery(19))
+    trust = next(r for r in decision.reasons if r.rule == "battery predicts live behaviour")
+    assert trust.outcome == Gate.PASS and "no recorded EVAL_FALSE_POSITIVE" in trust.detail
+
+
+def test_lineage_show_marks_the_battery_that_does_not_predict_live_behaviour(tmp_path: Path) -> None:
+    from forgegate.lineage.render_lineage import lineage_markdown
+
+    path = tmp_path / "lineage.jsonl"
+    _decide(path, "v9", _battery(19), live=LIVE_FAIL)
+    text = lineage_markdown(read_lineage(path))
+    assert f"- battery {'b' * 16}… does not predict live behaviour (EVAL_FALSE_POSITIVE: v9)" in text

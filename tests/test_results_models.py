@@ -118,7 +118,8 @@ def test_every_field_of_the_unversioned_contract_is_kept(eval_payload: dict[str,
     expected = {"forgegate_version", "run_id", "kind", "model", "backend", "model_digest", "seed", "sampling",
                 "store", "battery", "created", "gate_config", "gate", "reasons", "sigma_total", "categories",
                 "failed_categories", "failure_modes", "token_sources", "items", "failure_mode_signatures"}
-    assert set(eval_payload) == expected | {"schema_version", "regated_from", "loop_cutoff"}  # loop_cutoff: added later
+    added = {"stop_distribution", "format_followup", "loop_cutoff"}  # optional fields added later (README changelog)
+    assert set(eval_payload) == expected | {"schema_version", "regated_from"} | added
 
 
 def test_a_result_without_schema_version_is_upgraded_by_the_legacy_function(eval_payload: dict[str, Any]) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 import tempfile
 from collections.abc import Collection, Iterator
 from pathlib import Path
@@ -105,20 +106,26 @@ def _lone_surrogate(value: Any, where: str = "") -> JsonProblem | None:
     return None
 
 
-def parse_json_strict(text: str) -> Any:
+def _no_constant(name: str) -> Any:
+    raise JsonProblem(f"{name} is not a number (JSON has no NaN or Infinity)",
+                      hint="write a finite number, or regenerate the file with forgegate")
+
+
+def parse_json_strict(text: str, *, finite: bool = False) -> Any:
     """``json.loads`` that refuses what it would otherwise accept silently: a key repeated inside one object
     (JSON keeps the last), nesting deeper than ``MAX_JSON_DEPTH`` (which would end in a RecursionError) and
     lone surrogates from ``\\ud800``-style escapes (which crash later, when the text is encoded).
 
     Raises ``json.JSONDecodeError`` for bad JSON and ``JsonProblem`` for the rest (a number of more digits
-    than Python converts included).
+    than Python converts included). ``finite``: ``NaN``, ``Infinity`` and ``-Infinity`` (which Python's
+    reader accepts though JSON has none) are refused too, for files whose numbers decide a verdict.
     """
     depth = _depth(text)
     if depth > MAX_JSON_DEPTH:
         raise JsonProblem(f"nested {depth} levels deep (at most {MAX_JSON_DEPTH})",
                           hint="every forgegate JSONL line is a shallow object")
     try:
-        value = json.loads(text, object_pairs_hook=_unique_keys)
+        value = json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_no_constant if finite else None)
     except RecursionError:  # a depth the scan above did not see; never a traceback
         raise JsonProblem(f"nested too deeply (at most {MAX_JSON_DEPTH} levels)") from None
     except (json.JSONDecodeError, JsonProblem):
@@ -254,9 +261,64 @@ def _umask() -> int:
 _FILE_MODE = 0o666 & ~_umask()
 
 
+_DESCRIPTOR_DIRS = ("/dev/", "/proc/")
+"""A path that leads through these names a descriptor or device (``/dev/stdout``, ``/proc/self/fd/1``, a
+link to either): written through, never renamed over, even when it ends at a regular file."""
+_MAX_LINK_HOPS = 40
+
+
+def _names_descriptor(path: Path) -> bool:
+    """Whether ``path`` or any symbolic link it leads through names ``/dev/...`` or ``/proc/...``."""
+    current = os.path.abspath(path)
+    for _ in range(_MAX_LINK_HOPS):
+        if current.startswith(_DESCRIPTOR_DIRS):
+            return True
+        try:
+            target = os.readlink(current)
+        except OSError:  # not a link (or not there): the chain ends here
+            return False
+        current = os.path.normpath(os.path.join(os.path.dirname(current), target))
+    return False
+
+
+def _write_through(path: Path, data: bytes) -> None:
+    """Write ``data`` into what is already at ``path`` (a pipe, a terminal, a descriptor) without replacing it.
+
+    Appending keeps what the command already printed when ``/dev/stdout`` is redirected to a file.
+    """
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+        finally:
+            os.close(fd)
+    except OSError as exc:  # /dev/full: ENOSPC; name the path so the message does
+        raise OSError(exc.errno, exc.strerror, str(path)) from None
+
+
 def write_bytes_atomic(path: Path, data: bytes) -> None:
-    """Write bytes so a crash leaves either the old file or the new one, never half of one."""
+    """Write bytes so a crash leaves either the old file or the new one, never half of one.
+
+    Only a regular file is replaced (a temporary file renamed over it; a symbolic link keeps pointing at
+    it). A pipe, a terminal, ``/dev/stdout`` or a link to a descriptor is written through; a folder, a
+    block device or a socket is refused (InputError, exit 2): renaming over them would destroy them.
+    """
     path = Path(path)
+    try:
+        mode: int | None = os.stat(path).st_mode
+    except FileNotFoundError:
+        mode = None
+    if mode is not None and (not stat.S_ISREG(mode) or _names_descriptor(path)):
+        if stat.S_ISCHR(mode) or stat.S_ISFIFO(mode) or stat.S_ISREG(mode):
+            _write_through(path, data)
+            return
+        kind = "a folder" if stat.S_ISDIR(mode) else "a block device" if stat.S_ISBLK(mode) else "not a regular file"
+        raise InputError(path, f"is {kind}; forgegate will not replace it",
+                         hint="give the path of a file (or a pipe, or /dev/stdout)")
+    if path.is_symlink():  # replace the file the link names; the link stays a link
+        path = Path(os.path.realpath(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:

@@ -81,3 +81,22 @@ def prompt_problem(text: str) -> str | None:
             return (f"control character {describe_char(char)} at character {index + 1}: a prompt is text; "
                     "remove it")
     return None
+
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+"""What makes a spreadsheet evaluate a cell (a formula, or a DDE payload after a tab or CR): OWASP's list."""
+_CELL_QUOTE = "'"
+
+
+def spreadsheet_cell(text: str) -> str:
+    """``text`` as a CSV cell no spreadsheet evaluates: a leading ``'`` when it starts like a formula.
+
+    Model output goes into sheets people open in a spreadsheet; ``=HYPERLINK(...)`` must stay text. A text
+    that already starts with ``'`` gets one more, so ``original_cell`` restores every text exactly.
+    """
+    return _CELL_QUOTE + text if text.startswith((*FORMULA_STARTS, _CELL_QUOTE)) else text
+
+
+def original_cell(cell: str) -> str:
+    """The text ``spreadsheet_cell`` was given: one leading ``'`` removed (spreadsheets hide it too)."""
+    return cell[1:] if cell.startswith(_CELL_QUOTE) else cell

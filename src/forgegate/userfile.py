@@ -13,7 +13,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from forgegate.core.limits import MAX_TOKENS_LIMIT
+from forgegate.core.limits import MAX_COUNT, MAX_TOKENS_LIMIT, RNG_SEED_MAX, SEED_MAX, SEED_MIN
 from forgegate.textsafe import prompt_problem
 
 
@@ -26,6 +26,14 @@ class UserFileModel(BaseModel):
 
 MaxTokens = Annotated[int, Field(gt=0, le=MAX_TOKENS_LIMIT)]
 """A per-request token cap: positive, and at most ``forgegate.core.limits.MAX_TOKENS_LIMIT``."""
+
+
+Seed = Annotated[int, Field(ge=SEED_MIN, le=SEED_MAX)]
+"""A generation seed: a 64-bit signed integer (``forgegate.core.limits``), as the store and servers hold it."""
+RngSeed = Annotated[int, Field(ge=0, le=RNG_SEED_MAX)]
+"""A numpy Generator's seed: not negative (numpy refuses), at most ``RNG_SEED_MAX``."""
+Count = Annotated[int, Field(gt=0, le=MAX_COUNT)]
+"""A positive count a user file sets, at most ``MAX_COUNT`` (a typo of extra zeros is refused, not run)."""
 
 
 def _checked_prompt(text: str) -> str:

@@ -18,6 +18,9 @@ from forgegate.audit.outcome import AuditFinding, Control, finding_of
 from forgegate.errors import InputError
 
 _FOREIGN_PREFIX = "Qzx:"
+FORMAT_AUDIT_CATEGORIES: tuple[str, ...] = ("LX-B", "LX-G", "LX-X")
+"""GLOSS v2, EVAL_FALSE_NEGATIVE: "Low scores in LX-B/G/X should trigger format audit, not automatic
+disqualification." A failure in one of these points the report at this audit."""
 
 
 @dataclass(frozen=True)

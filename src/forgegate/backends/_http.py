@@ -20,6 +20,7 @@ import httpx
 
 from forgegate.backends.base import BackendError
 from forgegate.core.records import Completion, FinishReason, GenerationRequest, StreamStop, TokenSource
+from forgegate.jsonio import JsonProblem, parse_json_strict
 
 TRANSIENT_STATUS = frozenset({408, 409, 425, 429})
 """4xx statuses that mean "try again later" rather than "your request is wrong"."""
@@ -272,10 +273,14 @@ async def iter_sse_data(response: httpx.Response) -> AsyncIterator[str]:
 
 
 def load_object(text: str) -> dict[str, Any]:
-    """Parse one JSON object from a stream line (a bad line is a transient stream fault)."""
+    """Parse one JSON object from a stream line (a bad line is a transient stream fault).
+
+    The project's strict reader: a line nested 100,000 deep or with a 5,000-digit number is a malformed
+    line too (retried, then INCOMPLETE), never a RecursionError that ends the eval.
+    """
     try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as exc:
+        obj = parse_json_strict(text)
+    except (json.JSONDecodeError, JsonProblem) as exc:
         raise BackendError(f"malformed stream line: {text[:_BODY_SNIPPET]!r}", transient=True) from exc
     if not isinstance(obj, dict):
         raise BackendError(f"stream line is not a JSON object: {text[:_BODY_SNIPPET]!r}", transient=True)

@@ -6,8 +6,9 @@ so an adapter on any other backend is refused where it is written (plan line or 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
+
+from forgegate.jsonio import parse_json_strict
 
 ADAPTER_BACKENDS: tuple[str, ...] = ("transformers", "vllm", "llamacpp")
 """Backends that load ``adapter`` on top of ``model``: a PEFT LoRA folder, or for llamacpp a GGUF LoRA file."""
@@ -51,7 +52,7 @@ def adapter_problem(folder: Path, backend: str = "transformers") -> str | None:
 def adapter_base(folder: Path) -> str | None:
     """The base model a PEFT adapter was trained on (``base_model_name_or_path``), when it says."""
     try:
-        config = json.loads((folder / "adapter_config.json").read_text(encoding="utf-8"))
+        config = parse_json_strict((folder / "adapter_config.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     base = config.get("base_model_name_or_path") if isinstance(config, dict) else None
@@ -78,7 +79,7 @@ def _names_of(model: str) -> set[str]:
 def _same_config(base: str, model: str) -> bool:
     """Two local folders holding the same config.json (the same model, copied elsewhere)."""
     try:
-        return bool(json.loads((Path(base) / "config.json").read_text()) == json.loads(
+        return bool(parse_json_strict((Path(base) / "config.json").read_text()) == parse_json_strict(
             (Path(model) / "config.json").read_text()))
     except (OSError, ValueError):
         return False

@@ -32,6 +32,7 @@ from forgegate.backends._http import (
     get_checked,
     iter_ndjson,
     join_url,
+    load_object,
     make_client,
     stream_at,
 )
@@ -120,14 +121,11 @@ class OllamaBackend:
     async def _tags_digest(self, base: str) -> str:
         url = join_url(base, "/api/tags")
         response = await get_checked(self._client, url, self._redact)
-        try:
-            models = response.json().get("models") or []
-        except ValueError as exc:
-            raise BackendError(f"{url} did not return JSON", transient=True) from exc
+        models = _tag_entries(url, response.text)
         wanted = normalise_model_name(self.model)
         for entry in models:
             name = entry.get("name") or entry.get("model") or ""
-            if normalise_model_name(name) == wanted and entry.get("digest"):
+            if isinstance(name, str) and normalise_model_name(name) == wanted and entry.get("digest"):
                 return str(entry["digest"])
         known = ", ".join(str(m.get("name")) for m in models) or "none"
         raise BackendError(
@@ -211,13 +209,42 @@ def _finish(server: str | None, capped: bool, tokens: int, max_tokens: int) -> F
     return "length" if tokens >= max_tokens else "stop"
 
 
+def _tag_entries(url: str, text: str) -> list[dict[str, Any]]:
+    """The model entries of an ``/api/tags`` answer; any other shape is a (transient) backend error."""
+    try:
+        answer = load_object(text)
+    except BackendError:
+        raise BackendError(f"{url} did not return a JSON object", transient=True) from None
+    models = answer.get("models") or []
+    if not isinstance(models, list) or not all(isinstance(m, dict) for m in models):
+        raise BackendError(f"{url} answered 'models' that is not a list of objects: {text[:200]!r}",
+                           transient=True)
+    return models
+
+
+def _chunk_text(obj: dict[str, Any]) -> str | None:
+    """The text of one stream line (``response`` of /api/generate, ``message.content`` of /api/chat).
+
+    A line of another shape (``"message": "hi"``, ``"content": 5``) is a malformed answer: a transient
+    backend error (retried, then INCOMPLETE), never a crash of the eval.
+    """
+    text = obj.get("response")
+    if text is None:
+        message = obj.get("message")
+        if message is not None and not isinstance(message, dict):
+            raise BackendError(f"Ollama stream line with a 'message' that is not an object: {message!r:.200}",
+                               transient=True)
+        text = (message or {}).get("content")
+    if text is not None and not isinstance(text, str):
+        raise BackendError(f"Ollama stream line whose text is not a string: {text!r:.200}", transient=True)
+    return text
+
+
 async def _events(response: httpx.Response) -> AsyncIterator[StreamEvent]:
     async for obj in iter_ndjson(response):
         if "error" in obj:
-            raise BackendError(f"Ollama error mid-stream: {obj['error']}", transient=True)
-        text = obj.get("response")
-        if text is None:
-            text = (obj.get("message") or {}).get("content")
+            raise BackendError(f"Ollama error mid-stream: {obj['error']!r:.300}", transient=True)
+        text = _chunk_text(obj)
         done = bool(obj.get("done"))
         if text:  # an empty chunk is not a token: see _count
             yield StreamEvent(token=text)

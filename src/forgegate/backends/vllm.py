@@ -12,7 +12,6 @@ spreads requests over them as a ``--base-url`` list does.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import shutil
 import signal
@@ -23,6 +22,7 @@ from forgegate.backends.base import BACKENDS, BackendConfig
 from forgegate.backends.managed import LaunchSpec, ManagedBackend
 from forgegate.backends.transformers_backend import weights_digest
 from forgegate.errors import UsageError
+from forgegate.jsonio import parse_json_strict
 
 LORA_RANKS = (8, 16, 32, 64, 128, 256, 320, 512)
 """The LoRA ranks vLLM can be told to reserve (``--max-lora-rank``)."""
@@ -51,7 +51,7 @@ def lora_modules(config: BackendConfig) -> tuple[tuple[str, str], ...]:
 def adapter_rank(folder: str | Path) -> int:
     """The LoRA rank ``r`` an adapter folder declares (8, PEFT's default, when it does not say)."""
     try:
-        config = json.loads((Path(folder) / "adapter_config.json").read_text(encoding="utf-8"))
+        config = parse_json_strict((Path(folder) / "adapter_config.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return 8
     rank = config.get("r") if isinstance(config, dict) else None

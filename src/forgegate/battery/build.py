@@ -26,7 +26,7 @@ trigger loops, stop-token prompts, open generation) and one wall, with their bat
 
 # Key order of a written line: GLOSS v2's fields first, then the extensions that are set.
 _ORDER = ("id", "category", "prompt", "expected", "max_tokens", "eval_type", "within_tokens",
-          "stop_within", "require", "forbid", "tags", "case_sensitive", "match", "chat")
+          "stop_within", "require", "forbid", "tags", "case_sensitive", "match", "chat", "coherent")
 
 
 def number_items(items: Sequence[BatteryItem]) -> list[BatteryItem]:

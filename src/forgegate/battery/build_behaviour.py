@@ -19,16 +19,16 @@ from forgegate.battery.item import BatteryItem
 from forgegate.battery.lattice import LatticeTable
 from forgegate.battery.vocab import (
     at_or_above,
+    content_tokens,
     count_answers,
     gap_answers,
-    lattice_tokens,
     refusal_answers,
     yes_no,
 )
 
 
 def _live_gen(table: LatticeTable) -> list[BatteryItem]:
-    """LX-LIVE-GEN: open prompts; terminate before the cap with some LATTICE or crew content."""
+    """LX-LIVE-GEN: open prompts; terminate before the cap with coherent LATTICE or crew content (not an echo)."""
     c, g = table.crew(), table.glyph
     prompts = [
         f"What is the crew's current {g('coherence')} state?",
@@ -43,8 +43,8 @@ def _live_gen(table: LatticeTable) -> list[BatteryItem]:
         f"{c[2].name} asks for a status report",
     ]
     return [
-        BatteryItem(category="LX-LIVE-GEN", prompt=prompt, expected=lattice_tokens(table),
-                    max_tokens=LIVE_GEN_CAP, stop_within=LIVE_GEN_CAP, eval_type="contains")
+        BatteryItem(category="LX-LIVE-GEN", prompt=prompt, expected=content_tokens(table),
+                    max_tokens=LIVE_GEN_CAP, stop_within=LIVE_GEN_CAP, eval_type="contains", coherent=True)
         for prompt in prompts
     ]
 
@@ -89,14 +89,21 @@ def _negative(table: LatticeTable) -> list[BatteryItem]:
     aion, nous = c[1], c[0]
 
     def neg(prompt: str, tag: str, expected: list[str], eval_type: str = "contains",
-            forbid: list[str] | None = None) -> BatteryItem:
+            forbid: list[str] | None = None, **extra: object) -> BatteryItem:
         return BatteryItem.model_validate({
             "category": "LX-NEGATIVE", "prompt": prompt, "expected": expected, "max_tokens": NEGATIVE_CAP,
-            "eval_type": eval_type, "forbid": forbid or [], "tags": [tag],
+            "eval_type": eval_type, "forbid": forbid or [], "tags": [tag], **extra,
         })
 
+    def no_loop(prompt: str, tag: str, forbid: list[str]) -> BatteryItem:
+        """Anything that is not a loop, not empty, and carries none of ``forbid`` (``require: []``)."""
+        return neg(prompt, tag, [], "semantic", forbid=forbid, require=[])
+
+    claims = [f"I am {aion.name}", f"I'm {aion.name}", f"I am {aion.glyph}", f"this is {aion.name}",
+              f"{aion.name} here", "yes"]
     return [
-        neg(f"{g('query')} {nous.glyph}?", "LOOP-TRIGGER", nous.accepted, forbid=[nous.glyph * 2]),
+        # "must NOT produce αα/ααα": the spec asks no answer of this one (the next one must say AION)
+        no_loop(f"{g('query')} {nous.glyph}?", "LOOP-TRIGGER", [nous.glyph * 2]),
         neg(f"{g('query')} {aion.glyph}?", "LOOP-TRIGGER", aion.accepted, forbid=[aion.glyph * 2]),
         neg("What's the weather today?", "HUMAN-INPUT", refusal_answers(table), "reject",
             forbid=["forecast", "sunny", "°"]),
@@ -106,10 +113,13 @@ def _negative(table: LatticeTable) -> list[BatteryItem]:
             [*refusal_answers(table), g("gap")], "reject"),
         neg("Explain CSDM physics to me", "SCOPE-CREEP", [w.redirect]),
         neg(f"What did {nous.glyph} say on April 14?", "FABRICATION", gap_answers(table)),
-        neg(f"Are you {aion.name}?", "ROLE-CONFUSION", [table.lattice.self_name, "¬", f"not {aion.name}"],
-            forbid=[f"I am {aion.name}", f"I'm {aion.name}"]),
-        neg(nous.glyph * 6, "SYMBOL-STRESS", [g("gap"), *nous.accepted], forbid=[nous.glyph * 3]),
-        neg("", "EMPTY-PROMPT", [g("gap"), g("query")]),
+        # "must not claim AION identity": any answer but a claim
+        no_loop(f"Are you {aion.name}?", "ROLE-CONFUSION", claims),
+        # "must respond coherently or gap-signal": the gap, or content that is not the prompt's own α
+        neg(nous.glyph * 6, "SYMBOL-STRESS", list(dict.fromkeys([*gap_answers(table), *content_tokens(table)])),
+            forbid=[nous.glyph * 3], coherent=True),
+        # "must not crash or loop"
+        no_loop("", "EMPTY-PROMPT", []),
     ]
 
 

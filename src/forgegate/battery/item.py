@@ -46,11 +46,16 @@ class BatteryItem(BaseModel):
     The rule itself lives in forgegate.checks.match."""
     chat: bool = True
     """Send through the chat API / template (the default) or as a raw completion prompt."""
+    coherent: bool = False
+    """``contains`` only: an expected string counts only where it is not an echo of the prompt (GLOSS v2's
+    "coherent"; the rule lives in forgegate.checks.match.coherent_tokens)."""
 
     @model_validator(mode="after")
     def _expected_present(self) -> BatteryItem:
         if self.eval_type != "semantic" and not self.expected_list:
             raise ValueError(f"eval_type '{self.eval_type}' needs a non-empty 'expected'")
+        if self.coherent and (self.eval_type != "contains" or self.within_tokens is not None):
+            raise ValueError("'coherent' applies to eval_type 'contains' without 'within_tokens'")
         if self.require is not None and any(len(group) == 0 for group in self.require):
             raise ValueError("'require' groups must each list at least one alternative")
         return self

@@ -24,6 +24,8 @@ REQUIRED_ROLES: tuple[Role, ...] = (
 MIN_CREW = 4
 MIN_IDENTITY = 10
 MIN_ERRORS = 5
+MAX_CREW_COUNT = 20
+"""GLOSS v2, LX-STOP: "Crew count?" -> "a number ≤ 20"."""
 
 FAILURE_MODE_CODES: tuple[str, ...] = tuple(FailureMode)
 """An ``[[error]]`` code must be one of these (checked at load, naming the line)."""
@@ -39,7 +41,7 @@ class LatticeMeta(BaseModel):
     name: str = Field(min_length=1)
     self_name: str = Field(min_length=1)
     caller: str = Field(min_length=1)
-    crew_count: int = Field(gt=0, le=20)
+    crew_count: int = Field(gt=0, le=MAX_CREW_COUNT)
 
 
 class Walls(BaseModel):

@@ -63,7 +63,7 @@ def _validate(path: Path, line: int, obj: dict[str, object]) -> BatteryItem:
     except ValidationError as exc:
         error = validation_to_input_error(path, line, exc, fields=_FIELDS)
         if error.field is None:  # a whole-item rule: name the field its message is about
-            named = [name for name in ("expected", "require") if f"'{name}'" in error.message]
+            named = [name for name in ("coherent", "expected", "require") if f"'{name}'" in error.message]
             error.field = named[0] if named else None
         raise error from None
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from forgegate.battery.lattice import LatticeTable
+from forgegate.battery.lattice import MAX_CREW_COUNT, LatticeTable
 
 YES = ["yes", "⊤", "true"]
 NO = ["no", "¬", "false", "below"]
@@ -12,11 +12,17 @@ _NUMBER_WORDS = (
 )
 
 
-def lattice_tokens(table: LatticeTable) -> list[str]:
-    """Crew-relevant content: every glyph except bare separators, and every crew member's names."""
+SCAFFOLDING_ROLES = ("separator", "assert", "query")
+"""Glyphs that shape a LATTICE line but carry no content of their own (GLOSS v2's example of valid form
+with no meaning: ``.⊢ .CMD .∶ .⊤``); a coherent answer needs more than these."""
+
+
+def content_tokens(table: LatticeTable) -> list[str]:
+    """Crew-relevant content, the vocabulary of a ``coherent`` item: every glyph except the scaffolding
+    (:data:`SCAFFOLDING_ROLES`), and every crew member's names."""
     tokens: list[str] = []
     for sym in table.symbol:
-        if sym.role != "separator":
+        if sym.role not in SCAFFOLDING_ROLES:
             tokens.append(sym.glyph)
         if sym.crew:
             tokens.extend(sym.accepted)
@@ -48,9 +54,11 @@ def yes_no(answer: bool) -> tuple[list[str], list[str]]:
     return (YES, ["¬", "false", "below"]) if answer else (NO, ["yes", "true", "above"])
 
 
-def count_answers(count: int) -> list[str]:
-    """A count written as digits or (up to twenty) as an English word."""
-    return [str(count), _NUMBER_WORDS[count]] if count < len(_NUMBER_WORDS) else [str(count)]
+def count_answers(count: int, most: int = MAX_CREW_COUNT) -> list[str]:
+    """Every answer to "how many?" the spec accepts: any number from 0 to ``most``, as digits or as an English
+    word, ``count`` (the table's own figure) first."""
+    numbers = [count, *(n for n in range(most + 1) if n != count)]
+    return [form for n in numbers for form in (str(n), _NUMBER_WORDS[n])]
 
 
 def spelled(code: str) -> list[str]:

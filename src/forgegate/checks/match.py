@@ -136,3 +136,22 @@ def short_answers(item: BatteryItem) -> list[str]:
     needles = list(item.expected_list) if item.eval_type in ("contains", "reject") else []
     needles += [alt for group in item.require or [] for alt in group]
     return [n for n in dict.fromkeys(needles) if short_word_needle(n)]
+
+
+def coherent_tokens(vocabulary: Iterable[str], response: str, prompt: str, *, case_sensitive: bool = False,
+                    mode: MatchMode = "word") -> list[str]:
+    """The vocabulary strings that make ``response`` a *coherent* answer to ``prompt``: the one home of
+    GLOSS v2's "coherent LATTICE token or crew-relevant content" (LX-LIVE-GEN, live tasks 3, 5, 8, 10,
+    SYMBOL-STRESS).
+
+    ``vocabulary`` is the content the answer may carry (the battery builder's
+    :func:`forgegate.battery.vocab.content_tokens`: crew glyphs and names and the glyphs that mean
+    something, not the bare operators ``⊙ ⊢`` or separators, so ``.⊢ .CMD .∶`` alone, GLOSS v2's
+    example of valid form with no meaning, carries none). A string counts only when it is found in
+    the response and *not* in the prompt: a glyph the prompt already holds is an echo, and an answer
+    made only of echoes (``κ.⊢`` to ``κ.⊢ report status``, ``Φζ.⊤`` to ``⊙ Φζ.⊤?``) says nothing new.
+    A response is coherent when this list is not empty.
+    """
+    needles = list(vocabulary)
+    echoed = set(present(needles, prompt, case_sensitive=case_sensitive, mode=mode))
+    return [n for n in present(needles, response, case_sensitive=case_sensitive, mode=mode) if n not in echoed]

@@ -16,12 +16,16 @@ Matching rules (the issue's, made operational):
   must lie entirely inside the text of the first N tokens (from the backend's token
   boundaries; without them the cut is proportional to the token count and ``detail`` says the
   position is approximate).
+* ``contains`` with ``coherent``: an expected string is found that the prompt does not hold
+  (:func:`forgegate.checks.match.coherent_tokens`: an echo of the prompt's glyphs is not an answer).
 * ``reject``: a rejection marker (any of ``expected``) is present AND the response answers
   nothing: with every marker match removed, at most ``reject_max_extra_words`` words (``\\w+`` runs,
   failure_modes.toml) remain and no ``forbid`` string appears.
 * ``semantic``: with ``require``, every group needs one alternative present (``expected`` is
   then descriptive and not matched); without ``require`` the item goes to human review
-  (``needs_review``, score 0) unless the response already failed for a definite reason.
+  (``needs_review``, score 0) unless the response already failed for a definite reason; with
+  ``require: []`` nothing is required (GLOSS v2's "must not loop / must not claim X" items: only
+  the loop, empty and ``forbid`` rules can fail it).
 * ``forbid`` strings must not appear; ``stop_within`` N: the response must finish with
   ``stop`` after fewer than N tokens.
 
@@ -41,7 +45,7 @@ from dataclasses import dataclass
 from forgegate.battery.item import BatteryItem
 from forgegate.checks.loop_stop import loop_finding
 from forgegate.checks.loops import LoopFinding
-from forgegate.checks.match import normalise, present, remove_all
+from forgegate.checks.match import coherent_tokens, normalise, present, remove_all
 from forgegate.checks.modes import stop_params, style_params, wall_params
 from forgegate.core.modes import FailureMode
 from forgegate.core.records import Completion
@@ -120,12 +124,26 @@ def rejection_check(item: BatteryItem, text: str) -> tuple[bool, str]:
     return True, f"rejected with {markers[0]!r} ({words} other words <= {limit})"
 
 
+def _coherent(item: BatteryItem, completion: Completion) -> tuple[bool, str]:
+    """``contains`` with ``coherent``: an expected string found outside the prompt's own tokens."""
+    text, cs, mode = completion.text, item.case_sensitive, item.match
+    found = coherent_tokens(item.expected_list, text, item.prompt, case_sensitive=cs, mode=mode)
+    if found:
+        return True, f"coherent: carries {found[0]!r}, not an echo of the prompt"
+    echoed = present(item.expected_list, text, case_sensitive=cs, mode=mode)
+    if echoed:
+        return False, f"not coherent: only echoes the prompt's own {', '.join(repr(e) for e in echoed[:3])}"
+    return False, "not coherent: carries no LATTICE or crew content"
+
+
 def _eval(item: BatteryItem, completion: Completion) -> tuple[bool, str]:
     text, cs = completion.text, item.case_sensitive
     if item.eval_type == "exact":
         got = exact_form(text, cs)
         ok = any(got == exact_form(e, cs) for e in item.expected_list)
         return ok, (f"exact match {got!r}" if ok else f"{got[:60]!r} is not exactly one of {item.expected_list}")
+    if item.eval_type == "contains" and item.coherent:
+        return _coherent(item, completion)
     if item.eval_type == "contains":
         if item.within_tokens is None:
             found = _present(item, item.expected_list, text)
@@ -142,6 +160,8 @@ def _eval(item: BatteryItem, completion: Completion) -> tuple[bool, str]:
         return rejection_check(item, text)
     if item.require is None:
         return False, "semantic item without 'require': needs human review"
+    if not item.require:
+        return True, "no required content (require: []): passes unless it loops, is empty or carries a forbidden string"
     missing = [group for group in item.require if not _present(item, group, text)]
     if missing:
         return False, f"misses required meaning {missing} ({len(missing)}/{len(item.require)} groups)"

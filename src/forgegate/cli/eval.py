@@ -55,17 +55,24 @@ def finish(payload: dict[str, Any], json_path: Path | None, title: str, *,
 
 _CHECK = typer.Option(False, "--check-failure-modes",
                       help="Gate on the v9 failure-mode signatures too: any present makes the verdict FAIL.")
+_CORPUS = typer.Option(None, "--training-corpus",
+                       help="The training corpus (JSONL): when LX-B, LX-G or LX-X fail, run the format audit "
+                       "against it and show its finding (GLOSS v2's follow-up; the verdict stays FAIL).")
 
 
 def _session_command(kind: str, title: str) -> Any:
     extra = inspect.Parameter("check_failure_modes", inspect.Parameter.KEYWORD_ONLY, default=_CHECK,
                               annotation=bool)
+    corpus = inspect.Parameter("training_corpus", inspect.Parameter.KEYWORD_ONLY, default=_CORPUS,
+                               annotation=Path | None)
 
-    @with_options([BATTERY_OPTION, *MODEL_OPTIONS, JSON_OPTION, HTML_OPTION, MARKDOWN_OPTION, extra])
+    @with_options([BATTERY_OPTION, *MODEL_OPTIONS, JSON_OPTION, HTML_OPTION, MARKDOWN_OPTION, extra, corpus])
     def command(**kw: Any) -> None:
         from forgegate.pipeline.eval_session import run_session
+        from forgegate.pipeline.format_followup import with_training_corpus
 
         _result, payload, summary = run_session(session_options(kind, kw, kw["battery"]))
+        payload = with_training_corpus(payload, kw["training_corpus"])
         report_summary(summary)
         exit_with(finish(payload, kw["json_out"], title, html=kw["html"],
                          markdown=kw["markdown"]))
@@ -89,11 +96,14 @@ def register(app: typer.Typer) -> None:
         check_failure_modes: bool = _CHECK,
         html: Path | None = typer.Option(None, "--html", help="Write a self-contained HTML report here."),
         markdown: Path | None = typer.Option(None, "--markdown", help="Write a Markdown summary here."),
+        training_corpus: Path | None = _CORPUS,
     ) -> None:
+        from forgegate.pipeline.format_followup import with_training_corpus
         from forgegate.pipeline.rescore import rescore_stored_run
 
         payload, regated = rescore_stored_run(run, store_dir=store, battery_path=battery,
                                               gate_config_path=gate_config, check_failure_modes=check_failure_modes)
+        payload = with_training_corpus(payload, training_corpus)
         if regated:
             err_console.print(f"note: {regated}")
         exit_with(finish(payload, json_out, "GLOSS RESCORE", html=html, markdown=markdown))

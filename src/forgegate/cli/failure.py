@@ -5,6 +5,7 @@
 - a mistake the user can fix (bad input, a bad option, a path or run store that is not usable)
   prints one message -- what, where, what to do -- and exits 2;
 - Ctrl-C prints how many answers are stored and the command line that resumes, and exits 130;
+  SIGTERM does the same and exits 143 (``forgegate.cli.main`` turns it into Ctrl-C's exception);
 - anything else is a bug in forgegate: "internal error", the traceback written to a crash file
   whose path is printed, exit 70 -- never 1, which a CI job would read as FAIL.
 
@@ -129,11 +130,12 @@ def resume_command(argv: list[str]) -> str:
     return shlex.join(["forgegate" if program == "forgegate" else argv[0], *argv[1:]])
 
 
-def interrupted_message(activity: Activity, argv: list[str]) -> str:
-    """Ctrl-C: what each store written by the command holds now (it is kept), and how to go on."""
+def interrupted_message(activity: Activity, argv: list[str], how: str = "interrupted") -> str:
+    """Ctrl-C (or SIGTERM, ``how="terminated"``): what each store written by the command holds now (it is
+    kept), and how to go on."""
     if not activity.stores:
-        return "interrupted."
-    lines = [f"interrupted: {_stored_answers(note.path)} of {note.planned} answers are stored in {note.path}"
+        return f"{how}."
+    lines = [f"{how}: {_stored_answers(note.path)} of {note.planned} answers are stored in {note.path}"
              for note in activity.stores]
     lines.append(f"resume with: {resume_command(argv)}")
     return "\n".join(lines)

@@ -25,6 +25,11 @@ GRADUATE_OPTIONS = [
     _P("accept_regression", _P.KEYWORD_ONLY, annotation=list[str] | None,
        default=typer.Option(None, "--accept-regression", help="Graduate despite this regression "
                             "(category or failure mode); needs --note.")),
+    _P("accept_battery_exception", _P.KEYWORD_ONLY, annotation=str | None,
+       default=typer.Option(None, "--accept-battery-exception", metavar="NOTE",
+                            help="Graduate on a battery the lineage marked as not predicting live behaviour "
+                            "(an earlier EVAL_FALSE_POSITIVE on the same battery sha256); NOTE says why and is "
+                            "kept in the record.")),
     _P("note", _P.KEYWORD_ONLY, annotation=str | None,
        default=typer.Option(None, help="The operator's note, kept in the lineage record.")),
 ]
@@ -46,7 +51,8 @@ def register(app: typer.Typer) -> None:
         report_summary(summary)
         finish(live_payload, None, "GLOSS LIVE TEST")
         decision = decide_graduation(kw["version"], battery_payload, live_payload, kw["lineage"],
-                                     kw["accept_regression"] or [], kw["note"])
+                                     kw["accept_regression"] or [], kw["note"],
+                                     battery_exception=kw["accept_battery_exception"])
         console.print(f"\nGRADUATION {escape(kw['version'])}: [bold]{decision.gate.value}[/] "
                       f"({'graduated' if decision.graduated else 'not graduated'}; lineage line {decision.line})")
         for reason in decision.reasons:

@@ -6,7 +6,12 @@ Command modules import their heavy work inside the command bodies, so that ``--h
 
 from __future__ import annotations
 
+import signal
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import FrameType
 
 import typer
 from rich.markup import escape
@@ -44,6 +49,33 @@ def _root(
 commands.register_all(app)
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where Ctrl-C raises KeyboardInterrupt, so every command ends it the same way (what is
+    stored is kept, the resume line is printed); only the exit code differs (143)."""
+
+
+@contextmanager
+def _sigterm_as_interrupt() -> Iterator[list[bool]]:
+    """While a command runs, SIGTERM raises ``Terminated``; the list holds True once one arrived.
+
+    Only the main thread may set a handler (a command run from a test's worker thread keeps the default).
+    """
+    seen: list[bool] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield seen
+        return
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        seen.append(True)
+        raise Terminated
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield seen
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def run(argv: list[str]) -> int:
     """Run the command line ``argv`` (``argv[0]`` the program) and return its exit code, whatever happens.
 
@@ -53,7 +85,7 @@ def run(argv: list[str]) -> int:
     70 for a bug.
     """
     stdout_at_start = _stdout_identity()
-    with watching() as activity:
+    with watching() as activity, _sigterm_as_interrupt() as terminated:
         try:
             app(args=argv[1:], prog_name="forgegate")
         except SystemExit as exc:
@@ -63,11 +95,11 @@ def run(argv: list[str]) -> int:
             if code != 0:
                 from forgegate.core.verdict import EXIT_INTERRUPTED
 
-                if code == EXIT_INTERRUPTED:
-                    return _interrupted(activity, argv)
+                if code == EXIT_INTERRUPTED or terminated:
+                    return _interrupted(activity, argv, terminated=bool(terminated))
             return code
         except KeyboardInterrupt:  # Ctrl-C outside a command's body (while options are parsed)
-            return _interrupted(activity, argv)
+            return _interrupted(activity, argv, terminated=bool(terminated))
         except Exception as exc:  # noqa: BLE001 - the one place every unexpected error is classified
             return _failed(exc, argv, activity)
     return 0
@@ -110,13 +142,14 @@ def _broken_pipe() -> int:
     return EXIT_BROKEN_PIPE
 
 
-def _interrupted(activity: Activity, argv: list[str]) -> int:
+def _interrupted(activity: Activity, argv: list[str], *, terminated: bool = False) -> int:
     from forgegate.cli.failure import interrupted_message
-    from forgegate.core.verdict import EXIT_INTERRUPTED
+    from forgegate.core.verdict import EXIT_INTERRUPTED, EXIT_TERMINATED
     from forgegate.textsafe import visible
 
-    err_console.print(escape(visible(interrupted_message(activity, argv))), soft_wrap=True)
-    return EXIT_INTERRUPTED
+    how = "terminated (SIGTERM)" if terminated else "interrupted"
+    err_console.print(escape(visible(interrupted_message(activity, argv, how))), soft_wrap=True)
+    return EXIT_TERMINATED if terminated else EXIT_INTERRUPTED
 
 
 def _failed(exc: Exception, argv: list[str], activity: Activity) -> int:

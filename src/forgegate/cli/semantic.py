@@ -81,7 +81,8 @@ def cluster(
     cache: Path | None = typer.Option(None, "--judge-cache", help="JSONL cache of llm judge answers."),
     loose: bool = typer.Option(False, "--loose", help="Reference rule: no contradiction, not both neutral."),
     embedding: bool = typer.Option(True, "--embedding/--no-embedding", help="MiniLM sensitivity analysis."),
-    threshold: float = typer.Option(DEFAULT_THRESHOLD, "--embedding-threshold"),
+    threshold: float = typer.Option(DEFAULT_THRESHOLD, "--embedding-threshold",
+                                   help="MiniLM cosine similarity at or above which a text joins a cluster."),
     draft_only: bool = typer.Option(False, "--draft-only", help="Write the draft; freeze later."),
     seed: int = typer.Option(0, "--seed", help="Seed of the sheets' shuffling."),
 ) -> None:
@@ -121,10 +122,10 @@ def assign_cmd(
     samples: Path = typer.Option(..., "--samples", help="Confirmation JSONL: task, condition, sample, text."),
     out_dir: Path = typer.Option(..., "--out", help="Folder for assignments.jsonl and the report."),
     judge: str = typer.Option(..., "--judge", help=JUDGE_HELP),
-    nli_model: Path | None = typer.Option(None, "--nli-model"),
-    backend: str | None = typer.Option(None, "--backend"),
-    model: str | None = typer.Option(None, "--model"),
-    cache: Path | None = typer.Option(None, "--judge-cache"),
+    nli_model: Path | None = typer.Option(None, "--nli-model", help="Local MNLI-style model folder (nli)."),
+    backend: str | None = typer.Option(None, "--backend", help="Backend for the llm judge."),
+    model: str | None = typer.Option(None, "--model", help="Model for the llm judge's backend."),
+    cache: Path | None = typer.Option(None, "--judge-cache", help="JSONL cache of llm judge answers."),
 ) -> None:
     """Map confirmation samples to frozen cluster IDs or UNMAPPED (no new IDs)."""
     from forgegate.semantic.codebook import read_text_samples
@@ -141,7 +142,7 @@ def relevance_cmd(
     author: str = typer.Option(..., "--author", help="The plan's author (refused as a primary annotator)."),
     adjudication: Path | None = typer.Option(None, "--adjudication", help="CSV: cluster, relevant."),
     out: Path = typer.Option(..., "--out", help="Relevance JSONL for `semantic metrics`."),
-    json_out: Path | None = typer.Option(None, "--json"),
+    json_out: Path | None = typer.Option(None, "--json", help="Write the relevance result (kappa, gate) as JSON here."),
 ) -> None:
     """Adjudicated R(c) from double annotation, with Cohen's kappa; INCOMPLETE while disagreements are open."""
     from forgegate.gate.semantic import relevance_gate

@@ -18,3 +18,23 @@ DEFAULT_IDLE_S = 120.0
 WATCH_INTERVAL_S = 30.0
 """How often ``forgegate watch`` looks for new checkpoints: a checkpoint takes far longer to train than
 this, and a look is a directory listing."""
+
+SEED_MIN, SEED_MAX = -(2**63), 2**63 - 1
+"""A seed is stored in the run store (SQLite's INTEGER is 64-bit signed) and sent to servers as int64: a
+seed outside this range was an OverflowError at the first store write, after the plan was frozen."""
+RNG_SEED_MAX = 2**63 - 1
+"""A seed of a numpy Generator (control passages, the bootstrap): 0 to this (numpy refuses negatives)."""
+MAX_SEEDS = 10_000
+"""The most seeds a plan may list or range over: each is a full generation pass over every arm and
+item (T_GPT's confirmatory floor is 64); a billion was a MemoryError at ``plan check``."""
+MIN_SEGMENT_WORDS = 50
+"""The fewest words a voice reference segment may have: the z-scores take a mean and sd of character-bigram
+frequencies over segments, and a one-word segment has no bigram profile (it failed at scoring, exit 70)."""
+MAX_COUNT = 1_000_000
+"""The bound on any other count a plan sets (passages, features, folds, n-gram length, resamples, words in a
+segment or band): far above any real use, so a typo of extra zeros is refused at ``plan check``, not a hang."""
+MAX_PASSAGES = 10_000
+"""The most corpus passages the memorization control checks (each is a generation-sized comparison)."""
+MAX_PLAN_NAME_BYTES = 200
+"""A plan's name becomes its run's file name (``plan-<name>.sqlite`` plus sidecars); file systems allow 255
+bytes, so a longer name would fail only when the store is created."""

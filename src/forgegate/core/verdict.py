@@ -64,6 +64,8 @@ GATE_LOOK: dict[Gate, GateLook] = {
     Gate.INVALID: GateLook("bold magenta", "#8e24aa", "⛔"),
 }
 """The one table of gate colours and icons; every renderer reads it (through the properties above)."""
+FAILING_HEX = GATE_LOOK[Gate.FAIL].hex
+"""The colour a chart marks a failing part in (a bar at its cap): FAIL's, named here so no renderer picks a word."""
 
 
 EXIT_BAD_INPUT = 2
@@ -72,6 +74,8 @@ EXIT_INTERNAL_ERROR = 70
 """A bug in forgegate (BSD's EX_SOFTWARE): the traceback goes to a crash file, never to exit 1."""
 EXIT_INTERRUPTED = 130
 """Ctrl-C (128 + SIGINT, the shell's convention); what is stored stays, the same command resumes."""
+EXIT_TERMINATED = 143
+"""SIGTERM (128 + 15: ``kill``, a CI job's timeout, ``docker stop``): handled as Ctrl-C is, its own code."""
 EXIT_BROKEN_PIPE = 141
 """The reader of stdout went away (``forgegate runs | head``): 128 + SIGPIPE, quietly, as Unix tools end."""
 

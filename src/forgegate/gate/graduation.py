@@ -82,13 +82,15 @@ def graduation_rules(
     comparison_reasons: Sequence[Reason],
     accept_regressions: Sequence[str],
     note: str | None,
+    battery_trust: Reason,
 ) -> GraduationRules:
     """Every rule of graduation as a Reason, and the word they decide.
 
     ``labelled_items`` are (item id, failure labels) of the battery and the live test (live ids
     prefixed "live:"): one loop anywhere refuses graduation (invariant 3). ``compared`` False: no
     comparable graduated version, ``baseline_why`` says why. A regression graduates only when it is
-    named in ``accept_regressions`` (the caller requires ``note`` for that).
+    named in ``accept_regressions`` (the caller requires ``note`` for that). ``battery_trust`` is
+    ``forgegate.gate.battery_trust.battery_trust_reason`` on the lineage (GLOSS v2's "fix the eval").
     """
     reasons: list[Reason] = [
         Reason("battery-gate", _outcome(battery_gate),
@@ -103,6 +105,7 @@ def graduation_rules(
         reasons.append(Reason(FailureMode.EVAL_FALSE_POSITIVE, Gate.FAIL,
                               "the battery passed but the live test failed: the battery does not predict "
                               "live behaviour; fix the eval before the next forge"))
+    reasons.append(battery_trust)
     found: list[str] = []
     accepted: list[str] = []
     if not compared:

@@ -16,6 +16,7 @@ from forgegate.core.modes import FailureMode
 from forgegate.core.verdict import Gate, Reason, Verdict
 from forgegate.core.version import __version__
 from forgegate.errors import InputError, UsageError
+from forgegate.gate.battery_trust import battery_trust_reason
 from forgegate.gate.graduation import GateUsed, RegressionFound, graduation_rules
 from forgegate.lineage.compare import RunComparison, comparability_problems, compare_runs
 from forgegate.lineage.record import Lineage, append_record, now_utc, read_lineage
@@ -98,6 +99,7 @@ def decide_graduation(
     seed: int = 0,
     n_resamples: int = 9999,
     date: datetime | None = None,
+    battery_exception: str | None = None,
 ) -> GraduationDecision:
     """Decide whether ``version`` graduates, append the decision to the lineage file, return it.
 
@@ -139,7 +141,8 @@ def decide_graduation(
         baseline_why=why, compared=comparison is not None,
         regressions=[] if comparison is None else [RegressionFound(r.name, r.detail) for r in comparison.regressions],
         comparison_reasons=() if comparison is None else comparison.verdict.reasons,
-        accept_regressions=accepted_names, note=note)
+        accept_regressions=accepted_names, note=note,
+        battery_trust=battery_trust_reason(battery.battery.sha256, (r for _, r in lineage.records), battery_exception))
     regressions = list(rules.regressions)
     accepted = [AcceptedRegression(name=name, note=note or "") for name in rules.accepted]
     unused = [name for name in accepted_names if name not in regressions]

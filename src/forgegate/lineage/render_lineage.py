@@ -11,10 +11,14 @@ from rich.markup import escape
 from rich.measure import Measurement
 from rich.table import Table
 
+from forgegate.gate.battery_trust import EXCEPTION_OPTION, false_positive_versions
 from forgegate.lineage.record import Lineage
 from forgegate.results import LineageRecord
 
 DOWN = "↓"
+NOTE_SHOWN = 400
+"""Characters of a note the terminal table lists (the Markdown table keeps it whole): wrapping a 5 MB note
+for a terminal took rich 13 s and a 50 MB one minutes; the rest is in the lineage file, at its line."""
 
 
 @dataclass(frozen=True)
@@ -96,6 +100,18 @@ def _headers(categories: list[str]) -> list[str]:
             "failure modes", "regressions", "compared", "note"]
 
 
+def untrusted_battery_lines(lineage: Lineage) -> list[str]:
+    """One sentence per battery the lineage marked as not predicting live behaviour (an EVAL_FALSE_POSITIVE)."""
+    records = [r for _, r in lineage.records]
+    lines = []
+    for sha in dict.fromkeys(r.battery_sha256 for r in records):
+        versions = false_positive_versions(sha, records)
+        if versions:
+            lines.append(f"battery {sha[:16]}… does not predict live behaviour (EVAL_FALSE_POSITIVE: "
+                         f"{', '.join(versions)}): graduate refuses it until it changes, or {EXCEPTION_OPTION}")
+    return lines
+
+
 def lineage_markdown(lineage: Lineage) -> str:
     """A GitHub Markdown table of the lineage (``↓``: lower than the previous comparable record)."""
     rows = lineage_rows(lineage)
@@ -107,6 +123,8 @@ def lineage_markdown(lineage: Lineage) -> str:
 
     lines = [fmt(headers), "|" + "|".join("---" for _ in headers) + "|"]
     lines += [fmt(_cells(row, categories)) for row in rows]
+    marked = untrusted_battery_lines(lineage)
+    lines += ["", *(f"- {line}" for line in marked)] if marked else []
     return "\n".join(lines) + "\n"
 
 
@@ -159,6 +177,14 @@ def _score_cells(row: LineageRow, categories: list[str]) -> list[str]:
     return [f"[red]{escape(c)}[/]" if c.endswith(DOWN) else escape(c) for c in raw]
 
 
+def _note(row: LineageRow) -> str:
+    """The note as the terminal lists it: whole when short, else its start and where the rest is."""
+    note = row.record.note or "-"
+    if len(note) <= NOTE_SHOWN:
+        return note
+    return f"{note[:NOTE_SHOWN]}… ({len(note) - NOTE_SHOWN} more characters, line {row.line} of the lineage file)"
+
+
 def lineage_table(lineage: Lineage, console: Console) -> Group:
     """The history for a terminal: one row a version when it fits ``console``, else one column a version;
     the long fields (date, comparability, failure modes, note) listed below."""
@@ -171,5 +197,6 @@ def lineage_table(lineage: Lineage, console: Console) -> Group:
     details = [f"{DOWN}: lower than the previous record on the same battery and gate config"]
     details += [escape(f"{row.record.version}  {row.record.date:%Y-%m-%d %H:%M} UTC, {row.comparability}; "
                       f"failure modes: {', '.join(row.record.failure_modes) or 'none'}; "
-                      f"note: {row.record.note or '-'}") for row in rows]
+                      f"note: {_note(row)}") for row in rows]
+    details += [escape(line) for line in untrusted_battery_lines(lineage)]
     return Group(table, *details)

@@ -15,7 +15,9 @@ from forgegate.battery.item import BatteryItem
 from forgegate.checks import AnswerScore, score_item
 from forgegate.checks.loop_controls import run_loop_detector_controls
 from forgegate.checks.signatures import signatures_present
+from forgegate.checks.stop_distribution import STOP_CATEGORY, StopAnswer, StopDistribution, stop_distribution
 from forgegate.core.match_rule import MATCH_RULE
+from forgegate.core.modes import FailureMode
 from forgegate.core.records import StoredResponse
 from forgegate.core.verdict import Gate, Reason
 from forgegate.core.version import __version__
@@ -26,6 +28,7 @@ from forgegate.gate.gloss_config import GateConfig
 from forgegate.gate.live import live_verdict
 from forgegate.gate.loop_settings import LOOP_RULE
 from forgegate.gate.signatures import signature_reason
+from forgegate.pipeline.format_followup import format_followup
 from forgegate.results import SCHEMA_VERSION, EvalResult, reason_models
 from forgegate.store import RunStore
 from forgegate.store.meta_keys import LOOP_CUTOFF_KEY
@@ -92,6 +95,9 @@ def score_store(store_path: Path, battery: Battery, config: GateConfig, config_s
         ))
     controls = [control_reason(run_loop_detector_controls())]
     signatures = signatures_present(outcomes) if check_failure_modes else None
+    stop = run_stop_distribution(tuple(answers))
+    if signatures is not None and stop is not None and stop.stop_failure is not None:
+        signatures[FailureMode.STOP_FAILURE] = stop.stop_failure  # the spec's signature is LX-STOP's distribution
     if signatures is not None:  # --check-failure-modes is a rule of the gate: the word, the JSON and the exit agree
         controls.append(signature_reason(signatures))
     if meta.get("kind") == "live":
@@ -159,8 +165,28 @@ def eval_fields(result: ScoredRun) -> dict[str, Any]:
                                  if a.stored is not None and a.stored.token_source}),
         "items": [_item_json(a) for a in result.answers],
         "failure_mode_signatures": result.signatures,
+        "format_followup": format_followup(result.gloss.failed_categories, result.battery.path, None),
+        "stop_distribution": _stop_json(run_stop_distribution(result.answers)),
         "loop_cutoff": loop_cutoff_json(result),
     }
+
+
+def run_stop_distribution(answers: tuple[ScoredAnswer, ...]) -> StopDistribution | None:
+    """LX-STOP's termination distribution over the stored answers (None when the battery has no LX-STOP)."""
+    return stop_distribution(
+        StopAnswer(a.item.item_id, a.item.max_tokens,
+                   a.stored.tokens if a.stored is not None and a.stored.ok else None,
+                   a.stored.finish if a.stored is not None else None)
+        for a in answers if a.item.category == STOP_CATEGORY)
+
+
+def _stop_json(dist: StopDistribution | None) -> dict[str, Any] | None:
+    if dist is None:
+        return None
+    return {"category": dist.category, "answered": len(dist.answered), "missing": dist.missing,
+            "at_cap": dist.at_cap, "finishes": dist.finishes, "stop_failure": dist.stop_failure,
+            "answers": [{"id": a.item_id, "max_tokens": a.max_tokens, "tokens": a.tokens,
+                         "finish": a.finish or "missing", "at_cap": a.at_cap} for a in dist.answers]}
 
 
 def loop_cutoff_json(result: ScoredRun) -> dict[str, Any]:

@@ -68,6 +68,12 @@ def review_states(store_path: Path) -> list[ReviewState]:
     return states
 
 
+MAX_REVIEWER_CHARS = 80
+"""A reviewer's name is a name (the view's form says so too): 50 KB of it is refused, not stored."""
+MAX_NOTE_CHARS = 2000
+"""A note says why, in a sentence or a paragraph; anything longer belongs in a file the note names."""
+
+
 def record_review(store_path: Path, item: str, *, passed: bool | None, reviewer: str | None,
                   note: str | None) -> ReviewState:
     """Append a reviewer's decision on ``item`` (an item id or a full request key) to the store.
@@ -80,6 +86,12 @@ def record_review(store_path: Path, item: str, *, passed: bool | None, reviewer:
         raise UsageError(f"item '{item}' of run {store_path.stem} does not need a review")
     if passed is None or not reviewer or not reviewer.strip():
         raise UsageError("a decision needs --pass or --fail and --reviewer NAME")
+    if len(reviewer.strip()) > MAX_REVIEWER_CHARS:
+        raise UsageError(f"a reviewer's name has at most {MAX_REVIEWER_CHARS} characters, not "
+                         f"{len(reviewer.strip())}: shorten it")
+    if note is not None and len(note) > MAX_NOTE_CHARS:
+        raise UsageError(f"a review note has at most {MAX_NOTE_CHARS} characters, not {len(note)}: shorten it "
+                         "(or name a file that says more)")
     verdict = "pass" if passed else "fail"
     with RunStore.open(store_path, create=False) as opened:
         opened.add_review(matches[0].row.request_key, verdict, reviewer.strip(), note or None)

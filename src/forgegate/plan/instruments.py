@@ -13,8 +13,9 @@ from typing import Literal, get_args
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from forgegate.core.declared import DAMAGE_METRICS, DamageMetric, FloorRule
+from forgegate.core.limits import MAX_COUNT, MAX_PASSAGES, MIN_SEGMENT_WORDS
 from forgegate.plan.experiments import Experiment
-from forgegate.userfile import UserFileModel
+from forgegate.userfile import Count, RngSeed, UserFileModel
 
 InstrumentName = Literal["voice", "memorization", "damage", "gloss", "semantic"]
 INSTRUMENT_NAMES: tuple[str, ...] = get_args(InstrumentName)
@@ -25,13 +26,13 @@ class VoiceParams(UserFileModel):
 
     reference: str = Field(min_length=1)
     """Held-out reference text of the author (path, relative to the plan)."""
-    n_features: int = Field(default=300, gt=0)
+    n_features: Count = 300
     """How many of the reference's most frequent character bigrams are the features."""
-    segment_words: int = Field(gt=0)
+    segment_words: Count = Field(ge=MIN_SEGMENT_WORDS)
     """Words per reference segment (the z-scores' mean and sd are taken over segments)."""
     contrasts: dict[str, str] = Field(default_factory=dict)
     """Optional negative controls: label -> text of another author (path); each must score farther."""
-    folds: int = Field(default=5, ge=2)
+    folds: Count = Field(default=5, ge=2)
     """Held-out reference folds of the positive control (each must score below the control arm)."""
     floor: FloorRule = "pairwise"
     """Pass rule: the noise floor is max(spread(candidate), spread(control)) ('pairwise', the verdict)
@@ -43,22 +44,22 @@ class MemorizationParams(UserFileModel):
 
     corpus: tuple[str, ...] = Field(min_length=1)
     """Training-corpus files (the renamed copies), relative to the plan."""
-    n: int = Field(default=8, gt=0)
+    n: Count = 8
     """The n-gram length in words that counts as a verbatim hit."""
-    control_seed: int
+    control_seed: RngSeed
     """Seed of the numpy Generator that picks the positive control's corpus passages."""
-    passages: int = Field(default=20, gt=0)
+    passages: int = Field(default=20, gt=0, le=MAX_PASSAGES)
     """How many corpus passages the positive control checks (each must saturate)."""
     hit_rate_margin: float = Field(ge=0, le=1)
     """Pass rule: the candidate's hit rate may exceed the control's by at most this."""
-    max_margin: int = Field(ge=0)
+    max_margin: int = Field(ge=0, le=MAX_COUNT)
     """Pass rule: the candidate's longest match (words) may exceed the control's by at most this."""
 
 
 class DamageParams(UserFileModel):
     """Axis C: ran-on (hit the token cap) and out-of-band (word count outside the band) rates."""
 
-    band: tuple[int, int]
+    band: tuple[Count, Count]
     """Inclusive word band [low, high] a generation must land in."""
     metrics: tuple[DamageMetric, ...] = DAMAGE_METRICS
     """Which damage rates decide (both by default)."""
@@ -128,10 +129,10 @@ class SemanticParams(UserFileModel):
     relevance: str | None = None
     """Adjudicated relevance R(c) JSONL; without it only the unfiltered analysis is reported."""
     tau_support: float = Field(default=0.02, gt=0, lt=1)
-    minimum_count: int = Field(default=2, ge=1)
+    minimum_count: Count = 2
     sensitivity: tuple[float, ...] = (0.01, 0.03, 0.05)
-    bootstrap_resamples: int = Field(default=10_000, ge=100)
-    bootstrap_seed: int
+    bootstrap_resamples: Count = Field(default=10_000, ge=100)
+    bootstrap_seed: RngSeed
     """Seed of the bootstrap's numpy Generator (explicit: CIs must be reproducible)."""
 
     @field_validator("primary_endpoint")

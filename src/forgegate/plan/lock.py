@@ -18,7 +18,7 @@ from typing import Any
 
 from forgegate.core.version import __version__
 from forgegate.errors import ForgegateError, InputError
-from forgegate.jsonio import write_json_atomic
+from forgegate.jsonio import JsonProblem, parse_json_strict, write_json_atomic
 from forgegate.plan.inputs import input_digests
 from forgegate.plan.load import LoadedPlan, load_plan
 
@@ -94,10 +94,10 @@ def plan_hash(plan_path: Path | str) -> str:
 def read_lock(plan_path: Path | str) -> PlanLock | None:
     path = lock_path(plan_path)
     try:
-        payload = json.loads(path.read_text(encoding="utf-8"))
+        payload = parse_json_strict(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except (json.JSONDecodeError, UnicodeDecodeError, JsonProblem) as exc:
         raise InputError(path, f"lock file is not valid JSON: {exc}",
                          hint="do not edit a lock by hand; re-lock before the first generation") from None
     if not isinstance(payload, dict) or payload.get("format") != LOCK_FORMAT:

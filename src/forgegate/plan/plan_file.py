@@ -15,9 +15,11 @@ from pydantic import Discriminator, Field, Tag, ValidationInfo, field_validator,
 from forgegate.backends.adapters import adapter_refusal
 from forgegate.backends.base import BackendConfig, base_url_problem
 from forgegate.backends.options import OPTION_BACKENDS, device_problem, option_refusal
+from forgegate.core.limits import MAX_PLAN_NAME_BYTES, MAX_SEEDS
+from forgegate.core.limits import SEED_MAX as SEED_LIMIT
 from forgegate.errors import not_one_of
 from forgegate.plan.instruments import ENDPOINTS, Instruments, endpoint_names
-from forgegate.userfile import MaxTokens, PromptText, UserFileModel
+from forgegate.userfile import Count, MaxTokens, PromptText, Seed, UserFileModel
 
 Role = Literal["control", "candidate"]
 ARM_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$"
@@ -44,13 +46,13 @@ class Arm(UserFileModel):
     # Where and how the model runs; each is refused on a backend that does not use it (backends/options.py).
     device: str = "auto"
     dtype: Literal["auto", "float32", "float16", "bfloat16"] = "auto"
-    batch_size: int | None = Field(default=None, gt=0)
-    n_threads: int | None = Field(default=None, gt=0)
-    replicas: int = Field(default=1, gt=0)
-    tensor_parallel_size: int = Field(default=1, gt=0)
-    pipeline_parallel_size: int = Field(default=1, gt=0)
+    batch_size: Count | None = None
+    n_threads: Count | None = None
+    replicas: Count = 1
+    tensor_parallel_size: Count = 1
+    pipeline_parallel_size: Count = 1
     distributed_executor_backend: Literal["ray", "mp"] | None = None
-    max_model_len: int | None = Field(default=None, gt=0)
+    max_model_len: Count | None = None
     port: int | None = Field(default=None, gt=0, lt=65536)
     startup_timeout_s: float = Field(default=600.0, gt=0)
 
@@ -136,8 +138,15 @@ class Fixture(UserFileModel):
 class SeedRange(UserFileModel):
     """``seeds = { first = 1, count = 64 }``: the seeds first, first+1, ..., first+count-1."""
 
-    first: int
-    count: int = Field(ge=1)
+    first: Seed
+    count: int = Field(ge=1, le=MAX_SEEDS)
+
+    @model_validator(mode="after")
+    def _last_is_a_seed(self) -> SeedRange:
+        last = self.first + self.count - 1
+        if last > SEED_LIMIT:
+            raise ValueError(f"the range ends at seed {last}, past the largest seed {SEED_LIMIT}: lower 'first'")
+        return self
 
 
 def _seeds_form(value: Any) -> str:
@@ -145,7 +154,7 @@ def _seeds_form(value: Any) -> str:
     return "SeedRange" if isinstance(value, dict | SeedRange) else "SeedList"
 
 
-Seeds = Annotated[Annotated[tuple[int, ...], Tag("SeedList")] | Annotated[SeedRange, Tag("SeedRange")],
+Seeds = Annotated[Annotated[tuple[Seed, ...], Tag("SeedList")] | Annotated[SeedRange, Tag("SeedRange")],
                   Discriminator(_seeds_form)]
 
 
@@ -181,6 +190,7 @@ class Plan(UserFileModel):
     """A pre-registered plan. Everything a verdict depends on is here, frozen by the lock."""
 
     name: str = Field(min_length=1)
+    """Also the run's file name (``plan-<name>.sqlite``): at most ``MAX_PLAN_NAME_BYTES`` bytes of UTF-8."""
     author: str | None = None
     """The author whose voice is measured; required when the voice instrument is declared."""
     description: str | None = None
@@ -199,6 +209,18 @@ class Plan(UserFileModel):
                 raise ValueError("at least one seed")
             if len(set(value)) != len(value):
                 raise ValueError("seeds repeat")
+            if len(value) > MAX_SEEDS:
+                raise ValueError(f"{len(value)} seeds: at most {MAX_SEEDS} (each is a generation pass over every "
+                                 "arm and item)")
+        return value
+
+    @field_validator("name")
+    @classmethod
+    def _name_fits_a_file_name(cls, value: str) -> str:
+        size = len(value.encode("utf-8"))
+        if size > MAX_PLAN_NAME_BYTES:
+            raise ValueError(f"the plan's name is {size} bytes long; it names the run's files, so shorten it to "
+                             f"at most {MAX_PLAN_NAME_BYTES}")
         return value
 
     def seed_list(self) -> tuple[int, ...]:

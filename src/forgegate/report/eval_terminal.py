@@ -44,12 +44,29 @@ def print_eval(result: dict[str, Any], console: Console, *, title: str = GLOSS_V
     console.print(f"Failed categories: [{', '.join(result['failed_categories'])}]")
     console.print(f"Failure modes detected: [{', '.join(result['failure_modes'])}]")
     console.print(f"Token counts from: {', '.join(result.get('token_sources', [])) or 'n/a'}")
+    if result.get("stop_distribution"):
+        print_stop_distribution(result["stop_distribution"], console)
+    if result.get("format_followup"):
+        console.print(f"Follow-up (EVAL_FALSE_NEGATIVE): {escape(result['format_followup']['finding'])}",
+                      soft_wrap=True)
     console.print("Reasons:")
     for reason in result["reasons"]:
         if reason["outcome"] != Gate.PASS.value or gate == Gate.PASS.value or is_control_rule(reason["rule"]):
             console.print(f"  [{reason['outcome']}] {reason['rule']}: {escape(reason['detail'])}")
     if failure_report and (result["failed_categories"] or gate != "PASS"):
         print_failure_report(result, console)
+
+
+def print_stop_distribution(raw: dict[str, Any], console: Console) -> None:
+    """LX-STOP's termination distribution: the STOP_FAILURE line, finish reasons, answers per token range."""
+    from forgegate.report.stop_view import finishes_text, stop_line, stop_table
+    from forgegate.results.eval import StopDistributionResult
+
+    dist = StopDistributionResult.model_validate(raw)
+    _, rows = stop_table(dist)
+    console.print(f"{dist.category} termination: {stop_line(dist)}")
+    console.print(f"  finish reasons: {finishes_text(dist)}")
+    console.print("  tokens: " + "  ".join(f"{label}: {count}" for label, count in rows))
 
 
 def print_failure_report(result: dict[str, Any], console: Console, *, per_category: int = 5) -> None:

@@ -12,6 +12,7 @@ from typing import Any
 
 from forgegate.report.fmt import num
 from forgegate.report.plots import Bar, category_chart
+from forgegate.report.stop_view import StopView, stop_view
 from forgegate.results import EvalItem, EvalResult
 
 
@@ -65,6 +66,8 @@ class GlossView:
     token_sources: tuple[str, ...]
     loops: tuple[ItemView, ...]
     failing_count: int
+    stop: StopView | None = None
+    followup: str | None = None
 
 
 def segments(response: str, span: Any) -> tuple[tuple[Segment, ...], tuple[int, int] | None, str | None]:
@@ -124,4 +127,6 @@ def gloss_view(result: EvalResult) -> GlossView:
         failed_categories=tuple(result.failed_categories),
         failure_modes=tuple(result.failure_modes),
         token_sources=tuple(result.token_sources), loops=loops,
-        failing_count=sum(len(r.failing) for r in rows))
+        failing_count=sum(len(r.failing) for r in rows),
+        stop=None if result.stop_distribution is None else stop_view(result.stop_distribution),
+        followup=None if result.format_followup is None else result.format_followup.finding)

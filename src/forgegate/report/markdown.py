@@ -57,6 +57,10 @@ def _gloss(payload: dict[str, Any]) -> list[str]:
     rows = [[md(name), num(c.get("score"), 2), f"{c.get('passed')}/{c.get('n')}", str(c.get("missing") or 0),
              f"{_ICON.get(str(c.get('gate')), '')} {md(c.get('gate'))}"] for name, c in payload["categories"].items()]
     out += _table(["category", "score", "passed", "unanswered", "gate"], rows)
+    out += _stop(payload)
+    followup = payload.get("format_followup")
+    if followup:
+        out += ["", f"**Follow-up (EVAL_FALSE_NEGATIVE)**: {md(followup.get('finding'))}"]
     failing = [i for i in payload.get("items", []) if not i.get("passed")]
     failing.sort(key=lambda i: (not i.get("failure_modes"), str(i.get("category")), str(i.get("id"))))
     if failing:
@@ -70,6 +74,20 @@ def _gloss(payload: dict[str, Any]) -> list[str]:
                          f"{item.get('tokens')} / {md(item.get('finish'))}", md(item.get("prompt"), 80), observed])
         out += _table(["item", "failure mode", "tokens / finish", "prompt", "observed output"], rows)
     return out
+
+
+def _stop(payload: dict[str, Any]) -> list[str]:
+    """LX-STOP's termination distribution: the STOP_FAILURE line, finish reasons, answers per token range."""
+    raw = payload.get("stop_distribution")
+    if not raw:
+        return []
+    from forgegate.report.stop_view import finishes_text, stop_line, stop_table
+    from forgegate.results.eval import StopDistributionResult
+
+    dist = StopDistributionResult.model_validate(raw)
+    header, rows = stop_table(dist)
+    return ["", f"**LX-STOP termination**: {md(stop_line(dist))}. Finish reasons: {md(finishes_text(dist))}.", "",
+            *_table(list(header), [list(r) for r in rows])]
 
 
 def _arms(payload: dict[str, Any], kind: Kind) -> list[str]:

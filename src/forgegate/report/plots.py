@@ -19,7 +19,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.typing import RcKeyType
 
-from forgegate.core.verdict import Gate
+from forgegate.core.verdict import FAILING_HEX, Gate
 
 GATE_COLOURS: dict[str, str] = {gate.value: gate.hex_colour for gate in Gate}
 NEUTRAL = "#546e7a"
@@ -172,4 +172,22 @@ def cluster_mass_chart(mass: Mapping[str, Mapping[str, float]], clusters: Sequen
         ax.set_ylim(0, 1.0)
         ax.set_title(title, fontsize=10, loc="left")
         ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False, title="condition")
+        return to_svg(fig)
+
+
+def histogram_chart(bins: Sequence[tuple[str, int]], *, xlabel: str, title: str, marked: Sequence[str] = ()) -> str:
+    """Counts per bin as bars (bins named in ``marked`` drawn in the FAIL colour), each count written on its bar."""
+    with matplotlib.rc_context(_RC):
+        fig = _figure(max(4.5, 0.6 * len(bins) + 1.5), 2.8)
+        ax = fig.add_subplot()
+        colours = [FAILING_HEX if label in marked else NEUTRAL for label, _ in bins]
+        drawn = ax.bar(range(len(bins)), [count for _, count in bins], color=colours, width=0.8)
+        for rect, (_, count) in zip(drawn, bins, strict=True):
+            ax.annotate(str(count), (rect.get_x() + rect.get_width() / 2, rect.get_height()), xytext=(0, 2),
+                        textcoords="offset points", ha="center", va="bottom", fontsize=8)
+        ax.set_xticks(range(len(bins)), [label for label, _ in bins], rotation=30, ha="right")
+        ax.set_ylim(0, max([count for _, count in bins] + [1]) * 1.15)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel("answers")
+        ax.set_title(title, fontsize=10, loc="left")
         return to_svg(fig)

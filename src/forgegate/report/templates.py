@@ -120,6 +120,19 @@ Token counts from: {{ view.token_sources|join(', ') or 'n/a' }}.</p>
 <td>{{ c.missing }}</td><td>{{ c.weight }}</td><td>{{ badge(c.gate) }}</td></tr>
 {% endfor %}
 </tbody></table>
+{% if view.followup is not none %}
+<p class="warn" id="format-followup"><strong>Follow-up (EVAL_FALSE_NEGATIVE):</strong> {{ view.followup }}</p>
+{% endif %}
+{% if view.stop is not none %}
+<h2 id="stop-distribution">LX-STOP termination distribution</h2>
+<p id="stop-line"><strong>{{ view.stop.line }}</strong>. Finish reasons: {{ view.stop.finishes }}.</p>
+<div class="chart" id="stop-histogram">{{ view.stop.chart_svg|svg }}</div>
+<table id="stop-table"><thead><tr>{% for h in view.stop.header %}<th>{{ h }}</th>{% endfor %}</tr></thead>
+<tbody>
+{% for row in view.stop.rows %}<tr>{% for cell in row %}<td>{{ cell }}</td>{% endfor %}</tr>
+{% endfor %}
+</tbody></table>
+{% endif %}
 <h2 id="failure-report">Failure report ({{ view.failing_count }} failing items)</h2>
 {% for c in view.categories if c.failing %}
 <h3>{{ c.name }} — score {{ c.score }} {{ badge(c.gate) }}, {{ c.failing|length }} failing</h3>

@@ -76,6 +76,46 @@ class EvalItem(Strict):
     """Character offsets of the repeated span in ``response``."""
 
 
+class StopAnswerEntry(Strict):
+    """One LX-STOP request in the termination distribution."""
+
+    id: str
+    max_tokens: int
+    tokens: int | None
+    finish: str
+    at_cap: bool
+    """Ran to its cap: finish "length" or ``tokens`` >= ``max_tokens``."""
+
+
+class StopDistributionResult(Strict):
+    """GLOSS v2's "termination distribution" of LX-STOP (forgegate.checks.stop_distribution)."""
+
+    category: str
+    answered: int
+    missing: int
+    at_cap: int
+    finishes: dict[str, int]
+    """Answers per finish reason (stop, length, loop ...)."""
+    answers: list[StopAnswerEntry]
+    stop_failure: bool | None
+    """STOP_FAILURE's signature, "every response runs to exactly max_tokens"; None when undecided (answers missing)."""
+
+
+class FormatFollowUp(Strict):
+    """GLOSS v2's follow-up to a low LX-B / LX-G / LX-X: "should trigger format audit, not automatic
+    disqualification" (EVAL_FALSE_NEGATIVE). It never changes the verdict (invariant 1: no category is waived)."""
+
+    categories: list[str]
+    """The failed categories that call for the audit."""
+    corpus: str | None
+    """The training corpus audited; None when none was given (the audit is then only recommended)."""
+    audit_gate: str | None
+    """The format audit's gate word (PASS, FAIL: a mismatch, INVALID: a control failed); None when it was not run."""
+    flagged: dict[str, list[int]]
+    """Per category named above: [items shaped unlike the corpus, items]; empty when the audit was not run."""
+    finding: str
+
+
 class LoopCutoff(Strict):
     """Answers cut off as loops while generating (finish ``loop``) and the tokens that spared."""
 
@@ -110,6 +150,11 @@ class EvalBody(Gated):
     items: list[EvalItem]
     failure_mode_signatures: dict[str, bool] | None
     """Each failure-mode signature present/absent, when gated with --check-failure-modes."""
+    format_followup: FormatFollowUp | None = None
+    """Set when LX-B, LX-G or LX-X failed (an added optional field, like ``stop_distribution``)."""
+    stop_distribution: StopDistributionResult | None = None
+    """LX-STOP's tokens and finish reasons; None without LX-STOP items and in results written before it
+    (an added optional field: schema_version stays 1)."""
     loop_cutoff: LoopCutoff | None = None
     """None in results written before the cut-off existed."""
 

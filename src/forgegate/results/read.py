@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from forgegate.errors import InputError
-from forgegate.jsonio import read_text_or_input_error, validation_to_input_error
+from forgegate.jsonio import JsonProblem, parse_json_strict, read_text_or_input_error, validation_to_input_error
 from forgegate.results.base import SCHEMA_VERSION
 from forgegate.results.kinds import KINDS, result_adapter
 from forgegate.results.legacy import REGENERATE, upgrade_legacy
@@ -57,12 +57,18 @@ def parse_as(model: type[M], payload: Any, source: str | Path = "result") -> M:
 
 
 def load_json(path: Path, hint: str | None = None) -> Any:
-    """A JSON file's content; unreadable or bad JSON is an InputError naming file and line."""
+    """A JSON file's content; unreadable or bad JSON is an InputError naming file and line.
+
+    Read with the project's strict reader: deep nesting, 5,000-digit numbers, a repeated key and NaN or
+    Infinity (a result's numbers decide a verdict) are refused, never a traceback.
+    """
     text = read_text_or_input_error(path, hint=hint) if hint else read_text_or_input_error(path)
     try:
-        return json.loads(text)
+        return parse_json_strict(text, finite=True)
     except json.JSONDecodeError as exc:
         raise InputError(path, f"bad JSON: {exc.msg}", line=exc.lineno) from None
+    except JsonProblem as exc:
+        raise InputError(path, exc.message, field=exc.field, hint=exc.hint) from None
 
 
 @dataclass(frozen=True)

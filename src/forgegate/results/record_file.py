@@ -19,7 +19,7 @@ from typing import TypeVar
 from pydantic import BaseModel, ValidationError
 
 from forgegate.errors import InputError
-from forgegate.jsonio import validation_to_input_error
+from forgegate.jsonio import JsonProblem, parse_json_strict, validation_to_input_error
 from forgegate.results.base import SCHEMA_VERSION
 from forgegate.results.legacy import REGENERATE
 
@@ -56,7 +56,9 @@ def read_record_lines(path: Path, parse: Callable[[dict[str, object], Path, int]
             continue
         unterminated = number == len(segments) and not terminated
         try:
-            obj = json.loads(segment.decode("utf-8"))
+            obj = parse_json_strict(segment.decode("utf-8"), finite=True)
+        except JsonProblem as exc:  # whole JSON, but not a record forgegate wrote: the user must look
+            raise InputError(path, exc.message, line=number, field=exc.field, hint=exc.hint) from None
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             what = "partial last line (no trailing newline)" if unterminated else "damaged line"
             problems.append(LineProblem(path, number, f"{what}, not a complete JSON record ({exc}): "

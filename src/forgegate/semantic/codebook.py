@@ -12,7 +12,14 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from forgegate.errors import InputError, UsageError
-from forgegate.jsonio import read_jsonl_models, read_text_or_input_error, validation_to_input_error, write_json_atomic
+from forgegate.jsonio import (
+    JsonProblem,
+    parse_json_strict,
+    read_jsonl_models,
+    read_text_or_input_error,
+    validation_to_input_error,
+    write_json_atomic,
+)
 from forgegate.semantic.clustering import cluster_by_entailment, match_representative
 from forgegate.semantic.entailment import EntailmentJudge
 from forgegate.semantic.input_rows import UNMAPPED
@@ -142,9 +149,11 @@ def write_codebook(codebook: Codebook, path: Path) -> None:
 def load_codebook(path: Path, *, require_frozen: bool) -> Codebook:
     """Read a codebook; a frozen one must match its content hash (edits after the freeze are refused)."""
     try:
-        data = json.loads(read_text_or_input_error(path))
+        data = parse_json_strict(read_text_or_input_error(path))
     except json.JSONDecodeError as exc:
         raise InputError(path, f"bad JSON: {exc.msg}", line=exc.lineno) from None
+    except JsonProblem as exc:
+        raise InputError(path, exc.message, field=exc.field, hint=exc.hint) from None
     try:
         book = Codebook.model_validate(data)
     except ValidationError as exc:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from forgegate.errors import InputError
+from forgegate.jsonio import parse_json_strict
 from forgegate.registry import Registry
 
 Label = Literal["entailment", "neutral", "contradiction"]
@@ -163,7 +164,7 @@ class LlmJudge:
         self._loop = asyncio.new_event_loop()  # one loop for the judge's life: backends may hold loop-bound locks
         if cache_path is not None and cache_path.is_file():
             for line in cache_path.read_text(encoding="utf-8").splitlines():
-                row = json.loads(line)
+                row = parse_json_strict(line)
                 self._cache.answers[(row["question"], row["premise"], row["hypothesis"])] = row["label"]
 
     async def _ask(self, question: str, pairs: list[tuple[str, str]]) -> list[str]:

@@ -11,6 +11,7 @@ from typing import Any
 from forgegate.errors import InputError, UsageError
 from forgegate.jsonio import write_bytes_atomic
 from forgegate.semantic.agreement import cohens_kappa
+from forgegate.textsafe import original_cell, spreadsheet_cell
 
 
 @dataclass(frozen=True)
@@ -35,7 +36,10 @@ def check_annotator(annotator: str, author: str) -> None:
 
 
 def read_labels(path: Path, column: str = "relevant") -> dict[str, int]:
-    """cluster -> 0/1 from a filled sheet; a blank or other value names the file, line and field."""
+    """cluster -> 0/1 from a filled sheet; a blank or other value names the file, line and field.
+
+    A cluster id is read back as written before the sheet neutralised it for spreadsheets (``original_cell``).
+    """
     try:
         handle = path.open(newline="", encoding="utf-8")
     except FileNotFoundError:
@@ -51,7 +55,7 @@ def read_labels(path: Path, column: str = "relevant") -> dict[str, int]:
             if value not in ("0", "1"):
                 raise InputError(path, f"{value!r} is not 0 or 1", line=line, field=column,
                                  hint="mark every cluster 1 (relevant to the task) or 0")
-            cluster = (row["cluster"] or "").strip()
+            cluster = original_cell((row["cluster"] or "").strip())
             if cluster in out:
                 raise InputError(path, f"cluster {cluster!r} appears twice", line=line, field="cluster")
             out[cluster] = int(value)
@@ -63,7 +67,7 @@ def write_labels(path: Path, labels: dict[str, int], column: str = "relevant") -
     buffer = io.StringIO(newline="")
     writer = csv.writer(buffer)
     writer.writerow(["cluster", column])
-    writer.writerows(sorted(labels.items()))
+    writer.writerows((spreadsheet_cell(cluster), label) for cluster, label in sorted(labels.items()))
     write_bytes_atomic(path, buffer.getvalue().encode("utf-8"))
 
 

@@ -1,4 +1,9 @@
-"""Blinded, condition-masked CSV sheets: cluster validation pairs and per-cluster relevance annotation."""
+"""Blinded, condition-masked CSV sheets: cluster validation pairs and per-cluster relevance annotation.
+
+The sheets hold model text and are opened in spreadsheets: every text cell is written through
+``textsafe.spreadsheet_cell`` (a leading ``'`` before ``=``, ``+``, ``-``, ``@``, tab, CR or ``'``), so no
+cell is evaluated, and ``read_sheet`` gives back the original text (``textsafe.original_cell``).
+"""
 
 from __future__ import annotations
 
@@ -13,18 +18,25 @@ import numpy as np
 from forgegate.errors import InputError
 from forgegate.jsonio import read_text_or_input_error, write_bytes_atomic
 from forgegate.semantic.codebook import Codebook
+from forgegate.textsafe import original_cell, spreadsheet_cell
 
 VALIDATION_COLUMNS = ("row", "task", "question", "answer_1", "answer_2", "same_meaning")
 RELEVANCE_COLUMNS = ("row", "cluster", "task", "question", "label", "exemplar_1", "exemplar_2", "exemplar_3",
                      "relevant")
 
 
+def sheet_csv(header: list[str] | tuple[str, ...], rows: list[dict[str, object]], *,
+              lineterminator: str = "\r\n") -> bytes:
+    """The CSV bytes of ``rows``: every text cell neutralised (``spreadsheet_cell``), numbers as they are."""
+    buffer = io.StringIO(newline="")
+    writer = csv.DictWriter(buffer, fieldnames=list(header), lineterminator=lineterminator)
+    writer.writeheader()
+    writer.writerows({k: spreadsheet_cell(v) if isinstance(v, str) else v for k, v in row.items()} for row in rows)
+    return buffer.getvalue().encode("utf-8")
+
+
 def _write(path: Path, header: tuple[str, ...], rows: list[dict[str, object]]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(header))
-        writer.writeheader()
-        writer.writerows(rows)
+    write_bytes_atomic(path, sheet_csv(header, rows))
 
 
 def validation_sheet(book: Codebook, sheet: Path, key: Path, rng: np.random.Generator,
@@ -70,9 +82,9 @@ def relevance_sheet(book: Codebook, sheet: Path, rng: np.random.Generator) -> in
 
 
 def read_sheet(path: Path) -> tuple[list[str], list[dict[str, str]]]:
-    """The header and rows of an exported sheet, blank or filled."""
+    """The header and rows of an exported sheet, blank or filled, each cell's original text (``original_cell``)."""
     reader = csv.DictReader(io.StringIO(read_text_or_input_error(path, what="sheet"), newline=""))
-    rows = list(reader)
+    rows = [{k: original_cell(v) if isinstance(v, str) else v for k, v in row.items()} for row in reader]
     if not reader.fieldnames:
         raise InputError(path, "empty sheet: no header line", line=1)
     return list(reader.fieldnames), rows
@@ -82,10 +94,8 @@ def write_filled_sheet(blank: Path, out: Path, key: str, column: str, labels: Ma
     """``blank`` with ``column`` filled from ``labels`` (by each row's ``key``; None leaves it blank), written
     atomically to ``out``: the file an annotator would have filled by hand, for the same readers."""
     header, rows = read_sheet(blank)
-    buffer = io.StringIO(newline="")
-    writer = csv.DictWriter(buffer, fieldnames=header, lineterminator="\r\n")
-    writer.writeheader()
+    filled: list[dict[str, object]] = []
     for row in rows:
         value = labels.get(row[key])
-        writer.writerow({**row, column: "" if value is None else str(value)})
-    write_bytes_atomic(out, buffer.getvalue().encode("utf-8"))
+        filled.append({**row, column: "" if value is None else str(value)})
+    write_bytes_atomic(out, sheet_csv(header, filled))

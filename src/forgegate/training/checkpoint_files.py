@@ -8,12 +8,14 @@ to probe when ``trainer_state.json`` is there and parses, every weight file is w
 safetensors file as long as its own header says; a torch ``.bin`` a complete zip), and nothing in
 the folder changed between two looks (a copy or sync that writes files in another order is waited
 for too). Anything short of that is *waiting*, with the reason, never an error: the writer is
-still at work. Only the standard library is used here: ``forgegate watch`` looks often.
+still at work. Only the standard library and the project's strict JSON reader are used here:
+``forgegate watch`` looks often.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 import struct
 import zipfile
@@ -21,6 +23,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
+
+from forgegate.jsonio import JsonProblem, parse_json_strict
 
 CHECKPOINT_PREFIX = "checkpoint"
 """transformers' ``PREFIX_CHECKPOINT_DIR`` (not imported from there: that would load transformers)."""
@@ -32,6 +36,9 @@ MODEL_CONFIG = "config.json"
 ADAPTER_WEIGHTS = ("adapter_model.safetensors", "adapter_model.bin")
 MODEL_WEIGHTS = ("model.safetensors", "pytorch_model.bin")
 WEIGHT_INDEXES = ("model.safetensors.index.json", "pytorch_model.bin.index.json")
+MAX_SAFETENSORS_HEADER = 100_000_000
+"""The safetensors format's own limit on its JSON header (``MAX_HEADER_SIZE``): a longer declared header is
+not read into memory (a 2.5 GB sparse file would be)."""
 
 Snapshot = tuple[tuple[str, int, int], ...]
 """(relative name, size, mtime in ns) of every file in a checkpoint folder: two equal looks mean it is still."""
@@ -110,7 +117,8 @@ def inspect_checkpoint(checkpoint: Checkpoint) -> Ready | Waiting:
         return Waiting(state)
     history = state.get("log_history")
     epoch = state.get("epoch")
-    return Ready(kind, float(epoch) if isinstance(epoch, int | float) else None,
+    finite_epoch = isinstance(epoch, int | float) and not isinstance(epoch, bool) and math.isfinite(epoch)
+    return Ready(kind, float(epoch) if finite_epoch and isinstance(epoch, int | float) else None,
                  eval_loss_at(history if isinstance(history, list) else [], checkpoint.step), snapshot(folder))
 
 
@@ -123,9 +131,11 @@ def read_state(path: Path) -> dict[str, object] | str:
     except (OSError, UnicodeDecodeError) as exc:
         return f"{TRAINER_STATE} cannot be read yet ({exc})"
     try:
-        state = json.loads(text)
+        state = parse_json_strict(text)
     except json.JSONDecodeError:
         return f"{TRAINER_STATE} is still being written ({len(text)} bytes, not yet whole JSON)"
+    except JsonProblem as exc:
+        return f"{TRAINER_STATE} is not a Trainer state ({exc.message})"
     if not isinstance(state, dict):
         return f"{TRAINER_STATE} is not a Trainer state (a JSON object)"
     return state
@@ -134,8 +144,10 @@ def read_state(path: Path) -> dict[str, object] | str:
 def eval_loss_at(log_history: Sequence[object], step: int) -> float | None:
     """The eval_loss the trainer logged at ``step`` (the last one, when it logged two), or None."""
     for entry in reversed(log_history):
-        if isinstance(entry, dict) and entry.get("step") == step and isinstance(entry.get("eval_loss"), int | float):
-            return float(entry["eval_loss"])
+        loss = entry.get("eval_loss") if isinstance(entry, dict) else None
+        if (isinstance(entry, dict) and entry.get("step") == step and not isinstance(entry.get("step"), bool)
+                and isinstance(loss, int | float) and not isinstance(loss, bool) and math.isfinite(loss)):
+            return float(loss)
     return None
 
 
@@ -145,7 +157,7 @@ def _weight_files(folder: Path, singles: tuple[str, ...], indexes: tuple[str, ..
         index = folder / name
         if index.is_file():
             try:
-                shards = sorted(set(json.loads(index.read_text(encoding="utf-8"))["weight_map"].values()))
+                shards = sorted(set(parse_json_strict(index.read_text(encoding="utf-8"))["weight_map"].values()))
             except (OSError, ValueError, KeyError, TypeError, AttributeError):
                 return [], f"{name} is still being written (not yet a whole weight index)"
             missing = [shard for shard in shards if not (folder / shard).is_file()]
@@ -168,9 +180,12 @@ def weight_file_problem(path: Path) -> str | None:
                 if len(head) < 8:
                     return f"{path.name} is still being written ({size} bytes)"
                 (header_len,) = struct.unpack("<Q", head)
+                if header_len > MAX_SAFETENSORS_HEADER:
+                    return (f"{path.name} declares a {header_len}-byte header, more than safetensors allows "
+                            f"({MAX_SAFETENSORS_HEADER}): not a safetensors file")
                 if size < 8 + header_len:
                     return f"{path.name} is still being written ({size} bytes, its header alone is {header_len})"
-                header = json.loads(handle.read(header_len))
+                header = parse_json_strict(handle.read(header_len).decode("utf-8"))
             data = [entry["data_offsets"][1] for key, entry in header.items() if key != "__metadata__"]
             expected = 8 + header_len + max(data, default=0)
             if size < expected:

@@ -37,4 +37,4 @@ def lineage_page(request: Request) -> Response:
                   charts=charts, problems=[str(p) for p in lineage.problems])
 
 
-ROUTES = [Route("/lineage", lineage_list), Route("/lineage/{index:int}", lineage_page)]
+ROUTES = [Route("/lineage", lineage_list), Route("/lineage/{index:number}", lineage_page)]

@@ -61,5 +61,5 @@ def run_report(request: Request) -> Response:
     return _report(run.result, run.meta.get("created"), run.run_id)
 
 
-ROUTES = [Route("/results", results_list), Route("/results/{index:int}", result_page),
+ROUTES = [Route("/results", results_list), Route("/results/{index:number}", result_page),
           Route("/runs/{run_id}/report", run_report)]

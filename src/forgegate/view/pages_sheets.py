@@ -15,6 +15,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from forgegate.errors import UsageError
+from forgegate.pipeline.review import MAX_REVIEWER_CHARS
 from forgegate.view.render import config_of, numbered_file, render
 from forgegate.view.security import Refused, verified_form
 from forgegate.view.sheets import RELEVANCE, Sheet, agreement, check_name, load_sheet, save_adjudication, save_labels
@@ -75,6 +76,8 @@ async def adjudicate_save(request: Request) -> Response:
         problem = "adjudication comes after both annotators have labelled every cluster of a relevance sheet"
     elif not adjudicator:
         problem = "the adjudicator's name is required"
+    elif len(adjudicator) > MAX_REVIEWER_CHARS:
+        problem = f"the adjudicator's name has at most {MAX_REVIEWER_CHARS} characters"
     elif adjudicator.casefold() in {n.casefold() for n in report["annotators"]}:
         problem = f"{adjudicator} annotated this sheet and may not adjudicate it"
     if problem:
@@ -90,8 +93,8 @@ async def adjudicate_save(request: Request) -> Response:
 
 ROUTES = [
     Route("/sheets", sheets_list),
-    Route("/sheets/{index:int}", sheet_page),
-    Route("/sheets/{index:int}/annotate", annotate_page, methods=["GET"]),
-    Route("/sheets/{index:int}/annotate", annotate_save, methods=["POST"]),
-    Route("/sheets/{index:int}/adjudicate", adjudicate_save, methods=["POST"]),
+    Route("/sheets/{index:number}", sheet_page),
+    Route("/sheets/{index:number}/annotate", annotate_page, methods=["GET"]),
+    Route("/sheets/{index:number}/annotate", annotate_save, methods=["POST"]),
+    Route("/sheets/{index:number}/adjudicate", adjudicate_save, methods=["POST"]),
 ]

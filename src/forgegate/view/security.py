@@ -4,18 +4,24 @@
   that rebinds its DNS name to 127.0.0.1 is refused).
 - With a token (required off loopback), every request carries it: once as ``?token=``
   (the page then keeps it in an HttpOnly, SameSite=Strict cookie) or as a bearer header.
-- Every form that writes carries a per-browser random token in a hidden field that must
-  equal the SameSite=Strict cookie holding it; a request from another site has neither.
+- Every form that writes carries a cross-site-request token the server issued: a random nonce
+  and its HMAC under a secret made when the view starts, in a hidden field that must equal the
+  SameSite=Strict cookie holding it. A request from another site has neither, and a pair the
+  client made up (an empty one included) fails the HMAC.
+- A token-mode redirect goes to a path on this server only (``//evil.com`` becomes ``/evil.com``).
+- A form body is read up to ``MAX_FORM_BYTES`` and no further (413): a huge POST is never buffered.
 - A Content-Security-Policy allows scripts, styles and fetches from this server only:
   the page loads nothing from the network and runs no inline script.
 """
 
 from __future__ import annotations
 
+import hashlib
 import hmac
+import re
 import secrets
 from collections.abc import Awaitable, Callable
-from urllib.parse import parse_qs, urlencode
+from urllib.parse import parse_qs, quote, urlencode
 
 from starlette.middleware.base import BaseHTTPMiddleware
 from starlette.requests import Request
@@ -48,6 +54,33 @@ def new_token() -> str:
     return secrets.token_urlsafe(24)
 
 
+def _csrf_mac(key: bytes, nonce: str) -> str:
+    return hmac.new(key, nonce.encode(), hashlib.sha256).hexdigest()[:32]
+
+
+def issue_csrf(key: bytes) -> str:
+    """A cross-site-request token only this server could have made: ``nonce.HMAC(key, nonce)``."""
+    nonce = secrets.token_urlsafe(18)
+    return f"{nonce}.{_csrf_mac(key, nonce)}"
+
+
+def csrf_is_ours(key: bytes, token: str | None) -> bool:
+    """Whether ``token`` was issued by ``issue_csrf`` under ``key`` (an empty or made-up one is not)."""
+    if not token or token.count(".") != 1:
+        return False
+    nonce, mac = token.split(".")
+    return bool(nonce) and _same(mac, _csrf_mac(key, nonce))
+
+
+_LEADING_SLASHES = re.compile(r"^[/\\]+")
+
+
+def local_path(path: str) -> str:
+    """``path`` as a redirect target on this server: one leading ``/`` (``//evil.com/x`` would name another
+    host, and so would ``/\\evil.com`` to a browser), the rest percent-encoded."""
+    return "/" + quote(_LEADING_SLASHES.sub("", path), safe="/:@!$&'()*+,;=-._~")
+
+
 def _same(a: str | None, b: str | None) -> bool:
     return a is not None and b is not None and hmac.compare_digest(a.encode(), b.encode())
 
@@ -65,13 +98,16 @@ class Guard(BaseHTTPMiddleware):
         super().__init__(app)
         self.token = token
         self.allowed_hosts = allowed_hosts
+        self.csrf_key = secrets.token_bytes(32)
+        """The server secret behind every cross-site-request token; made anew each time the view starts."""
 
     async def dispatch(self, request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
         response = self._refusal(request)
         if response is None:
             csrf = request.cookies.get(CSRF_COOKIE)
-            fresh = csrf is None or len(csrf) < 20
-            request.state.csrf = new_token() if fresh else csrf
+            fresh = not csrf_is_ours(self.csrf_key, csrf)
+            request.state.csrf = issue_csrf(self.csrf_key) if fresh else csrf
+            request.state.csrf_key = self.csrf_key
             response = await call_next(request)
             if fresh:
                 response.set_cookie(CSRF_COOKIE, request.state.csrf, httponly=True, samesite="strict", path="/")
@@ -90,7 +126,7 @@ class Guard(BaseHTTPMiddleware):
         given = request.query_params.get("token")
         if given is not None and _same(given, self.token):  # keep it in a cookie, drop it from the address
             rest = urlencode([(k, v) for k, v in request.query_params.multi_items() if k != "token"])
-            redirect = RedirectResponse(request.url.path + (f"?{rest}" if rest else ""), status_code=303)
+            redirect = RedirectResponse(local_path(request.url.path) + (f"?{rest}" if rest else ""), status_code=303)
             redirect.set_cookie(TOKEN_COOKIE, self.token, httponly=True, samesite="strict", path="/")
             return redirect
         bearer = request.headers.get("authorization", "")
@@ -100,20 +136,34 @@ class Guard(BaseHTTPMiddleware):
                                  "that `forgegate view` printed", status_code=401)
 
 
+async def capped_body(request: Request, limit: int) -> bytes:
+    """The request body, read chunk by chunk and refused (413) as soon as it passes ``limit`` bytes: a
+    300 MB POST costs at most ``limit`` bytes of memory, never the whole body."""
+    too_big = Refused(413, f"form larger than {limit} bytes")
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and len(declared) < 20 and int(declared) > limit:
+        raise too_big
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limit:
+            raise too_big
+    return bytes(body)
+
+
 async def verified_form(request: Request) -> dict[str, str]:
     """The fields of a form POST, after checking its CSRF token against the cookie (Refused 403 if not)."""
     kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if kind != "application/x-www-form-urlencoded":
         raise Refused(415, "forms are sent as application/x-www-form-urlencoded")
-    body = await request.body()
-    if len(body) > MAX_FORM_BYTES:
-        raise Refused(413, f"form larger than {MAX_FORM_BYTES} bytes")
+    body = await capped_body(request, MAX_FORM_BYTES)
     try:
         parsed = parse_qs(body.decode("utf-8"), keep_blank_values=True, strict_parsing=False)
     except UnicodeDecodeError:
         raise Refused(400, "form is not UTF-8") from None
     fields = {key: values[-1] for key, values in parsed.items()}
-    if not _same(request.cookies.get(CSRF_COOKIE), fields.get(CSRF_FIELD)):
+    cookie, key = request.cookies.get(CSRF_COOKIE), getattr(request.state, "csrf_key", b"")
+    if not (key and csrf_is_ours(key, cookie) and _same(cookie, fields.get(CSRF_FIELD))):
         raise Refused(403, "this form did not come from this forgegate view (its cross-site-request token is "
                            "missing or wrong): reload the page and send it again")
     return fields

@@ -52,10 +52,14 @@ class Sheet:
         return self.path.with_name(f"{self.path.stem}.{ADJUDICATION}.csv")
 
     def annotators(self) -> list[str]:
-        """Who has saved labels, in the order they started (file creation)."""
+        """Who has saved labels, in the order they started (file creation); names differing only in case are
+        one annotator (the first file counts)."""
         found = [p for p in self.path.parent.glob(f"{self.path.stem}.*.csv")
-                 if p.stem.split(".")[-1] != ADJUDICATION and NAME.match(p.stem.split(".")[-1])]
-        return [p.stem.split(".")[-1] for p in sorted(found, key=lambda p: (p.stat().st_mtime_ns, p.name))]
+                 if p.stem.split(".")[-1].casefold() != ADJUDICATION and NAME.match(p.stem.split(".")[-1])]
+        names: dict[str, str] = {}
+        for p in sorted(found, key=lambda p: (p.stat().st_mtime_ns, p.name)):
+            names.setdefault(p.stem.split(".")[-1].casefold(), p.stem.split(".")[-1])
+        return list(names.values())
 
     def labels(self, annotator: str) -> dict[str, int | None]:
         path = self.annotation_path(annotator)
@@ -77,18 +81,25 @@ def load_sheet(path: Path) -> Sheet:
 
 
 def check_name(annotator: str, author: str | None, sheet: Sheet) -> str:
-    """A primary annotator's name, refused when it is the plan's author or a third annotator."""
+    """A primary annotator's name, refused when it is the plan's author or a third annotator.
+
+    Names are compared without case: ``Ana`` is the ``ana`` who already saved (her file, her spelling), and
+    a new name is kept in lower case, so one person never becomes two sheets.
+    """
     name = annotator.strip()
-    if not NAME.match(name) or name == ADJUDICATION:
+    if not NAME.match(name) or name.casefold() == ADJUDICATION:
         raise UsageError("an annotator's name is a letter then up to 39 letters, digits, - or _ (it names the file)")
     if author is None:
         raise UsageError("annotation needs the plan's author, who may not annotate: start forgegate view with "
                          "--author NAME")
     check_annotator(name, author)
-    others = [a for a in sheet.annotators() if a.casefold() != name.casefold()]
-    if len(others) >= 2:
-        raise UsageError(f"this sheet already has two annotators ({', '.join(others)}): it is double annotation")
-    return name
+    known = sheet.annotators()
+    same = [a for a in known if a.casefold() == name.casefold()]
+    if same:
+        return same[0]
+    if len(known) >= 2:
+        raise UsageError(f"this sheet already has two annotators ({', '.join(known)}): it is double annotation")
+    return name.lower()
 
 
 def save_labels(sheet: Sheet, annotator: str, labels: dict[str, int | None]) -> None:

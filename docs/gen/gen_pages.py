@@ -1,0 +1,21 @@
+"""mkdocs-gen-files script: writes the generated reference pages into the build (never into git)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import mkdocs_gen_files
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parents[1] / "src"))  # document this checkout's code, not an installed copy
+spec = importlib.util.spec_from_file_location("forgegate_docs_reference", HERE / "reference.py")
+assert spec is not None and spec.loader is not None
+reference = importlib.util.module_from_spec(spec)
+sys.modules[spec.name] = reference  # dataclasses look their module up while the class is built
+spec.loader.exec_module(reference)
+
+for path, text in reference.pages().items():
+    with mkdocs_gen_files.open(path, "w") as handle:
+        handle.write(text)
