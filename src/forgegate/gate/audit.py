@@ -43,3 +43,17 @@ def audit_verdict(controls: Sequence[Control], finding: AuditFinding) -> Verdict
     else:
         reasons.append(Reason("nothing found", Gate.FAIL, f"{finding.value}: {_FOUND[finding]}"))
     return Verdict.combine(reasons)
+
+
+def lock_audit_reason(gate: Gate, finding: str, origin: str) -> Reason:
+    """Whether a plan may lock on its leak audit (lv-hemingway v2 § 6, "on the record before the gate runs"):
+    only a clean audit whose controls ran green (PASS); a leak (FAIL) or a failed control (INVALID, the audit may
+    be blind) refuses the lock with the audit's own word."""
+    where = f"leak audit ({origin})"
+    if gate is Gate.PASS:
+        return Reason(where, Gate.PASS, f"finding {finding}, controls green: on the record")
+    if gate is Gate.INVALID:
+        return Reason(where, Gate.INVALID, f"a control failed (finding {finding}): the audit may be blind, so its "
+                      "'nothing found' is no evidence; the plan cannot lock on it")
+    return Reason(where, gate, f"finding {finding}: the audit found what it looks for; the plan cannot lock "
+                  "until the data is fixed and the audit re-run")

@@ -17,6 +17,7 @@ from forgegate.backends.base import BackendConfig, base_url_problem
 from forgegate.backends.options import OPTION_BACKENDS, device_problem, option_refusal
 from forgegate.errors import not_one_of
 from forgegate.plan.instruments import ENDPOINTS, Instruments, endpoint_names
+from forgegate.plan.preflight import LeakAudit, Tiebreak
 from forgegate.userfile import MaxTokens, PromptText, UserFileModel
 
 Role = Literal["control", "candidate"]
@@ -190,6 +191,10 @@ class Plan(UserFileModel):
     arms: tuple[Arm, ...] = Field(min_length=1)
     instruments: Instruments
     comparisons: tuple[PlanComparison, ...] = ()
+    tiebreak: Tiebreak | None = None
+    """Which of the tied candidates ships (``plan.preflight``); absent: the result names none."""
+    leak_audit: LeakAudit | None = None
+    """The leak audit on the record: ``plan lock`` refuses a plan whose audit found a leak or failed a control."""
 
     @field_validator("seeds")
     @classmethod
