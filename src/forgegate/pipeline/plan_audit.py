@@ -45,7 +45,8 @@ def _from_file(loaded: LoadedPlan, audit: LeakAudit) -> tuple[LeakAuditResult, s
         kind = payload.get("kind") if isinstance(payload, dict) else None
         if kind != "leak_audit":
             raise loaded.error(where, f"{audit.result} is not a forgegate audit leak --json result (its kind is "
-                               f"{kind!r}, not 'leak_audit')", hint="write it with forgegate audit leak ... --json FILE")
+                               f"{kind!r}, not 'leak_audit')",
+                               hint="write it with forgegate audit leak ... --json FILE")
         result = LeakAuditResult.model_validate(payload)
     except (json.JSONDecodeError, UnicodeDecodeError, ValidationError) as exc:
         if isinstance(exc, ValidationError):

@@ -100,7 +100,8 @@ PAGE = _IMPORT + r"""<!DOCTYPE html>
 <section id="ships"><h2>Ship choice (pre-registered tiebreak)</h2>
 <p>Tied candidates: {{ ships.candidates|join(', ') }}; axes, in the declared order: {{ ships.axes|join(', ') }};
 prior: {{ ships.prior or 'none declared' }}.</p>
-<div class="verdict g-{{ ships.outcome }}"><span class="word" id="ships-arm">SHIPS: {{ ships.arm or 'none' }}</span></div>
+<div class="verdict g-{{ ships.outcome }}">
+<span class="word" id="ships-arm">SHIPS: {{ ships.arm or 'none' }}</span></div>
 {{ reasons(ships.reasons) }}
 </section>
 {% endif %}
