@@ -166,3 +166,16 @@ def test_a_leak_audit_names_a_result_or_its_inputs_not_both(tmp_path: Path) -> N
     err = refused(text)
     assert "not both" in str(err) and err.line == line_of(text, "[leak_audit]")
     assert "'source', 'renamed' and 'pairs'" in str(refused(PLAN + '\n[leak_audit]\nsource = "src"\n'))
+
+
+def test_the_hemingway_preset_carries_the_preregistered_tiebreak_ready_to_uncomment() -> None:
+    from forgegate.plan import PRESETS
+
+    text = PRESETS["hemingway"].replace("# [tiebreak]", "[tiebreak]").replace('# axes = ["mem', 'axes = ["mem')
+    text = text.replace("# min_spread_ratio", "min_spread_ratio").replace('# prior = "ckpt850"', 'prior = "ckpt850"')
+    plan = parse_plan_text(Path("h.toml"), text).plan
+    assert plan.tiebreak is not None and plan.tiebreak.prior == "ckpt850"
+    assert plan.tiebreak.axes == ("memorization", "seed_spread")
+    audit = PRESETS["hemingway"].replace("# [leak_audit]", "[leak_audit]").replace('# result = "leak', 'result = "leak')
+    plan = parse_plan_text(Path("h.toml"), audit).plan
+    assert plan.leak_audit is not None and plan.leak_audit.result == "leak-audit.json"
