@@ -14,7 +14,7 @@ from forgegate.errors import InputError
 from forgegate.plan import LockRefusedError, check_lock, lock_path, lock_plan, parse_plan_text
 from forgegate.plan.inputs import sha256_file
 from tests.audit_helpers import build_leak_fixture
-from tests.plan_helpers import PLAN, line_of, write_plan_folder
+from tests.plan_helpers import PLAN, audit_json, line_of, write_plan_folder
 
 TWO_CANDIDATES = PLAN.replace('''[instruments.voice]''', '''[[arms]]
 name = "ckpt2"
@@ -87,13 +87,6 @@ def test_a_tiebreak_needs_two_compared_candidates_and_its_axes_instruments() -> 
 
 
 # --- the leak audit on the lock --------------------------------------------------------------------------------
-
-def audit_json(gate: str, finding: str, *, planted: tuple[int, int] = (6, 6)) -> dict[str, object]:
-    return {"kind": "leak_audit", "schema_version": 1, "gate": gate, "finding": finding,
-            "reasons": [{"rule": "nothing found", "outcome": gate, "detail": finding}],
-            "splits": {"val": {"pairs": 200, "leaking_instruction": 0, "leaking_response": 0, "names": {}}},
-            "controls": {"surfaces_found": [941, 941], "nonce_absent": True, "planted_detected": list(planted)}}
-
 
 def plan_with_audit(folder: Path, payload: dict[str, object] | str) -> Path:
     plan = write_plan_folder(folder, PLAN + '\n[leak_audit]\nresult = "leak.json"\n')

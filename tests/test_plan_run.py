@@ -129,7 +129,7 @@ def test_a_failed_memorization_control_makes_the_run_invalid(tmp_path: Path, tin
 def test_a_run_with_tied_candidates_says_which_ships_and_carries_the_leak_audit(tmp_path: Path,
                                                                                 tiny: TinyModels) -> None:
     from forgegate.gate.ship import Contender, ship_choice
-    from tests.test_plan_preflight import audit_json
+    from tests.plan_helpers import audit_json
 
     folder = tmp_path / "p"
     plan = tiny_plan(folder, tiny)

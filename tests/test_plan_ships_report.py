@@ -7,7 +7,7 @@ from report_helpers import arm_payloads, parse, plan_payload
 
 from forgegate.core.verdict import Gate
 from forgegate.gate.ship import Contender, ship_choice
-from forgegate.pipeline.plan_score import ScoredComparison, _contender
+from forgegate.pipeline.plan_score import ScoredComparison, contender
 from forgegate.report import render_html
 from forgegate.report.markdown import render_markdown
 from forgegate.results import PlanRunResult, parse_result
@@ -30,7 +30,7 @@ def with_ships(payload: dict) -> dict:
             "leak_audit": {"sha256": "f" * 64, "gate": "PASS", "finding": "CLEAN", "origin": "leak.json"}}
 
 
-def test_the_contender_reads_the_candidates_excess_copying_and_seed_spread(reports: dict) -> None:
+def test_thecontender_reads_the_candidates_excess_copying_and_seed_spread(reports: dict) -> None:
     from forgegate.gate.arms import arms_verdict
     from forgegate.plan.plan_file import PlanComparison
 
@@ -38,7 +38,7 @@ def test_the_contender_reads_the_candidates_excess_copying_and_seed_spread(repor
     scored = ScoredComparison(PlanComparison(control="base", candidate="tuned", primary="voice.delta_gap"),
                               reports["voice"], reports["memorization"], reports["damage"], verdict)
     entry = scored.model()
-    got = _contender(scored)
+    got = contender(scored)
     mem = entry.memorization
     assert mem is not None and entry.voice is not None
     assert got.name == "tuned" and got.gate is verdict.gate

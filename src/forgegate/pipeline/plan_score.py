@@ -129,7 +129,7 @@ class PlanResult:
         if self.ships is None or tiebreak is None:
             return None
         compared = tuple(c.comparison.candidate for c in self.comparisons)
-        return ShipChoice(arm=self.ships.arm, outcome=self.ships.outcome.value,
+        return ShipChoice(arm=self.ships.arm, outcome=self.ships.outcome,
                           candidates=list(tied_candidates(tiebreak, compared)), axes=list(tiebreak.axes),
                           prior=tiebreak.prior, reasons=[ReasonModel.of(r) for r in self.ships.reasons])
 
@@ -138,7 +138,7 @@ class PlanResult:
         return LeakAuditRecord.model_validate(record) if record is not None else None
 
 
-def _contender(scored: ScoredComparison) -> Contender:
+def contender(scored: ScoredComparison) -> Contender:
     """What the tiebreak reads of one tied candidate's comparison: its word, its excess copying, its seed spread."""
     entry, name = scored.model(), scored.comparison.candidate
     excess = None
@@ -152,7 +152,7 @@ def _contender(scored: ScoredComparison) -> Contender:
 def _ship(tiebreak: Tiebreak, comparisons: tuple[ScoredComparison, ...]) -> ShipDecision:
     by_candidate = {c.comparison.candidate: c for c in comparisons}
     tied = tied_candidates(tiebreak, tuple(by_candidate))
-    return ship_choice([_contender(by_candidate[name]) for name in tied], tiebreak.axes, tiebreak.prior,
+    return ship_choice([contender(by_candidate[name]) for name in tied], tiebreak.axes, tiebreak.prior,
                        tiebreak.min_spread_ratio)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from forgegate.core.verdict import Gate
 from forgegate.results.base import Gated, ReasonModel, SchemaVersion, Strict
 from forgegate.results.damage import DamageAxis
 from forgegate.results.eval import BatteryRef, GateConfigRef, PlanArmGloss
@@ -74,7 +75,7 @@ class ShipChoice(Strict):
 
     arm: str | None
     """The candidate that ships; None: none does (the last reason says why)."""
-    outcome: str
+    outcome: Gate
     """The last step's word: PASS (chosen), HOLD (chosen but HOLD, or a tie left to the operator), FAIL (every
     candidate fails), INCOMPLETE (a candidate could not be ranked)."""
     candidates: list[str]
