@@ -99,8 +99,9 @@ def test_a_clean_audit_locks_and_the_lock_carries_its_hash_and_gate(tmp_path: Pa
     result = CliRunner().invoke(app, ["plan", "lock", str(plan), "--store", str(tmp_path / "runs")])
     assert result.exit_code == 0, result.output
     saved = json.loads(lock_path(plan).read_text())
-    assert saved["leak_audit"] == {"sha256": sha256_file(tmp_path / "leak.json"), "gate": "PASS",
-                                   "finding": "CLEAN", "origin": "leak.json"}
+    assert {k: saved["leak_audit"][k] for k in ("sha256", "gate", "finding", "origin")} == {
+        "sha256": sha256_file(tmp_path / "leak.json"), "gate": "PASS", "finding": "CLEAN", "origin": "leak.json"}
+    assert "controls green: on the record" in saved["leak_audit"]["detail"]
     assert "leak audit (leak.json)" in result.output and "gate PASS" in result.output
     assert check_lock(plan, run_has_generations=False).lock.leak_audit == saved["leak_audit"]
     # the result file is an input: a changed audit changes the plan's hash, so the lock no longer holds
@@ -127,6 +128,35 @@ def test_a_truncated_audit_result_names_the_missing_field(tmp_path: Path) -> Non
     plan = plan_with_audit(tmp_path, payload)
     result = CliRunner().invoke(app, ["plan", "lock", str(plan), "--store", str(tmp_path / "runs")])
     assert isinstance(result.exception, InputError) and "field 'controls'" in str(result.exception)
+
+
+def plan_with_clean_splits(folder: Path, splits: str, payload: dict[str, object]) -> Path:
+    plan = write_plan_folder(folder, PLAN + f'\n[leak_audit]\nresult = "leak.json"\nclean_splits = {splits}\n')
+    (folder / "leak.json").write_text(json.dumps(payload))
+    return plan
+
+
+def test_the_spec_train_leak_beside_a_clean_val_split_locks_only_when_the_plan_says_val_must_be_clean(
+        tmp_path: Path) -> None:
+    spec = audit_json("FAIL", "LEAK", train_leaks=70)  # lv-hemingway v2 § 6: train 70 of 7,094, val 0 of 200
+    refused_plan = plan_with_audit(tmp_path / "any", spec)
+    result = CliRunner().invoke(app, ["plan", "lock", str(refused_plan), "--store", str(tmp_path / "runs")])
+    assert result.exit_code == 1 and "train: 70 leaking halves in 7094 pairs" in result.output
+    plan = plan_with_clean_splits(tmp_path / "val", '["val"]', spec)
+    result = CliRunner().invoke(app, ["plan", "lock", str(plan), "--store", str(tmp_path / "runs")])
+    assert result.exit_code == 0, result.output
+    record = json.loads(lock_path(plan).read_text())["leak_audit"]
+    assert record["gate"] == "FAIL" and record["finding"] == "LEAK"  # the audit's own word, on the record
+    assert "val clean" in record["detail"] and "train: 70 leaking halves" in record["detail"]
+    dirty = plan_with_clean_splits(tmp_path / "train", '["val", "train"]', spec)
+    result = CliRunner().invoke(app, ["plan", "lock", str(dirty), "--store", str(tmp_path / "runs")])
+    assert result.exit_code == 1 and "leak in train, which must be clean" in " ".join(result.output.split())
+    unseen = plan_with_clean_splits(tmp_path / "test", '["test"]', spec)
+    result = CliRunner().invoke(app, ["plan", "lock", str(unseen), "--store", str(tmp_path / "runs")])
+    assert result.exit_code == 3 and "did not see them" in " ".join(result.output.split())
+    blind = plan_with_clean_splits(tmp_path / "blind", '["val"]', audit_json("INVALID", "LEAK", train_leaks=70))
+    result = CliRunner().invoke(app, ["plan", "lock", str(blind), "--store", str(tmp_path / "runs")])
+    assert result.exit_code == 4 and not lock_path(blind).exists()
 
 
 def test_a_plan_naming_an_audit_cannot_be_locked_around_it(tmp_path: Path) -> None:
@@ -170,5 +200,7 @@ def test_the_hemingway_preset_carries_the_preregistered_tiebreak_ready_to_uncomm
     assert plan.tiebreak is not None and plan.tiebreak.prior == "ckpt850"
     assert plan.tiebreak.axes == ("memorization", "seed_spread")
     audit = PRESETS["hemingway"].replace("# [leak_audit]", "[leak_audit]").replace('# result = "leak', 'result = "leak')
+    audit = audit.replace("# clean_splits", "clean_splits")
     plan = parse_plan_text(Path("h.toml"), audit).plan
     assert plan.leak_audit is not None and plan.leak_audit.result == "leak-audit.json"
+    assert plan.leak_audit.clean_splits == ("val",)

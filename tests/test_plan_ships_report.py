@@ -27,7 +27,8 @@ def with_ships(payload: dict) -> dict:
     return {**payload, "ships": {"arm": decision.arm, "outcome": decision.outcome.value,
                                  "candidates": ["tuned", "ckpt850"], "axes": ["memorization", "seed_spread"],
                                  "prior": "ckpt850", "reasons": [r.to_json() for r in decision.reasons]},
-            "leak_audit": {"sha256": "f" * 64, "gate": "PASS", "finding": "CLEAN", "origin": "leak.json"}}
+            "leak_audit": {"sha256": "f" * 64, "gate": "PASS", "finding": "CLEAN", "origin": "leak.json",
+                           "detail": "finding CLEAN, controls green: on the record"}}
 
 
 def test_thecontender_reads_the_candidates_excess_copying_and_seed_spread(reports: dict) -> None:

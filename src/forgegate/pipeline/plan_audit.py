@@ -78,8 +78,12 @@ def leak_audit_on_record(loaded: LoadedPlan) -> tuple[dict[str, str], Reason] | 
     if audit is None:
         return None
     result, digest, origin = _from_file(loaded, audit) if audit.result is not None else _run(loaded, audit)
-    record = {"sha256": digest, "gate": result.gate.value, "finding": result.finding, "origin": origin}
-    return record, lock_audit_reason(result.gate, result.finding, origin)
+    leaking = {name: (split.leaking_instruction + split.leaking_response, split.pairs)
+               for name, split in result.splits.items()}
+    reason = lock_audit_reason(result.gate, result.finding, origin, leaking, audit.clean_splits)
+    record = {"sha256": digest, "gate": result.gate.value, "finding": result.finding, "origin": origin,
+              "detail": reason.detail}
+    return record, reason
 
 
 def lock_with_audit(plan_path: Path | str, *, run_has_generations: bool = False,

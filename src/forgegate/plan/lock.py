@@ -49,7 +49,7 @@ class PlanLock:
     inputs: dict[str, str]
     text: str
     leak_audit: dict[str, str] | None = None
-    """The plan's ``[leak_audit]`` on the record: sha256, gate, finding, origin (``pipeline.plan_audit``)."""
+    """The plan's ``[leak_audit]`` on the record: sha256, gate, finding, origin, detail (``pipeline.plan_audit``)."""
 
     def to_json(self) -> dict[str, Any]:
         out = {"format": LOCK_FORMAT, "plan_hash": self.plan_hash, "plan_file": self.plan_file,

@@ -36,12 +36,17 @@ class LeakAudit(UserFileModel):
     """The built pairs JSONL files, as ``--pairs``."""
     map: str | None = None
     """Optional rename map, as ``--map``."""
+    clean_splits: tuple[str, ...] | None = None
+    """The splits that must be clean for the plan to lock (e.g. ["val"], where the fixture is drawn from); a leak
+    elsewhere stays on the record. Absent: any leak refuses the lock."""
     planted: int = Field(default=6, ge=1)
     seed: int = 0
     glob: str = "**/*.txt"
 
     @model_validator(mode="after")
     def _result_or_inputs(self) -> LeakAudit:
+        if self.clean_splits is not None and not self.clean_splits:
+            raise ValueError("clean_splits names no split: leave it out (every split must be clean) or name one")
         inputs = self.source is not None or bool(self.renamed) or bool(self.pairs) or self.map is not None
         if self.result is not None and inputs:
             raise ValueError("name either 'result' (a forgegate audit leak --json file) or the audit's inputs "

@@ -93,6 +93,9 @@ class LeakAuditRecord(Strict):
     finding: str
     origin: str
     """The result file as the plan names it, or 'ran at lock' when ``plan lock`` ran the audit."""
+    detail: str
+    """Why the plan could lock on it (``gate.audit.lock_audit_reason``), e.g. a train leak on the record beside a
+    clean val split."""
 
 
 class PlanRunResult(Gated):

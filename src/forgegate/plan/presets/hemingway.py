@@ -100,6 +100,7 @@ primary = "voice.delta_gap"
 # Either a `forgegate audit leak --json` result, or its inputs for plan lock to run it:
 # [leak_audit]
 # result = "leak-audit.json"
+# clean_splits = ["val"]          # the fixture's split must be clean; a train leak stays on the record
 # source = "corpus-source"        # instead of result: the unrenamed tree,
 # renamed = ["corpus-renamed"]    # the renamed copies,
 # pairs = ["pairs-train.jsonl", "pairs-val.jsonl"]   # and the built pairs
