@@ -103,6 +103,8 @@ def test_a_clean_audit_locks_and_the_lock_carries_its_hash_and_gate(tmp_path: Pa
         "sha256": sha256_file(tmp_path / "leak.json"), "gate": "PASS", "finding": "CLEAN", "origin": "leak.json"}
     assert "controls green: on the record" in saved["leak_audit"]["detail"]
     assert "leak audit (leak.json)" in result.output and "gate PASS" in result.output
+    check = CliRunner().invoke(app, ["plan", "check", str(plan), "--store", str(tmp_path / "runs")])
+    assert check.exit_code == 0 and "leak audit on the lock (leak.json): gate PASS, finding CLEAN" in check.output
     assert check_lock(plan, run_has_generations=False).lock.leak_audit == saved["leak_audit"]
     # the result file is an input: a changed audit changes the plan's hash, so the lock no longer holds
     (tmp_path / "leak.json").write_text(json.dumps(audit_json("PASS", "CLEAN", planted=(5, 6))))
@@ -204,3 +206,15 @@ def test_the_hemingway_preset_carries_the_preregistered_tiebreak_ready_to_uncomm
     plan = parse_plan_text(Path("h.toml"), audit).plan
     assert plan.leak_audit is not None and plan.leak_audit.result == "leak-audit.json"
     assert plan.leak_audit.clean_splits == ("val",)
+
+
+def test_a_lock_without_the_audit_record_is_refused_by_the_run_and_by_check(tmp_path: Path) -> None:
+    plan = plan_with_audit(tmp_path, audit_json("PASS", "CLEAN"))
+    assert CliRunner().invoke(app, ["plan", "lock", str(plan), "--store", str(tmp_path / "runs")]).exit_code == 0
+    saved = json.loads(lock_path(plan).read_text())
+    del saved["leak_audit"]  # a lock written by hand, or before the plan named its audit
+    lock_path(plan).write_text(json.dumps(saved))
+    with pytest.raises(LockRefusedError, match="carries no audit record"):
+        check_lock(plan, run_has_generations=False)
+    check = CliRunner().invoke(app, ["plan", "check", str(plan), "--store", str(tmp_path / "runs")])
+    assert check.exit_code == 2 and "NO LEAK AUDIT on the lock" in check.output

@@ -94,6 +94,13 @@ def check(
         console.print(f"REFUSED: run store {state.store_path} holds {state.generations} generations made under "
                       f"plan hash {str(state.stored_plan_hash)[:12]}: {RULE_DOES_NOT_MOVE}")
         raise typer.Exit(code=EXIT_BAD_INPUT)
+    if p.leak_audit is not None and locked.leak_audit is None:
+        console.print(f"NO LEAK AUDIT on the lock: re-lock it (forgegate plan lock {plan}) to put it on the record")
+        raise typer.Exit(code=EXIT_BAD_INPUT)
+    if locked.leak_audit is not None:
+        audit = locked.leak_audit
+        console.print(f"leak audit on the lock ({audit.get('origin')}): gate {audit.get('gate')}, finding "
+                      f"{audit.get('finding')}, sha256 {audit.get('sha256', '')[:16]}", markup=False)
     console.print(f"locked {locked.locked_at}; run store {state.store_path}: {state.generations} generations")
 
 
