@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 from report_helpers import arm_payloads, parse, plan_payload
+from view_helpers import client
 
 from forgegate.core.verdict import Gate
 from forgegate.gate.ship import Contender, ship_choice
@@ -71,3 +75,12 @@ def test_the_html_report_and_the_summary_show_which_candidate_ships_and_why(repo
     assert "**Ships: ckpt850**" in summary and "the declared prior decides" in summary
     no_ships = render_html({**plan_payload(reports), "kind": "plan", "schema_version": 1}, rendered_at=WHEN)
     assert 'id="ships"' not in no_ships
+
+
+def test_forgegate_view_shows_the_ship_choice_of_a_plan_result(reports: dict, tmp_path: Path) -> None:
+    result = tmp_path / "plan-result.json"
+    result.write_text(json.dumps({**with_ships(plan_payload(reports)), "kind": "plan", "schema_version": 1}))
+    (tmp_path / "store").mkdir()
+    page = client(tmp_path / "store", results=(result,)).get("/results/0")
+    assert page.status_code == 200
+    assert 'id="ships-arm">SHIPS: ckpt850</span>' in page.text and "the declared prior decides" in page.text
