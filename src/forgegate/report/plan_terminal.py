@@ -88,4 +88,6 @@ def print_ships(arm: str | None, reasons: Sequence[Reason], console: Console) ->
     console.rule("SHIPS (pre-registered tiebreak)")
     for reason in reasons:
         console.print(f"  {gate_markup(reason.outcome)} {escape(reason.rule)}: {escape(reason.detail)}")
-    console.print(f"SHIPS: [bold]{escape(arm)}[/]" if arm is not None else "SHIPS: [bold]none[/]")
+    last = reasons[-1].outcome if reasons else Gate.INCOMPLETE
+    word = "" if last is Gate.PASS else f" ({gate_markup(last)})"
+    console.print(f"SHIPS: [bold]{escape(arm) if arm is not None else 'none'}[/]{word}")
