@@ -75,7 +75,7 @@ def print_plan_result(result: PlanResult, console: Console, *, details: bool = T
                           _word(comp.verdict))
         console.print(table)
     if result.ships is not None:
-        print_ships(result.ships.arm, result.ships.reasons, console)
+        print_ships(result.ships.arm, result.ships.outcome, result.ships.reasons, console)
     record = gens.locked.lock.leak_audit
     if record is not None:
         console.print(f"leak audit on the lock ({escape(record['origin'])}): gate {gate_markup(Gate(record['gate']))} "
@@ -83,11 +83,10 @@ def print_plan_result(result: PlanResult, console: Console, *, details: bool = T
     print_verdict(result.verdict, console, title="GATE")
 
 
-def print_ships(arm: str | None, reasons: Sequence[Reason], console: Console) -> None:
+def print_ships(arm: str | None, outcome: Gate, reasons: Sequence[Reason], console: Console) -> None:
     """The ship choice between the tied candidates: every step of the tiebreak, then which one ships (or none)."""
     console.rule("SHIPS (pre-registered tiebreak)")
     for reason in reasons:
         console.print(f"  {gate_markup(reason.outcome)} {escape(reason.rule)}: {escape(reason.detail)}")
-    last = reasons[-1].outcome if reasons else Gate.INCOMPLETE
-    word = "" if last is Gate.PASS else f" ({gate_markup(last)})"
+    word = "" if outcome is Gate.PASS else f" ({gate_markup(outcome)})"
     console.print(f"SHIPS: [bold]{escape(arm) if arm is not None else 'none'}[/]{word}")
