@@ -40,8 +40,11 @@ class LeakAudit(UserFileModel):
     """The splits that must be clean for the plan to lock (e.g. ["val"], where the fixture is drawn from); a leak
     elsewhere stays on the record. Absent: any leak refuses the lock."""
     planted: int = Field(default=6, ge=1)
+    """Positive-control names planted in the audit's copy, as ``--planted`` (each must be found)."""
     seed: int = 0
+    """Seed of the planted control, as ``--seed``."""
     glob: str = "**/*.txt"
+    """Which files of ``source`` and ``renamed`` the audit reads, as ``--glob``."""
 
     @model_validator(mode="after")
     def _result_or_inputs(self) -> LeakAudit:

@@ -79,8 +79,11 @@ class ShipChoice(Strict):
     """The last step's word: PASS (chosen), HOLD (chosen but HOLD, or a tie left to the operator), FAIL (every
     candidate fails), INCOMPLETE (a candidate could not be ranked)."""
     candidates: list[str]
+    """The tied candidates the tiebreak chose among (``[tiebreak] candidates``, or every compared candidate)."""
     axes: list[str]
+    """The resolving axes in the order the plan declared them (``memorization``, ``seed_spread``)."""
     prior: str | None
+    """The declared prior, which decides only a tie the axes leave; None when the plan named none."""
     reasons: list[ReasonModel]
     """Every step of the reasoning, in order."""
 
@@ -89,8 +92,11 @@ class LeakAuditRecord(Strict):
     """The leak audit the plan's lock carries (``[leak_audit]``): its result's sha256 and gate word."""
 
     sha256: str
+    """sha256 of the audit's ``--json`` result bytes, as locked."""
     gate: str
+    """The audit's gate word (PASS, FAIL: a leak, INVALID: a control failed)."""
     finding: str
+    """The audit's finding (CLEAN or LEAK)."""
     origin: str
     """The result file as the plan names it, or 'ran at lock' when ``plan lock`` ran the audit."""
     detail: str
