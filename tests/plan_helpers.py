@@ -97,3 +97,16 @@ control = "{control}"
 candidate = "{candidate}"
 primary = "damage.ran_on"
 """
+
+
+def audit_json(gate: str, finding: str, *, planted: tuple[int, int] = (6, 6),
+               train_leaks: int = 0) -> dict[str, object]:
+    """A ``forgegate audit leak --json`` result as a plan's [leak_audit] names it (the spec's clean val split;
+    ``train_leaks`` instruction halves of the train split naming a removed name, as the spec's 70 of 7,094)."""
+    train = {"pairs": 7094, "leaking_instruction": train_leaks, "leaking_response": 0,
+             "names": {"Santiago": train_leaks} if train_leaks else {}}
+    return {"kind": "leak_audit", "schema_version": 1, "gate": gate, "finding": finding,
+            "reasons": [{"rule": "nothing found", "outcome": gate, "detail": finding}],
+            "splits": {"val": {"pairs": 200, "leaking_instruction": 0, "leaking_response": 0, "names": {}},
+                       "train": train},
+            "controls": {"surfaces_found": [941, 941], "nonce_absent": True, "planted_detected": list(planted)}}

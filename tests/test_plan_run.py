@@ -124,3 +124,57 @@ def test_a_failed_memorization_control_makes_the_run_invalid(tmp_path: Path, tin
     assert mem["positive_control"]["saturated"] is False and mem["gate"] == "INVALID"
     assert result["comparisons"][0]["gate"] == "INVALID"
     assert result["gate"] == "INVALID" and code == 4
+
+
+def test_a_run_with_tied_candidates_says_which_ships_and_carries_the_leak_audit(tmp_path: Path,
+                                                                                tiny: TinyModels) -> None:
+    from forgegate.gate.ship import Contender, ship_choice
+    from tests.plan_helpers import audit_json
+
+    folder = tmp_path / "p"
+    plan = tiny_plan(folder, tiny)
+    text = plan.read_text().replace("[instruments.voice]", f'''[[arms]]
+name = "ckpt2"
+backend = "transformers"
+model = "{tiny.base}"
+adapter = "{tiny.adapter_other}"
+role = "candidate"
+
+[instruments.voice]''') + '''
+[[comparisons]]
+control = "base"
+candidate = "ckpt2"
+primary = "voice.delta_gap"
+
+[tiebreak]
+axes = ["memorization", "seed_spread"]
+prior = "ckpt2"
+
+[leak_audit]
+result = "leak.json"
+'''
+    plan.write_text(text)
+    (folder / "leak.json").write_text(json.dumps(audit_json("PASS", "CLEAN")))
+    code, output, exc = invoke(["plan", "lock", str(plan), "--store", str(tmp_path / "runs")])
+    assert code == 0, output
+    out = tmp_path / "result.json"
+    code, output, exc = invoke(["run", str(plan), "--store", str(tmp_path / "runs"), "--json", str(out), "--brief"])
+    assert exc is None or isinstance(exc, SystemExit), exc
+    result = json.loads(out.read_text())
+    parsed = parse_result(result, out)
+    assert isinstance(parsed, PlanRunResult) and parsed.ships is not None
+    ships = result["ships"]
+    assert ships["candidates"] == ["ckpt1", "ckpt2"] and ships["axes"] == ["memorization", "seed_spread"]
+    assert ships["reasons"][0]["rule"] == "ship: tied" and ships["reasons"][-1]["rule"] == "ship"
+    # the JSON's choice is the rule's on the JSON's own figures
+    comps = {c["candidate"]: c for c in result["comparisons"]}
+    contenders = []
+    for name in ("ckpt1", "ckpt2"):
+        mem, voice = comps[name]["memorization"]["arms"], comps[name]["voice"]["arms"]
+        excess = (mem[name]["hit_rate"] - mem["base"]["hit_rate"], mem[name]["max"] - mem["base"]["max"])
+        contenders.append(Contender(name, Gate(comps[name]["gate"]), excess, voice[name]["spread"]))
+    expected = ship_choice(contenders, ["memorization", "seed_spread"], "ckpt2", 2.0)
+    assert ships["arm"] == expected.arm and ships["outcome"] == expected.outcome.value
+    assert f"SHIPS: {expected.arm or 'none'}" in output
+    assert result["leak_audit"]["gate"] == "PASS" and result["leak_audit"]["origin"] == "leak.json"
+    assert "leak audit on the lock (leak.json)" in output

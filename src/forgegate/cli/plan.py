@@ -35,16 +35,28 @@ def lock(
     plan: Path = typer.Argument(..., help="The plan TOML."),
     store: Path | None = _STORE,
 ) -> None:
-    """Freeze the plan: write PLAN.lock with its content hash (refused once its run has generations)."""
-    from forgegate.plan import lock_path, lock_plan
+    """Freeze the plan: write PLAN.lock with its content hash (refused once its run has generations, or when the
+    plan's [leak_audit] found a leak, exit 1, or failed a control, exit 4)."""
+    from forgegate.cli.common import exit_with
+    from forgegate.pipeline.plan_audit import AuditLockRefusedError, lock_with_audit
+    from forgegate.plan import lock_path
     from forgegate.run.plan_store import plan_run_state
 
     state = plan_run_state(plan, store)
-    written = lock_plan(plan, run_has_generations=state.has_generations, stored_plan_hash=state.stored_plan_hash)
+    try:
+        written, audit = lock_with_audit(plan, run_has_generations=state.has_generations,
+                                         stored_plan_hash=state.stored_plan_hash)
+    except AuditLockRefusedError as refused:
+        console.print(f"NOT LOCKED: {refused.message}", markup=False, soft_wrap=True)
+        exit_with(refused.gate)
+        return
     console.print(f"locked {plan} -> {lock_path(plan)}")
     console.print(f"plan_hash {written.plan_hash}")
     for name, digest in written.inputs.items():
         console.print(f"  input {name}  sha256 {digest[:16]}")
+    if audit is not None and written.leak_audit is not None:
+        console.print(f"  leak audit ({written.leak_audit['origin']})  sha256 {written.leak_audit['sha256'][:16]}  "
+                      f"gate {written.leak_audit['gate']}  finding {written.leak_audit['finding']}", markup=False)
 
 
 @plan_app.command("check")
@@ -82,6 +94,13 @@ def check(
         console.print(f"REFUSED: run store {state.store_path} holds {state.generations} generations made under "
                       f"plan hash {str(state.stored_plan_hash)[:12]}: {RULE_DOES_NOT_MOVE}")
         raise typer.Exit(code=EXIT_BAD_INPUT)
+    if p.leak_audit is not None and locked.leak_audit is None:
+        console.print(f"NO LEAK AUDIT on the lock: re-lock it (forgegate plan lock {plan}) to put it on the record")
+        raise typer.Exit(code=EXIT_BAD_INPUT)
+    if locked.leak_audit is not None:
+        audit = locked.leak_audit
+        console.print(f"leak audit on the lock ({audit.get('origin')}): gate {audit.get('gate')}, finding "
+                      f"{audit.get('finding')}, sha256 {audit.get('sha256', '')[:16]}", markup=False)
     console.print(f"locked {locked.locked_at}; run store {state.store_path}: {state.generations} generations")
 
 

@@ -11,3 +11,12 @@ DAMAGE_METRICS: tuple[DamageMetric, ...] = get_args(DamageMetric)
 
 FloorRule = Literal["pairwise", "all-arms"]
 """Which seeds make the voice noise floor: the two compared arms' (pairwise) or every arm's."""
+
+TiebreakAxis = Literal["memorization", "seed_spread"]
+"""The axes a plan's tiebreak may name (lv-hemingway v2 § 2, "the axes that resolve"): memorisation identical to the
+control's, then the tighter seed variance (the voice Delta's within-arm seed spread)."""
+TIEBREAK_AXES: tuple[TiebreakAxis, ...] = get_args(TiebreakAxis)
+
+VERDICT_FLOOR_RULE: FloorRule = "pairwise"
+"""The floor a plan's voice verdict uses (lv-hemingway v2 § 4: "The pairwise number is the verdict; the all-arms
+number is kept so the lv-bronte record stays comparable"): the other rule is printed as the sensitivity line only."""

@@ -22,6 +22,7 @@ from forgegate.gate.plan import (
     semantic_primary_reason,
     unscored_instrument_reason,
 )
+from forgegate.gate.ship import Contender, ShipDecision, ship_choice
 from forgegate.metrics.damage import DamageReport, damage_report
 from forgegate.metrics.memorization import MemorizationReport, memorization_report
 from forgegate.metrics.ngram_index import NgramIndex
@@ -32,8 +33,24 @@ from forgegate.pipeline.plan_gloss import GlossOutcome, score_gloss
 from forgegate.pipeline.plan_semantic import SemanticOutcome, endpoint_value, score_semantic
 from forgegate.plan import PlanComparison
 from forgegate.plan.instruments import INSTRUMENT_NAMES as RUN_INSTRUMENTS
-from forgegate.results import SCHEMA_VERSION, DamageAxis, MemorizationAxis, PlanRunResult, VoiceAxis, reason_models
-from forgegate.results.plan_run import ComparisonEntry, GenerationCounts, PlanRef, RequestError
+from forgegate.plan.preflight import Tiebreak, tied_candidates
+from forgegate.results import (
+    SCHEMA_VERSION,
+    DamageAxis,
+    MemorizationAxis,
+    PlanRunResult,
+    ReasonModel,
+    VoiceAxis,
+    reason_models,
+)
+from forgegate.results.plan_run import (
+    ComparisonEntry,
+    GenerationCounts,
+    LeakAuditRecord,
+    PlanRef,
+    RequestError,
+    ShipChoice,
+)
 
 
 @dataclass(frozen=True)
@@ -69,8 +86,12 @@ class PlanResult:
     semantic: SemanticOutcome | None = None
     gloss: GlossOutcome | None = None
     verdict: Verdict = field(init=False)
+    ships: ShipDecision | None = field(init=False)
+    """The tiebreak's choice between the tied candidates; None when the plan declares no ``[tiebreak]``."""
 
     def __post_init__(self) -> None:
+        tiebreak = self.gens.locked.loaded.plan.tiebreak
+        object.__setattr__(self, "ships", _ship(tiebreak, self.comparisons) if tiebreak is not None else None)
         verdict = plan_verdict(self.run_reasons,
                                [(r.comparison.candidate, r.comparison.control, r.verdict, r.primary_value is not None)
                                 for r in self.comparisons],
@@ -100,7 +121,39 @@ class PlanResult:
             comparisons=[c.model() for c in self.comparisons],
             semantic=self.semantic.model() if self.semantic else None,
             gloss=self.gloss.model() if self.gloss else None,
+            ships=self._ship_model(), leak_audit=self._audit_model(),
             reasons=reason_models(self.verdict))
+
+    def _ship_model(self) -> ShipChoice | None:
+        tiebreak = self.gens.locked.loaded.plan.tiebreak
+        if self.ships is None or tiebreak is None:
+            return None
+        compared = tuple(c.comparison.candidate for c in self.comparisons)
+        return ShipChoice(arm=self.ships.arm, outcome=self.ships.outcome,
+                          candidates=list(tied_candidates(tiebreak, compared)), axes=list(tiebreak.axes),
+                          prior=tiebreak.prior, reasons=[ReasonModel.of(r) for r in self.ships.reasons])
+
+    def _audit_model(self) -> LeakAuditRecord | None:
+        record = self.gens.locked.lock.leak_audit
+        return LeakAuditRecord.model_validate(record) if record is not None else None
+
+
+def contender(scored: ScoredComparison) -> Contender:
+    """What the tiebreak reads of one tied candidate's comparison: its word, its excess copying, its seed spread."""
+    entry, name = scored.model(), scored.comparison.candidate
+    excess = None
+    if entry.memorization is not None and {name, entry.control} <= set(entry.memorization.arms):
+        cand, ctrl = entry.memorization.arms[name], entry.memorization.arms[entry.control]
+        excess = (cand.hit_rate - ctrl.hit_rate, cand.max - ctrl.max)
+    spread = entry.voice.arms[name].spread if entry.voice is not None and name in entry.voice.arms else None
+    return Contender(name, scored.verdict.gate, excess, spread)
+
+
+def _ship(tiebreak: Tiebreak, comparisons: tuple[ScoredComparison, ...]) -> ShipDecision:
+    by_candidate = {c.comparison.candidate: c for c in comparisons}
+    tied = tied_candidates(tiebreak, tuple(by_candidate))
+    return ship_choice([contender(by_candidate[name]) for name in tied], tiebreak.axes, tiebreak.prior,
+                       tiebreak.min_spread_ratio)
 
 
 def _primary_part(comp: PlanComparison, semantic: SemanticOutcome | None, gloss: GlossOutcome | None

@@ -49,6 +49,13 @@ def plan_inputs(loaded: LoadedPlan) -> list[PlanInput]:
             value = getattr(inst.semantic, field)
             if value is not None:
                 found.append((("instruments", "semantic", field), value))
+    audit = plan.leak_audit
+    if audit is not None:
+        if audit.result is not None:
+            found.append((("leak_audit", "result"), audit.result))
+        found += [(("leak_audit", "pairs", index), pairs) for index, pairs in enumerate(audit.pairs)]
+        if audit.map is not None:
+            found.append((("leak_audit", "map"), audit.map))
     return [PlanInput(loc, written, loaded.resolve(written)) for loc, written in found]
 
 

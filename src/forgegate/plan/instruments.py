@@ -12,7 +12,7 @@ from typing import Literal, get_args
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
-from forgegate.core.declared import DAMAGE_METRICS, DamageMetric, FloorRule
+from forgegate.core.declared import DAMAGE_METRICS, VERDICT_FLOOR_RULE, DamageMetric, FloorRule
 from forgegate.core.limits import MAX_COUNT, MAX_PASSAGES, MIN_SEGMENT_WORDS
 from forgegate.plan.experiments import Experiment
 from forgegate.userfile import Count, RngSeed, UserFileModel
@@ -34,9 +34,21 @@ class VoiceParams(UserFileModel):
     """Optional negative controls: label -> text of another author (path); each must score farther."""
     folds: Count = Field(default=5, ge=2)
     """Held-out reference folds of the positive control (each must score below the control arm)."""
-    floor: FloorRule = "pairwise"
-    """Pass rule: the noise floor is max(spread(candidate), spread(control)) ('pairwise', the verdict)
-    or the largest spread of any arm ('all-arms'); both are always printed."""
+    floor: FloorRule = VERDICT_FLOOR_RULE
+    """Pass rule: the noise floor is max(spread(candidate), spread(control)) ('pairwise', the verdict); the
+    largest spread of any arm ('all-arms') is always printed beside it as the sensitivity line, and a plan
+    may not choose it as the rule that decides."""
+
+    @field_validator("floor")
+    @classmethod
+    def _pairwise_decides(cls, value: FloorRule) -> FloorRule:
+        if value != VERDICT_FLOOR_RULE:
+            raise ValueError(
+                f"floor = '{value}' cannot decide: the {VERDICT_FLOOR_RULE} floor is the verdict (lv-hemingway v2 "
+                f"§ 4: a candidate's verdict must not depend on which other arms happened to be generated); the "
+                f"all-arms floor is printed beside it as the sensitivity line. Write floor = "
+                f"'{VERDICT_FLOOR_RULE}' or leave it out")
+        return value
 
 
 class MemorizationParams(UserFileModel):

@@ -17,6 +17,7 @@ from forgegate.errors import InputError
 from forgegate.jsonio import read_text_or_input_error
 from forgegate.plan.instruments import ENDPOINTS, Prices
 from forgegate.plan.plan_file import Plan
+from forgegate.plan.preflight import check_tiebreak
 from forgegate.tomlio import TomlLocator, parse_toml, validate_toml
 
 MIN_SEEDS_FOR_FLOOR = 2
@@ -113,6 +114,8 @@ def check_cross_references(loaded: LoadedPlan) -> None:
             raise err(("comparisons", index, "primary"),
                       f"primary endpoint '{comp.primary}' needs the {instrument} instrument, "
                       "which is not declared")
+    if plan.tiebreak is not None:
+        check_tiebreak(plan.tiebreak, tuple((c.control, c.candidate) for c in plan.comparisons), declared, err)
     semantic = plan.instruments.semantic
     if semantic is not None:
         for field in ("reference", "contracted", "recovery"):

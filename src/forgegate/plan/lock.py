@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -48,11 +48,16 @@ class PlanLock:
     forgegate_version: str
     inputs: dict[str, str]
     text: str
+    leak_audit: dict[str, str] | None = None
+    """The plan's ``[leak_audit]`` on the record: sha256, gate, finding, origin, detail (``pipeline.plan_audit``)."""
 
     def to_json(self) -> dict[str, Any]:
-        return {"format": LOCK_FORMAT, "plan_hash": self.plan_hash, "plan_file": self.plan_file,
-                "locked_at": self.locked_at, "forgegate_version": self.forgegate_version,
-                "inputs": self.inputs, "text": self.text}
+        out = {"format": LOCK_FORMAT, "plan_hash": self.plan_hash, "plan_file": self.plan_file,
+               "locked_at": self.locked_at, "forgegate_version": self.forgegate_version,
+               "inputs": self.inputs, "text": self.text}
+        if self.leak_audit is not None:
+            out["leak_audit"] = self.leak_audit
+        return out
 
 
 @dataclass(frozen=True)
@@ -107,7 +112,9 @@ def read_lock(plan_path: Path | str) -> PlanLock | None:
                         locked_at=str(payload["locked_at"]),
                         forgegate_version=str(payload["forgegate_version"]),
                         inputs={str(k): str(v) for k, v in dict(payload["inputs"]).items()},
-                        text=str(payload["text"]))
+                        text=str(payload["text"]),
+                        leak_audit=({str(k): str(v) for k, v in dict(payload["leak_audit"]).items()}
+                                    if payload.get("leak_audit") is not None else None))
     except (KeyError, TypeError, ValueError) as exc:
         raise InputError(path, f"lock file lacks a field: {exc}") from None
 
@@ -134,23 +141,29 @@ def _changed_refusal(plan_path: Path, locked: PlanLock, now: PlanLock) -> LockRe
 
 
 def lock_plan(plan_path: Path | str, *, run_has_generations: bool = False,
-              stored_plan_hash: str | None = None) -> PlanLock:
+              stored_plan_hash: str | None = None, leak_audit: dict[str, str] | None = None) -> PlanLock:
     """Write ``PLAN.lock``. Re-locking a changed plan is refused once its run has generations.
 
     ``stored_plan_hash`` is the hash the run store recorded when it generated: it decides even when the
     ``.lock`` file was deleted, so deleting the lock cannot unfreeze a plan whose run has begun.
+    ``leak_audit`` is the record of the plan's ``[leak_audit]``, already judged lockable by the caller
+    (``pipeline.plan_audit.lock_with_audit``); a plan that names one cannot lock without it.
     """
     plan_path = Path(plan_path)
-    now = current_lock(load_plan(plan_path))
+    loaded = load_plan(plan_path)
+    if loaded.plan.leak_audit is not None and leak_audit is None:
+        raise LockRefusedError(f"plan {plan_path} names a [leak_audit]: lock it with forgegate plan lock, which "
+                               "puts the audit on the record")
+    now = replace(current_lock(loaded), leak_audit=leak_audit)
     locked = read_lock(plan_path)
     if run_has_generations and stored_plan_hash is not None and stored_plan_hash != now.plan_hash:
         raise LockRefusedError(
             f"plan {plan_path} changed after its run's first generation (the run store was generated under "
             f"plan hash {stored_plan_hash[:12]}, the plan now hashes to {now.plan_hash[:12]}): "
             f"{RULE_DOES_NOT_MOVE}", diff=lock_diff(locked, now, plan_path) if locked is not None else "")
-    if locked is not None and locked.plan_hash == now.plan_hash:
+    if locked is not None and locked.plan_hash == now.plan_hash and locked.leak_audit == leak_audit:
         return locked
-    if locked is not None and run_has_generations:
+    if locked is not None and run_has_generations and locked.plan_hash != now.plan_hash:
         raise _changed_refusal(plan_path, locked, now)
     write_json_atomic(lock_path(plan_path), now.to_json())
     return now
@@ -170,6 +183,9 @@ def check_lock(plan_path: Path | str, run_has_generations: bool) -> LockedPlan:
         raise LockRefusedError(f"plan {plan_path} is not locked: a plan is frozen before anything runs "
                                f"(forgegate plan lock {plan_path})")
     now = current_lock(loaded)
+    if loaded.plan.leak_audit is not None and locked.plan_hash == now.plan_hash and locked.leak_audit is None:
+        raise LockRefusedError(f"plan {plan_path} names a [leak_audit] but its lock carries no audit record: "
+                               f"re-lock it (forgegate plan lock {plan_path}) to put the audit on the record")
     if locked.plan_hash != now.plan_hash:
         if run_has_generations:
             raise _changed_refusal(plan_path, locked, now)

@@ -19,6 +19,7 @@ from forgegate.core.limits import MAX_PLAN_NAME_BYTES, MAX_SEEDS
 from forgegate.core.limits import SEED_MAX as SEED_LIMIT
 from forgegate.errors import not_one_of
 from forgegate.plan.instruments import ENDPOINTS, Instruments, endpoint_names
+from forgegate.plan.preflight import LeakAudit, Tiebreak
 from forgegate.userfile import Count, MaxTokens, PromptText, Seed, UserFileModel
 
 Role = Literal["control", "candidate"]
@@ -200,6 +201,10 @@ class Plan(UserFileModel):
     arms: tuple[Arm, ...] = Field(min_length=1)
     instruments: Instruments
     comparisons: tuple[PlanComparison, ...] = ()
+    tiebreak: Tiebreak | None = None
+    """Which of the tied candidates ships (``plan.preflight``); absent: the result names none."""
+    leak_audit: LeakAudit | None = None
+    """The leak audit on the record: ``plan lock`` refuses a plan whose audit found a leak or failed a control."""
 
     @field_validator("seeds")
     @classmethod

@@ -77,6 +77,10 @@ def _provenance(payload: dict[str, Any], kind: Kind, created: str | None) -> lis
                  ("model digests", _digests(payload.get("model_digests") or {})),
                  ("generation", ", ".join(f"{k} {v}" for k, v in gen.items())),
                  ("store", str(payload.get("store")))]
+        audit = payload.get("leak_audit")
+        rows.append(("leak audit (on the lock)",
+                     f"gate {audit['gate']}, finding {audit['finding']}, {audit['origin']}, sha256 {audit['sha256']}"
+                     if audit else "none named by the plan"))
     elif kind in AXES:
         rows += [("control / candidate", f"{payload.get('control')} / {payload.get('candidate')}"),
                  ("plan hash", "none: a single-axis command, not a plan run"),
@@ -135,5 +139,6 @@ def render_html(payload: dict[str, Any], *, created: str | None = None, rendered
     else:
         section, view = "arms", comparisons(payload, kind)
     page = env.get_template("page").render(head=head, css=Markup(CSS),  # our constant, not user text
-                                           section=section, view=view, axes_titles=AXIS_TITLES)
+                                           section=section, view=view, axes_titles=AXIS_TITLES,
+                                           ships=payload.get("ships") if kind == "plan" else None)
     return visible(page)  # last, over the whole page: no control character reaches the file, wherever it sat

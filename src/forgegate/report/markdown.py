@@ -49,6 +49,17 @@ def _verdict(payload: dict[str, Any], title: str) -> list[str]:
     return out
 
 
+def _ships(ships: dict[str, Any] | None) -> list[str]:
+    """A plan's ship choice between its tied candidates, every step of the tiebreak."""
+    if not ships:
+        return []
+    out = ["", f"**Ships: {md(ships.get('arm') or 'none')}** (pre-registered tiebreak over "
+               f"{md(', '.join(ships.get('candidates') or ()))})", ""]
+    for reason in ships.get("reasons") or ():
+        out.append(f"- **{md(reason.get('outcome'))}** {md(reason.get('rule'))}: {md(reason.get('detail'), 300)}")
+    return out
+
+
 def _gloss(payload: dict[str, Any]) -> list[str]:
     battery = payload.get("battery") or {}
     out = [f"Model {md(payload.get('model'))} ({md(payload.get('backend'))}), run {md(payload.get('run_id'))}, "
@@ -123,7 +134,7 @@ def render_markdown(payload: dict[str, Any], *, source: str = "result") -> str:
     else:
         plan = payload.get("plan") or {}
         title = f"plan {plan.get('name')}" if kind == "plan" else f"{kind} axis"
-        body = _arms(payload, kind)
+        body = _arms(payload, kind) + _ships(payload.get("ships"))
     text = "\n".join([*_verdict(payload, title), "", *body, "",
                       "<sub>forgegate report; full details in the HTML report.</sub>", ""])
     return visible(text)  # last, over the whole summary: `cat` of the file replays no escape sequence

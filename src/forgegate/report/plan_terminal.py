@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
@@ -9,7 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from forgegate.core.kinds import AXES
-from forgegate.core.verdict import Gate, Verdict
+from forgegate.core.verdict import Gate, Reason, Verdict
 from forgegate.gate.arms import THREE_AXIS_RULE
 from forgegate.report.arms_cells import axis_numbers
 from forgegate.report.metrics_terminal import gate_markup, print_damage, print_memorization, print_verdict, print_voice
@@ -73,4 +74,19 @@ def print_plan_result(result: PlanResult, console: Console, *, details: bool = T
             table.add_row(escape(f"{c.candidate} vs {c.control}"), escape(primary_text(comp.primary_value)),
                           _word(comp.verdict))
         console.print(table)
+    if result.ships is not None:
+        print_ships(result.ships.arm, result.ships.outcome, result.ships.reasons, console)
+    record = gens.locked.lock.leak_audit
+    if record is not None:
+        console.print(f"leak audit on the lock ({escape(record['origin'])}): gate {gate_markup(Gate(record['gate']))} "
+                      f"finding {escape(record['finding'])}, sha256 {record['sha256'][:16]}")
     print_verdict(result.verdict, console, title="GATE")
+
+
+def print_ships(arm: str | None, outcome: Gate, reasons: Sequence[Reason], console: Console) -> None:
+    """The ship choice between the tied candidates: every step of the tiebreak, then which one ships (or none)."""
+    console.rule("SHIPS (pre-registered tiebreak)")
+    for reason in reasons:
+        console.print(f"  {gate_markup(reason.outcome)} {escape(reason.rule)}: {escape(reason.detail)}")
+    word = "" if outcome is Gate.PASS else f" ({gate_markup(outcome)})"
+    console.print(f"SHIPS: [bold]{escape(arm) if arm is not None else 'none'}[/]{word}")

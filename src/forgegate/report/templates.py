@@ -96,6 +96,15 @@ PAGE = _IMPORT + r"""<!DOCTYPE html>
 {% for key, value in head.provenance %}<tr><td>{{ key }}</td><td class="mono">{{ value }}</td></tr>
 {% endfor %}
 </tbody></table>
+{% if ships is not none %}
+<section id="ships"><h2>Ship choice (pre-registered tiebreak)</h2>
+<p>Tied candidates: {{ ships.candidates|join(', ') }}; axes, in the declared order: {{ ships.axes|join(', ') }};
+prior: {{ ships.prior or 'none declared' }}.</p>
+<div class="verdict g-{{ ships.outcome }}">
+<span class="word" id="ships-arm">SHIPS: {{ ships.arm or 'none' }}</span></div>
+{{ reasons(ships.reasons) }}
+</section>
+{% endif %}
 {% include section %}
 <footer>Rendered by forgegate {{ head.renderer_version }} at {{ head.rendered_at }}.
 Self-contained: no scripts, no network; every model output and user string is escaped.</footer>

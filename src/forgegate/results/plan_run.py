@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from forgegate.results.base import Gated, SchemaVersion, Strict
+from forgegate.core.verdict import Gate
+from forgegate.results.base import Gated, ReasonModel, SchemaVersion, Strict
 from forgegate.results.damage import DamageAxis
 from forgegate.results.eval import BatteryRef, GateConfigRef, PlanArmGloss
 from forgegate.results.memorization import MemorizationAxis
@@ -69,6 +70,40 @@ class PlanGloss(Gated):
     arms: dict[str, PlanArmGloss]
 
 
+class ShipChoice(Strict):
+    """Which of the tied candidates ships by the plan's pre-registered ``[tiebreak]`` (``gate.ship``), or none."""
+
+    arm: str | None
+    """The candidate that ships; None: none does (the last reason says why)."""
+    outcome: Gate
+    """The last step's word: PASS (chosen), HOLD (chosen but HOLD, or a tie left to the operator), FAIL (every
+    candidate fails), INCOMPLETE (a candidate could not be ranked)."""
+    candidates: list[str]
+    """The tied candidates the tiebreak chose among (``[tiebreak] candidates``, or every compared candidate)."""
+    axes: list[str]
+    """The resolving axes in the order the plan declared them (``memorization``, ``seed_spread``)."""
+    prior: str | None
+    """The declared prior, which decides only a tie the axes leave; None when the plan named none."""
+    reasons: list[ReasonModel]
+    """Every step of the reasoning, in order."""
+
+
+class LeakAuditRecord(Strict):
+    """The leak audit the plan's lock carries (``[leak_audit]``): its result's sha256 and gate word."""
+
+    sha256: str
+    """sha256 of the audit's ``--json`` result bytes, as locked."""
+    gate: str
+    """The audit's gate word (PASS, FAIL: a leak, INVALID: a control failed)."""
+    finding: str
+    """The audit's finding (CLEAN or LEAK)."""
+    origin: str
+    """The result file as the plan names it, or 'ran at lock' when ``plan lock`` ran the audit."""
+    detail: str
+    """Why the plan could lock on it (``gate.audit.lock_audit_reason``), e.g. a train leak on the record beside a
+    clean val split."""
+
+
 class PlanRunResult(Gated):
     kind: Literal["plan"]
     schema_version: SchemaVersion
@@ -83,3 +118,7 @@ class PlanRunResult(Gated):
     comparisons: list[ComparisonEntry]
     semantic: PlanSemantic | None
     gloss: PlanGloss | None
+    ships: ShipChoice | None = None
+    """The ship choice between the tied candidates; None when the plan declares no ``[tiebreak]``."""
+    leak_audit: LeakAuditRecord | None = None
+    """The leak audit on the plan's lock; None when the plan names none."""

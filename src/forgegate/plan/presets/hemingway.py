@@ -84,4 +84,24 @@ primary = "voice.delta_gap"   # delta(control) - delta(candidate) must exceed th
 control = "base-unadapted"
 candidate = "ckpt850"
 primary = "voice.delta_gap"
+
+# Which tied candidate ships: the loss curve cannot separate ckpt850 from ckpt1750, so the
+# axes that resolve are read in this order (memorisation identical to the control first,
+# then the tighter voice seed spread, by at least min_spread_ratio), and the epoch-1 prior
+# decides only a tie they leave. The result's "ships" names the candidate, or none, and why.
+# Uncomment once the arms above are final (the prior must be one of the candidates):
+# [tiebreak]
+# axes = ["memorization", "seed_spread"]
+# min_spread_ratio = 2.0
+# prior = "ckpt850"
+
+# The beat-contamination audit, on the record before the gate runs: plan lock refuses to
+# lock if it found a leak or a control failed, and the lock carries its sha256 and gate.
+# Either a `forgegate audit leak --json` result, or its inputs for plan lock to run it:
+# [leak_audit]
+# result = "leak-audit.json"
+# clean_splits = ["val"]          # the fixture's split must be clean; a train leak stays on the record
+# source = "corpus-source"        # instead of result: the unrenamed tree,
+# renamed = ["corpus-renamed"]    # the renamed copies,
+# pairs = ["pairs-train.jsonl", "pairs-val.jsonl"]   # and the built pairs
 '''

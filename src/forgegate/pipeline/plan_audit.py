@@ -1,0 +1,99 @@
+"""``plan lock`` with the plan's leak audit on the record (lv-hemingway v2 § 6).
+
+The plan's ``[leak_audit]`` names either a ``forgegate audit leak --json`` result (read, validated, its sha256
+taken) or the audit's inputs (the audit runs here, with its controls). ``gate.audit.lock_audit_reason`` decides
+whether the plan may lock on it; the lock then carries the record (sha256, gate, finding, origin).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from forgegate.core.verdict import Gate, Reason
+from forgegate.gate.audit import lock_audit_reason
+from forgegate.plan.inputs import sha256_file
+from forgegate.plan.load import LoadedPlan, load_plan
+from forgegate.plan.lock import LockRefusedError, PlanLock, lock_plan
+from forgegate.plan.preflight import LeakAudit
+from forgegate.results.audit import LeakAuditResult
+
+RAN_AT_LOCK = "ran at lock"
+
+
+class AuditLockRefusedError(LockRefusedError):
+    """The plan's leak audit found a leak (FAIL) or failed a control (INVALID): the plan does not lock.
+    ``forgegate plan lock`` exits with the audit's gate word (1 FAIL, 4 INVALID)."""
+
+    def __init__(self, message: str, gate: Gate) -> None:
+        super().__init__(message)
+        self.gate = gate
+
+
+def _from_file(loaded: LoadedPlan, audit: LeakAudit) -> tuple[LeakAuditResult, str, str]:
+    assert audit.result is not None
+    path = loaded.resolve(audit.result)
+    where = ("leak_audit", "result")
+    if not path.is_file():
+        raise loaded.error(where, f"file not found: {audit.result} (resolved to {path})",
+                           hint="write it with forgegate audit leak ... --json FILE, or name the audit's inputs")
+    try:
+        payload = json.loads(path.read_text(encoding="utf-8"))
+        kind = payload.get("kind") if isinstance(payload, dict) else None
+        if kind != "leak_audit":
+            raise loaded.error(where, f"{audit.result} is not a forgegate audit leak --json result (its kind is "
+                               f"{kind!r}, not 'leak_audit')",
+                               hint="write it with forgegate audit leak ... --json FILE")
+        result = LeakAuditResult.model_validate(payload)
+    except (json.JSONDecodeError, UnicodeDecodeError, ValidationError) as exc:
+        if isinstance(exc, ValidationError):
+            first = exc.errors()[0]
+            why = f"field '{'.'.join(str(p) for p in first['loc']) or '(top)'}': {first['msg']}"
+        else:
+            why = str(exc)
+        raise loaded.error(where, f"{audit.result} is not a forgegate audit leak --json result: {why}",
+                           hint="write it with forgegate audit leak ... --json FILE") from None
+    return result, sha256_file(path), audit.result
+
+
+def _run(loaded: LoadedPlan, audit: LeakAudit) -> tuple[LeakAuditResult, str, str]:
+    from forgegate.audit import run_leak_audit
+
+    assert audit.source is not None
+    report = run_leak_audit(loaded.resolve(audit.source), [loaded.resolve(p) for p in audit.renamed],
+                            [loaded.resolve(p) for p in audit.pairs], seed=audit.seed,
+                            rename_map=loaded.resolve(audit.map) if audit.map is not None else None,
+                            planted=audit.planted, glob=audit.glob)
+    result = LeakAuditResult.of(report)
+    canonical = json.dumps(result.to_json(), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return result, hashlib.sha256(canonical.encode("utf-8")).hexdigest(), RAN_AT_LOCK
+
+
+def leak_audit_on_record(loaded: LoadedPlan) -> tuple[dict[str, str], Reason] | None:
+    """The plan's leak audit (read or run) as the lock records it, and whether the plan may lock on it."""
+    audit = loaded.plan.leak_audit
+    if audit is None:
+        return None
+    result, digest, origin = _from_file(loaded, audit) if audit.result is not None else _run(loaded, audit)
+    leaking = {name: (split.leaking_instruction + split.leaking_response, split.pairs)
+               for name, split in result.splits.items()}
+    reason = lock_audit_reason(result.gate, result.finding, origin, leaking, audit.clean_splits)
+    record = {"sha256": digest, "gate": result.gate.value, "finding": result.finding, "origin": origin,
+              "detail": reason.detail}
+    return record, reason
+
+
+def lock_with_audit(plan_path: Path | str, *, run_has_generations: bool = False,
+                    stored_plan_hash: str | None = None) -> tuple[PlanLock, Reason | None]:
+    """``forgegate plan lock``: the plan's leak audit judged first (refused unless PASS), then the lock with it."""
+    on_record = leak_audit_on_record(load_plan(plan_path))
+    if on_record is not None and on_record[1].outcome is not Gate.PASS:
+        reason = on_record[1]
+        raise AuditLockRefusedError(f"plan {plan_path} is not locked: {reason.rule}: {reason.outcome.value}: "
+                                    f"{reason.detail}", reason.outcome)
+    lock = lock_plan(plan_path, run_has_generations=run_has_generations, stored_plan_hash=stored_plan_hash,
+                     leak_audit=on_record[0] if on_record is not None else None)
+    return lock, on_record[1] if on_record is not None else None
