@@ -24,8 +24,10 @@ from forgegate.gate.gloss import GlossResult, ItemOutcome, category_result, glos
 from forgegate.gate.gloss_config import GateConfig
 from forgegate.gate.live import live_verdict
 from forgegate.gate.signatures import signature_reason, signatures_present
-from forgegate.results import SCHEMA_VERSION, EvalResult, reason_models
-from forgegate.store import RunStore
+from forgegate.pipeline.review import review_json
+from forgegate.results import EvalResult, reason_models
+from forgegate.results.base import REVIEW_SCHEMA_VERSION
+from forgegate.store import ReviewDecision, RunStore
 
 
 @dataclass(frozen=True)
@@ -33,7 +35,12 @@ class ScoredAnswer:
     item: BatteryItem
     stored: StoredResponse | None  # None: never generated (an interrupted run)
     score: AnswerScore | None  # None: no answer to score
-    review: str | None  # "pass" / "fail" from a human review, when one was needed and given
+    reviews: tuple[ReviewDecision, ...] = ()  # every human decision on this answer, oldest first
+
+    @property
+    def review(self) -> str | None:
+        """"pass" / "fail": the latest human decision, when one was needed and given."""
+        return self.reviews[-1].verdict if self.reviews else None
 
     @property
     def final_score(self) -> float | None:
@@ -65,7 +72,7 @@ def score_store(store_path: Path, battery: Battery, config: GateConfig, config_s
     with RunStore.open(store_path, readonly=True) as store:
         meta = store.meta()
         latest = {r.item_id: r for r in store.latest() if arm is None or r.arm == arm}
-        reviews = store.reviews()
+        reviews = store.review_trails()
     if meta.get("battery_sha256") not in (None, battery.sha256):
         raise UsageError(f"run {meta.get('run_id')} was generated from a battery with sha256 "
                          f"{meta.get('battery_sha256')}, not {battery.sha256}")
@@ -74,8 +81,8 @@ def score_store(store_path: Path, battery: Battery, config: GateConfig, config_s
     for item in battery.items:
         stored = latest.get(item.item_id)
         score = score_item(item, stored.completion()) if stored is not None and stored.ok else None
-        review = reviews.get(stored.request_key, (None, ""))[0] if stored is not None else None
-        answer = ScoredAnswer(item, stored, score, review)
+        answer = ScoredAnswer(item, stored, score, reviews.get(stored.request_key, ()) if stored is not None else ())
+        review = answer.review
         answers.append(answer)
         outcomes.append(ItemOutcome(
             item_id=item.item_id,
@@ -160,7 +167,7 @@ def eval_result(result: ScoredRun, *, regated_from: str | None = None) -> EvalRe
     kind = result.meta.get("kind")
     if kind != "eval" and kind != "live":
         raise UsageError(f"run {result.meta.get('run_id')} is a {kind!r} run, not a GLOSS eval or live test")
-    return EvalResult(kind=kind, schema_version=SCHEMA_VERSION, regated_from=regated_from, **eval_fields(result))
+    return EvalResult(kind=kind, schema_version=REVIEW_SCHEMA_VERSION, regated_from=regated_from, **eval_fields(result))
 
 
 def result_json(result: ScoredRun) -> dict[str, Any]:
@@ -188,6 +195,6 @@ def _item_json(answer: ScoredAnswer) -> dict[str, Any]:
         "failure_modes": modes,
         "detail": score.detail if score else (stored.error if stored else "never generated"),
         "needs_review": bool(score and score.needs_review),
-        "review": answer.review,
+        "review": review_json(answer.reviews),
         "loop_span": ([score.loop.start, score.loop.end] if score and score.loop else None),
     }

@@ -24,7 +24,8 @@ from forgegate.pipeline.plan_gloss import GlossOutcome, score_gloss
 from forgegate.pipeline.plan_semantic import SemanticOutcome, endpoint_value, score_semantic
 from forgegate.plan import PlanComparison
 from forgegate.plan.instruments import INSTRUMENT_NAMES as RUN_INSTRUMENTS
-from forgegate.results import SCHEMA_VERSION, DamageAxis, MemorizationAxis, PlanRunResult, VoiceAxis, reason_models
+from forgegate.results import DamageAxis, MemorizationAxis, PlanRunResult, VoiceAxis, reason_models
+from forgegate.results.base import REVIEW_SCHEMA_VERSION
 from forgegate.results.plan_run import ComparisonEntry, GenerationCounts, PlanRef, RequestError
 from forgegate.semantic.roles import primary_na
 
@@ -86,7 +87,7 @@ class PlanResult:
         loaded = self.gens.locked.loaded
         s = self.gens.summary
         return PlanRunResult(
-            kind="plan", schema_version=SCHEMA_VERSION,
+            kind="plan", schema_version=REVIEW_SCHEMA_VERSION,
             gate=self.verdict.gate, label=gate_label(self.verdict.gate),
             plan=PlanRef(name=loaded.plan.name, path=str(loaded.path), plan_hash=self.gens.locked.plan_hash,
                          inputs=self.gens.locked.lock.inputs),

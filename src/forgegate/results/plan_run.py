@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from forgegate.results.base import Gated, SchemaVersion, Strict
+from forgegate.results.base import Gated, ReviewSchemaVersion, Strict
 from forgegate.results.damage import DamageAxis
 from forgegate.results.eval import BatteryRef, GateConfigRef, PlanArmGloss
 from forgegate.results.memorization import MemorizationAxis
@@ -71,7 +71,7 @@ class PlanGloss(Gated):
 
 class PlanRunResult(Gated):
     kind: Literal["plan"]
-    schema_version: SchemaVersion
+    schema_version: ReviewSchemaVersion
     label: str
     """The gate word as the verdict table prints it (HOLD says whose call it is)."""
     plan: PlanRef
