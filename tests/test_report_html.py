@@ -144,8 +144,8 @@ def test_every_review_shows_who_decided_when_and_why_and_what_it_replaced_escape
         "history": [{"decision": "fail", "reviewer": "bo", "decided_at": "2026-12-01T09:00:00+00:00", "note": None}]}}
     second |= {"needs_review": True, "review": None}
     page = render_html(payload, rendered_at=WHEN)
-    assert 'id="reviews">Human reviews (1 of 2 decided)' in page
-    assert ("<b>pass</b> by <b class=\"reviewer\">ana &lt;i&gt;</b> at 2026-12-01T10:00:00+00:00: "
+    assert 'id="reviews">Human reviews (1\nof 2 decided)' in page
+    assert ("<b>pass</b> by <b class=\"reviewer\">ana &lt;i&gt;</b>\nat 2026-12-01T10:00:00+00:00: "
             "&lt;b&gt;ok&lt;/b&gt;") in page
     assert "replaced, oldest first: fail by bo at 2026-12-01T09:00:00+00:00</span>" in page
     assert f"<strong class=\"mono\">{second['id']}</strong>" in page and "pending: awaits a reviewer" in page

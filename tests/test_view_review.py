@@ -102,7 +102,8 @@ def test_who_decided_when_and_why_shows_on_the_run_item_and_queue_pages_escaped(
         assert answer.status_code == 303
     with RunStore.open(run_path(run_id, store), readonly=True) as opened:
         trail = opened.review_trails()["model/cold/0"]
-    assert [(d.verdict, d.reviewer, d.note) for d in trail] == [("fail", "bo<b>", "too terse"), ("pass", "ana", hostile)]
+    assert [(d.verdict, d.reviewer, d.note) for d in trail] == [("fail", "bo<b>", "too terse"),
+                                                                 ("pass", "ana", hostile)]
     escaped_note = "&lt;script&gt;alert(&#39;note&#39;)&lt;/script&gt;"
     pages = {"queue": web.get(f"/runs/{run_id}/review").text, "run": web.get(f"/runs/{run_id}").text,
              "item": web.get(f"/runs/{run_id}/item", params={"key": "model/cold/0"}).text}

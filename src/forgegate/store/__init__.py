@@ -4,4 +4,5 @@ from forgegate.store.locate import default_store_dir, find_run, list_runs, run_p
 from forgegate.store.lock import run_lock
 from forgegate.store.runstore import ReviewDecision, RunStore
 
-__all__ = ["ReviewDecision", "RunStore", "default_store_dir", "find_run", "list_runs", "run_lock", "run_path", "writable_store_dir"]
+__all__ = ["ReviewDecision", "RunStore", "default_store_dir", "find_run", "list_runs", "run_lock", "run_path",
+           "writable_store_dir"]

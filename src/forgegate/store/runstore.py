@@ -11,8 +11,8 @@ import json
 import sqlite3
 import time
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
