@@ -72,4 +72,5 @@ def upgrade_v1(payload: dict[str, Any]) -> dict[str, Any]:
         if isinstance(gloss, dict) and isinstance(gloss.get("arms"), dict):
             upgraded["gloss"] = {**gloss, "arms": {name: items(arm) for name, arm in gloss["arms"].items()}}
         return upgraded
-    return items(upgraded)
+    rewritten: dict[str, Any] = items(upgraded)
+    return rewritten
