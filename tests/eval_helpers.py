@@ -48,8 +48,9 @@ def run_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 600)
 def read_json(path: Path) -> dict[str, Any]:
     """A result JSON the CLI wrote (eval, live, comparison...); it must be valid and versioned."""
     from forgegate.results import parse_result
+    from forgegate.results.base import schema_version_of
 
     payload: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    assert payload["schema_version"] == 1
+    assert payload["schema_version"] == schema_version_of(payload["kind"])
     assert parse_result(payload, path).kind == payload["kind"]
     return payload

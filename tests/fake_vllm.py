@@ -3,6 +3,9 @@
 Run as ``python fake_vllm.py serve MODEL --port P [--lora-modules NAME=PATH ...]``. Each start and
 each generation request is appended as one JSON line to ``$FAKE_VLLM_LOG``. A request must name the
 base model or one of the LoRA modules (as vLLM requires); the answer says which model served it.
+As vLLM with ``VLLM_ALLOW_RUNTIME_LORA_UPDATING=True``, ``POST /v1/load_lora_adapter`` adds a module
+by name (HTTP 400 "has already been loaded" for a name it has) and ``/v1/unload_lora_adapter``
+removes it; both are logged (event "load" / "unload").
 """
 
 from __future__ import annotations
@@ -48,6 +51,9 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:  # noqa: N802 - stdlib name
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        if self.path in ("/v1/load_lora_adapter", "/v1/unload_lora_adapter"):
+            self._lora(body)
+            return
         model = body.get("model")
         log({"event": "request", "port": PORT, "model": model})
         if model != MODEL and model not in LORAS:
@@ -63,6 +69,18 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(f"data: {json.dumps({'choices': [choice]})}\n\n".encode())
         usage = {"choices": [], "usage": {"prompt_tokens": 3, "completion_tokens": 1}}
         self.wfile.write(f"data: {json.dumps(usage)}\n\ndata: [DONE]\n\n".encode())
+
+    def _lora(self, body: dict[str, Any]) -> None:
+        name = body.get("lora_name")
+        load = self.path.endswith("/load_lora_adapter")
+        log({"event": "load" if load else "unload", "name": name, "path": body.get("lora_path")})
+        if load and name in LORAS:
+            self._json(400, {"error": {"message": f"The lora adapter '{name}' has already been loaded."}})
+        elif not load and name not in LORAS:
+            self._json(404, {"error": {"message": f"The lora adapter '{name}' cannot be found."}})
+        else:
+            LORAS.append(name) if load else LORAS.remove(name)
+            self._json(200, {})
 
 
 if __name__ == "__main__":

@@ -89,15 +89,27 @@ def test_a_pending_review_holds_the_gate_until_a_reviewer_decides(tmp_path: Path
     assert "needs-a-human [pending]" in listing.stdout and "1 pending of 1" in listing.stdout
     refused = run_cli("review", run_id, "needs-a-human", "--pass", "--store", store)
     assert refused.returncode == 2 and "--reviewer" in refused.stderr
-    decided = run_cli("review", run_id, "needs-a-human", "--pass", "--reviewer", "ana", "--store", store)
+    first_mind = run_cli("review", run_id, "needs-a-human", "--fail", "--reviewer", "bo", "--note", "too terse",
+                         "--store", store)
+    assert first_mind.returncode == 0, first_mind.stderr
+    decided = run_cli("review", run_id, "needs-a-human", "--pass", "--reviewer", "ana", "--note", "fine on reread",
+                      "--store", store)
     assert decided.returncode == 0, decided.stderr
+    assert "recorded pass by ana at " in decided.stdout and "replaces 1 earlier decision(s), kept" in decided.stdout
+    shown = run_cli("review", run_id, "--store", store).stdout
+    assert "needs-a-human [pass]" in shown and "0 pending of 1" in shown
+    assert "decided: pass by ana at " in shown and ": fine on reread" in shown
+    assert "replaced: fail by bo at " in shown and ": too terse" in shown
 
     rescored = run_cli("rescore", run_id, "--store", store, "--json", str(tmp_path / "after.json"))
     after = read_json(tmp_path / "after.json")
-    assert rescored.returncode == 0 and after["gate"] == "PASS"
+    assert rescored.returncode == 0 and after["gate"] == "PASS" and after["schema_version"] == 2
     assert after["gate_config"]["name"] == "tiny"  # the run's own gate, with no flag given
     item = next(i for i in after["items"] if i["id"] == "needs-a-human")
-    assert item["review"] == "pass" and item["score"] == 1.0
+    review = item["review"]
+    assert (review["decision"], review["reviewer"], review["note"]) == ("pass", "ana", "fine on reread")
+    assert review["decided_at"].endswith("+00:00") and item["score"] == 1.0
+    assert [(h["decision"], h["reviewer"], h["note"]) for h in review["history"]] == [("fail", "bo", "too terse")]
 
 
 def test_rescore_under_another_gate_checks_the_battery_against_it(tmp_path: Path, tiny: tuple[Path, Path]) -> None:

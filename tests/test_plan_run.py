@@ -64,7 +64,7 @@ def test_run_generates_scores_resumes_and_then_freezes_the_plan(tmp_path: Path, 
     code, output, exc = invoke(["run", str(plan), "--store", str(store), "--json", str(out), "--brief"])
     assert exc is None or isinstance(exc, SystemExit), exc
     result = json.loads(out.read_text())
-    assert result["kind"] == "plan" and result["schema_version"] == 1
+    assert result["kind"] == "plan" and result["schema_version"] == 2
     assert isinstance(parse_result(result, out), PlanRunResult)  # the written JSON is the model's contract
     assert code == Gate(result["gate"]).exit_code
     assert result["plan"]["plan_hash"] == lock.plan_hash and lock.plan_hash in output

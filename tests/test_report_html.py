@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from pathlib import Path
@@ -133,3 +134,19 @@ def test_write_reports_writes_both_files_or_neither(tmp_path: Path, adversarial:
     with pytest.raises(InputError):
         write_reports({"gate": "PASS"}, tmp_path / "x.html", tmp_path / "x.md")
     assert not (tmp_path / "x.html").exists() and not (tmp_path / "x.md").exists()
+
+
+def test_every_review_shows_who_decided_when_and_why_and_what_it_replaced_escaped(adversarial: dict) -> None:
+    payload = json.loads(json.dumps(adversarial))
+    first, second = payload["items"][0], payload["items"][1]
+    first |= {"needs_review": True, "review": {
+        "decision": "pass", "reviewer": "ana <i>", "decided_at": "2026-12-01T10:00:00+00:00", "note": "<b>ok</b>",
+        "history": [{"decision": "fail", "reviewer": "bo", "decided_at": "2026-12-01T09:00:00+00:00", "note": None}]}}
+    second |= {"needs_review": True, "review": None}
+    page = render_html(payload, rendered_at=WHEN)
+    assert 'id="reviews">Human reviews (1\nof 2 decided)' in page
+    assert ("<b>pass</b> by <b class=\"reviewer\">ana &lt;i&gt;</b>\nat 2026-12-01T10:00:00+00:00: "
+            "&lt;b&gt;ok&lt;/b&gt;") in page
+    assert "replaced, oldest first: fail by bo at 2026-12-01T09:00:00+00:00</span>" in page
+    assert f"<strong class=\"mono\">{second['id']}</strong>" in page and "pending: awaits a reviewer" in page
+    assert "ana <i>" not in page and "<b>ok</b>" not in page

@@ -29,6 +29,7 @@ from forgegate.results import (
     parse_result,
     upgrade_legacy,
 )
+from forgegate.results.base import schema_version_of
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA_DIR = ROOT / "docs" / "schema"
@@ -96,7 +97,7 @@ def test_writers_produce_the_versioned_contract_and_it_round_trips(eval_payload:
                SemanticMetricsResult.of(semantic_payload(tmp_path)).model_dump(mode="json")]
     assert [w["kind"] for w in written] == ["eval", "voice", "memorization", "damage", "semantic"]
     for payload in written:
-        assert payload["schema_version"] == SCHEMA_VERSION
+        assert payload["schema_version"] == schema_version_of(payload["kind"])
         assert parse_result(json.loads(json.dumps(payload))).model_dump(mode="json") == payload
 
 
@@ -125,14 +126,14 @@ def test_every_field_of_the_unversioned_contract_is_kept(eval_payload: dict[str,
 def test_a_result_without_schema_version_is_upgraded_by_the_legacy_function(eval_payload: dict[str, Any]) -> None:
     old = {k: v for k, v in eval_payload.items() if k not in ("schema_version", "regated_from", "loop_cutoff")}
     assert upgrade_legacy(old, "old.json")["schema_version"] == SCHEMA_VERSION
-    assert isinstance(parse_result(old, "old.json"), EvalResult)
+    assert isinstance(parse_result(old, "old.json"), EvalResult) and eval_payload["schema_version"] == 2
     record = json.loads((ROOT / "examples" / "lineage" / "lineage.jsonl").read_text().splitlines()[0])
     assert "schema_version" not in record and isinstance(parse_result(record), LineageRecord)
 
 
 def test_unknown_version_kind_or_field_is_refused_with_how_to_regenerate(eval_payload: dict[str, Any]) -> None:
     with pytest.raises(InputError, match="regenerate") as info:
-        parse_result(eval_payload | {"schema_version": 2}, "r.json")
+        parse_result(eval_payload | {"schema_version": 3}, "r.json")
     assert info.value.field == "schema_version"
     with pytest.raises(InputError, match="not one of"):
         parse_result(eval_payload | {"kind": "evaluation"}, "r.json")
@@ -174,3 +175,15 @@ def test_a_comparison_result_is_typed_and_a_report_refuses_it_by_kind() -> None:
     assert payload["kind"] == "comparison" and parse_result(payload).kind == "comparison"
     with pytest.raises(InputError, match="a comparison result"):
         render_markdown(payload)
+
+
+def test_a_version_1_gloss_result_keeps_its_review_word_as_a_decision_of_unknown_provenance(
+        eval_payload: dict[str, Any]) -> None:
+    """Version 2 turned an item's review into an object; a version-1 file (the bare word) still reads."""
+    old = json.loads(json.dumps(eval_payload)) | {"schema_version": 1}
+    old["items"][0] |= {"needs_review": True, "review": "fail"}
+    item = parse_as(EvalResult, old, "v1.json").items[0]
+    assert item.review is not None and (item.review.decision, item.review.reviewer, item.review.history) == (
+        "fail", None, [])
+    with pytest.raises(InputError, match="version 1 of a 'voice'|reads version 1"):
+        parse_result(VoiceResult.of(arm_payloads()["voice"]).model_dump(mode="json") | {"schema_version": 2})

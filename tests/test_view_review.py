@@ -88,3 +88,44 @@ def test_a_form_posted_from_another_site_has_no_csrf_cookie_and_is_refused(pendi
     assert answer.status_code == 403
     with RunStore.open(run_path(run_id, store), create=False) as opened:
         assert opened.reviews() == {}
+
+
+def test_who_decided_when_and_why_shows_on_the_run_item_and_queue_pages_escaped(pending: tuple[Path, str]) -> None:
+    """A changed mind is a new decision beside the old one; every page shows both, and a hostile note stays text."""
+    store, run_id = pending
+    web = client(store)
+    token = csrf_of(web.get(f"/runs/{run_id}/review").text)
+    hostile = "<script>alert('note')</script>"
+    for decision, reviewer, note in (("fail", "bo<b>", "too terse"), ("pass", "ana", hostile)):
+        answer = web.post(f"/runs/{run_id}/review", follow_redirects=False, data={
+            "csrf": token, "key": "model/cold/0", "decision": decision, "reviewer": reviewer, "note": note})
+        assert answer.status_code == 303
+    with RunStore.open(run_path(run_id, store), readonly=True) as opened:
+        trail = opened.review_trails()["model/cold/0"]
+    assert [(d.verdict, d.reviewer, d.note) for d in trail] == [("fail", "bo<b>", "too terse"),
+                                                                 ("pass", "ana", hostile)]
+    escaped_note = "&lt;script&gt;alert(&#39;note&#39;)&lt;/script&gt;"
+    pages = {"queue": web.get(f"/runs/{run_id}/review").text, "run": web.get(f"/runs/{run_id}").text,
+             "item": web.get(f"/runs/{run_id}/item", params={"key": "model/cold/0"}).text}
+    for name, page in pages.items():
+        assert '<b class="reviewer">ana</b>' in page, name
+        assert f"<time>{trail[1].decided_at}</time>" in page and escaped_note in page, name
+        assert "1 earlier decision(s), replaced" in page and "fail by bo&lt;b&gt; at " in page, name
+        assert hostile not in page and "bo<b>" not in page, name
+
+
+def test_the_store_refuses_to_overwrite_or_delete_a_decision(pending: tuple[Path, str]) -> None:
+    import sqlite3
+
+    store, run_id = pending
+    done = CliRunner().invoke(app, ["review", run_id, "cold", "--fail", "--reviewer", "bo", "--store", str(store)])
+    assert done.exit_code == 0, done.output
+    db = sqlite3.connect(run_path(run_id, store))
+    try:
+        for statement in ("UPDATE reviews SET verdict = 'pass'", "DELETE FROM reviews"):
+            with pytest.raises(sqlite3.IntegrityError, match="never"):
+                db.execute(statement)
+    finally:
+        db.close()
+    with RunStore.open(run_path(run_id, store), readonly=True) as opened:
+        assert opened.reviews() == {"model/cold/0": ("fail", "bo")}

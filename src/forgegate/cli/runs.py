@@ -78,7 +78,7 @@ def register(app: typer.Typer) -> None:
         note: str | None = typer.Option(None, help="Why."),
         store: Path | None = typer.Option(None, help="Run store directory."),
     ) -> None:
-        from forgegate.pipeline.review import record_review, review_states
+        from forgegate.pipeline.review import provenance, record_review, review_states
         from forgegate.store import find_run
 
         path = find_run(run, store)
@@ -88,8 +88,13 @@ def register(app: typer.Typer) -> None:
                 shown = escape(f"[{state.decision or 'pending'}]")
                 console.print(f"{escape(state.row.item_id)} {shown} prompt {escape(repr(state.row.request.prompt))}"
                               f" -> {escape(repr(state.row.response))}")
+                for number, decision in enumerate(reversed(state.trail)):  # the one that counts first
+                    label = "decided" if number == 0 else "replaced"
+                    console.print(f"  {label}: {escape(provenance(decision))}", soft_wrap=True)
             console.print(f"{sum(s.decision is None for s in states)} pending of {len(states)}")
             return
         decided = record_review(path, item, passed=passed, reviewer=reviewer, note=note)
-        console.print(f"recorded {decided.decision} for {escape(item)} by {escape(str(reviewer))}; "
-                      "run `forgegate rescore` for the new verdict")
+        assert decided.latest is not None  # record_review has just appended it
+        earlier = f" (replaces {len(decided.trail) - 1} earlier decision(s), kept)" if len(decided.trail) > 1 else ""
+        console.print(f"recorded {escape(provenance(decided.latest))} for {escape(item)}{earlier}; "
+                      "run `forgegate rescore` for the new verdict", soft_wrap=True)

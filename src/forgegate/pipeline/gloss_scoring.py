@@ -29,8 +29,10 @@ from forgegate.gate.live import live_verdict
 from forgegate.gate.loop_settings import LOOP_RULE
 from forgegate.gate.signatures import signature_reason
 from forgegate.pipeline.format_followup import format_followup
-from forgegate.results import SCHEMA_VERSION, EvalResult, reason_models
-from forgegate.store import RunStore
+from forgegate.pipeline.review import review_json
+from forgegate.results import EvalResult, reason_models
+from forgegate.results.base import REVIEW_SCHEMA_VERSION
+from forgegate.store import ReviewDecision, RunStore
 from forgegate.store.meta_keys import LOOP_CUTOFF_KEY
 
 
@@ -39,7 +41,12 @@ class ScoredAnswer:
     item: BatteryItem
     stored: StoredResponse | None  # None: never generated (an interrupted run)
     score: AnswerScore | None  # None: no answer to score
-    review: str | None  # "pass" / "fail" from a human review, when one was needed and given
+    reviews: tuple[ReviewDecision, ...] = ()  # every human decision on this answer, oldest first
+
+    @property
+    def review(self) -> str | None:
+        """"pass" / "fail": the latest human decision, when one was needed and given."""
+        return self.reviews[-1].verdict if self.reviews else None
 
     @property
     def final_score(self) -> float | None:
@@ -71,7 +78,7 @@ def score_store(store_path: Path, battery: Battery, config: GateConfig, config_s
     with RunStore.open(store_path, readonly=True) as store:
         meta = store.meta()
         latest = {r.item_id: r for r in store.latest() if arm is None or r.arm == arm}
-        reviews = store.reviews()
+        reviews = store.review_trails()
     if meta.get("battery_sha256") not in (None, battery.sha256):
         raise UsageError(f"run {meta.get('run_id')} was generated from a battery with sha256 "
                          f"{meta.get('battery_sha256')}, not {battery.sha256}")
@@ -81,8 +88,8 @@ def score_store(store_path: Path, battery: Battery, config: GateConfig, config_s
         stored = latest.get(item.item_id)
         score = (score_item(item, stored.completion(), loop_settings=config.loops)
                  if stored is not None and stored.ok else None)
-        review = reviews.get(stored.request_key, (None, ""))[0] if stored is not None else None
-        answer = ScoredAnswer(item, stored, score, review)
+        answer = ScoredAnswer(item, stored, score, reviews.get(stored.request_key, ()) if stored is not None else ())
+        review = answer.review
         answers.append(answer)
         outcomes.append(ItemOutcome(
             item_id=item.item_id,
@@ -202,7 +209,7 @@ def eval_result(result: ScoredRun, *, regated_from: str | None = None) -> EvalRe
     kind = result.meta.get("kind")
     if kind != "eval" and kind != "live":
         raise UsageError(f"run {result.meta.get('run_id')} is a {kind!r} run, not a GLOSS eval or live test")
-    return EvalResult(kind=kind, schema_version=SCHEMA_VERSION, regated_from=regated_from, **eval_fields(result))
+    return EvalResult(kind=kind, schema_version=REVIEW_SCHEMA_VERSION, regated_from=regated_from, **eval_fields(result))
 
 
 def result_json(result: ScoredRun) -> dict[str, Any]:
@@ -230,6 +237,6 @@ def _item_json(answer: ScoredAnswer) -> dict[str, Any]:
         "failure_modes": modes,
         "detail": score.detail if score else (stored.error if stored else "never generated"),
         "needs_review": bool(score and score.needs_review),
-        "review": answer.review,
+        "review": review_json(answer.reviews),
         "loop_span": ([score.loop.start, score.loop.end] if score and score.loop else None),
     }

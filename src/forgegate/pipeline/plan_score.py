@@ -35,7 +35,6 @@ from forgegate.plan import PlanComparison
 from forgegate.plan.instruments import INSTRUMENT_NAMES as RUN_INSTRUMENTS
 from forgegate.plan.preflight import Tiebreak, tied_candidates
 from forgegate.results import (
-    SCHEMA_VERSION,
     DamageAxis,
     MemorizationAxis,
     PlanRunResult,
@@ -43,6 +42,7 @@ from forgegate.results import (
     VoiceAxis,
     reason_models,
 )
+from forgegate.results.base import REVIEW_SCHEMA_VERSION
 from forgegate.results.plan_run import (
     ComparisonEntry,
     GenerationCounts,
@@ -107,7 +107,7 @@ class PlanResult:
         loaded = self.gens.locked.loaded
         s = self.gens.summary
         return PlanRunResult(
-            kind="plan", schema_version=SCHEMA_VERSION,
+            kind="plan", schema_version=REVIEW_SCHEMA_VERSION,
             gate=self.verdict.gate, label=gate_label(self.verdict.gate),
             plan=PlanRef(name=loaded.plan.name, path=str(loaded.path), plan_hash=self.gens.locked.plan_hash,
                          inputs=self.gens.locked.lock.inputs),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -12,13 +13,40 @@ from forgegate.core.records import StoredResponse
 from forgegate.errors import ForgegateError, UsageError
 from forgegate.gate.gloss_config import parse_gate_config
 from forgegate.gate.loop_settings import LoopSettings
-from forgegate.store import RunStore
+from forgegate.store import ReviewDecision, RunStore
 
 
 @dataclass(frozen=True)
 class ReviewState:
     row: StoredResponse
-    decision: str | None  # "pass" / "fail", or None while pending
+    trail: tuple[ReviewDecision, ...] = ()  # every decision on the answer, oldest first
+
+    @property
+    def decision(self) -> str | None:
+        """"pass" / "fail" (the latest decision), or None while pending."""
+        return self.trail[-1].verdict if self.trail else None
+
+    @property
+    def latest(self) -> ReviewDecision | None:
+        return self.trail[-1] if self.trail else None
+
+
+def _entry(decision: ReviewDecision) -> dict[str, Any]:
+    return {"decision": decision.verdict, "reviewer": decision.reviewer, "decided_at": decision.decided_at,
+            "note": decision.note}
+
+
+def review_json(trail: Sequence[ReviewDecision]) -> dict[str, Any] | None:
+    """An item's ``review`` in the result JSON (schema version 2): the latest decision, the earlier ones beside it."""
+    if not trail:
+        return None
+    return {**_entry(trail[-1]), "history": [_entry(d) for d in trail[:-1]]}
+
+
+def provenance(decision: ReviewDecision) -> str:
+    """One line for people: who decided, when, and why (the one wording the command and the pages share)."""
+    why = f": {decision.note}" if decision.note else ""
+    return f"{decision.verdict} by {decision.reviewer} at {decision.decided_at}{why}"
 
 
 def run_battery(meta: dict[str, Any]) -> Battery | None:
@@ -58,13 +86,13 @@ def review_states(store_path: Path) -> list[ReviewState]:
     with RunStore.open(store_path, readonly=True) as store:
         meta = store.meta()
         battery, loop_settings = run_battery(meta), run_loop_settings(meta)
-        reviews = store.reviews()
+        reviews = store.review_trails()
         rows = store.latest()
     states = []
     for row in rows:
         checks = item_checks(battery, row, loop_settings)
         if checks is not None and checks.needs_review:
-            states.append(ReviewState(row, reviews.get(row.request_key, (None, ""))[0]))
+            states.append(ReviewState(row, reviews.get(row.request_key, ())))
     return states
 
 
@@ -80,6 +108,7 @@ def record_review(store_path: Path, item: str, *, passed: bool | None, reviewer:
 
     The one way a review is recorded, whoever asks (``forgegate review`` or ``forgegate view``):
     only an answer that awaits a human decision can take one, and a decision names its reviewer.
+    A decision on an answer already decided is a new record beside the old one, never an overwrite.
     """
     matches = [s for s in review_states(store_path) if item in (s.row.item_id, s.row.request_key)]
     if not matches:
@@ -93,6 +122,8 @@ def record_review(store_path: Path, item: str, *, passed: bool | None, reviewer:
         raise UsageError(f"a review note has at most {MAX_NOTE_CHARS} characters, not {len(note)}: shorten it "
                          "(or name a file that says more)")
     verdict = "pass" if passed else "fail"
+    key = matches[0].row.request_key
     with RunStore.open(store_path, create=False) as opened:
-        opened.add_review(matches[0].row.request_key, verdict, reviewer.strip(), note or None)
-    return ReviewState(matches[0].row, verdict)
+        opened.add_review(key, verdict, reviewer.strip(), note or None)
+        trail = opened.review_trails().get(key, ())
+    return ReviewState(matches[0].row, trail)

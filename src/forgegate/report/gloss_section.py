@@ -14,6 +14,7 @@ from forgegate.report.fmt import num
 from forgegate.report.plots import Bar, category_chart
 from forgegate.report.stop_view import StopView, stop_view
 from forgegate.results import EvalItem, EvalResult
+from forgegate.results.eval import ReviewEntry
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,26 @@ class ItemView:
     detail: str
     loop_span: tuple[int, int] | None
     span_note: str | None
+
+
+@dataclass(frozen=True)
+class ReviewLine:
+    """A human decision as the report prints it (strings raw: the template escapes them)."""
+
+    decision: str
+    reviewer: str
+    decided_at: str
+    note: str | None
+
+
+@dataclass(frozen=True)
+class ReviewView:
+    """An answer that needed a human: the decision that counts (None: pending) and those it replaced."""
+
+    id: str
+    category: str
+    latest: ReviewLine | None
+    replaced: tuple[ReviewLine, ...]
 
 
 @dataclass(frozen=True)
@@ -68,6 +89,7 @@ class GlossView:
     failing_count: int
     stop: StopView | None = None
     followup: str | None = None
+    reviews: tuple[ReviewView, ...] = ()
 
 
 def segments(response: str, span: Any) -> tuple[tuple[Segment, ...], tuple[int, int] | None, str | None]:
@@ -101,6 +123,19 @@ def item_view(item: EvalItem) -> ItemView:
         detail=item.detail, loop_span=span, span_note=note)
 
 
+def _line(entry: ReviewEntry) -> ReviewLine:
+    return ReviewLine(entry.decision, entry.reviewer or "unknown (a version-1 result)", entry.decided_at or "unknown",
+                      entry.note)
+
+
+def review_view(item: EvalItem) -> ReviewView:
+    """Who decided an item, when and why; ``latest`` None while it awaits a reviewer."""
+    review = item.review
+    if review is None:
+        return ReviewView(item.id, item.category, None, ())
+    return ReviewView(item.id, item.category, _line(review), tuple(_line(h) for h in review.history))
+
+
 def _sigma_text(sigma: float | None, live: bool) -> str:
     if live:
         return "not used by the live test"
@@ -129,4 +164,5 @@ def gloss_view(result: EvalResult) -> GlossView:
         token_sources=tuple(result.token_sources), loops=loops,
         failing_count=sum(len(r.failing) for r in rows),
         stop=None if result.stop_distribution is None else stop_view(result.stop_distribution),
-        followup=None if result.format_followup is None else result.format_followup.finding)
+        followup=None if result.format_followup is None else result.format_followup.finding,
+        reviews=tuple(review_view(i) for i in result.items if i.needs_review or i.review is not None))

@@ -169,6 +169,21 @@ highlighted{% endif %}:</div>
 {{ output(item) }}</div>
 {% else %}<p>No loop was detected in any output.</p>
 {% endfor %}
+{% if view.reviews %}
+<h2 id="reviews">Human reviews ({{ view.reviews|rejectattr("latest", "none")|list|length }}
+of {{ view.reviews|length }} decided)</h2>
+<ul id="review-list">
+{% for r in view.reviews %}<li><strong class="mono">{{ r.id }}</strong> ({{ r.category }}):
+{% if r.latest %}<b>{{ r.latest.decision }}</b> by <b class="reviewer">{{ r.latest.reviewer }}</b>
+at {{ r.latest.decided_at }}
+{%- if r.latest.note %}: {{ r.latest.note }}{% endif %}
+{%- for h in r.replaced %}{% if loop.first %}<br><span class="meta">replaced, oldest first: {% endif %}
+{{ h.decision }} by {{ h.reviewer }} at {{ h.decided_at }}{% if h.note %}: {{ h.note }}{% endif %}
+{%- if not loop.last %};{% else %}</span>{% endif %}
+{%- endfor %}
+{% else %}pending: awaits a reviewer (`forgegate review RUN ITEM`){% endif %}</li>
+{% endfor %}</ul>
+{% endif %}
 """
 
 ARMS = _IMPORT + r"""

@@ -6,6 +6,11 @@
 (docs/architecture.md, "Results"). A change that renames, removes or re-means a
 field raises it; results without ``schema_version`` are upgraded once by
 ``forgegate.results.legacy``.
+
+The version is per kind: a kind whose fields changed says so in ``KIND_VERSIONS``
+(``schema_version_of``); every other kind stays at ``SCHEMA_VERSION``. Version 2 of the
+GLOSS kinds (eval, live, and plan, whose arms carry GLOSS items) turns an item's ``review``
+from the word "pass"/"fail" into the decision with its provenance (README, Changelog).
 """
 
 from __future__ import annotations
@@ -18,6 +23,19 @@ from forgegate.core.verdict import Gate, Reason, Verdict
 
 SCHEMA_VERSION: Literal[1] = 1
 SchemaVersion = Literal[1]
+
+REVIEW_SCHEMA_VERSION: Literal[2] = 2
+ReviewSchemaVersion = Literal[2]
+"""The version of the kinds whose items carry a review with its provenance (eval, live, plan)."""
+
+KIND_VERSIONS: dict[str, int] = {"eval": REVIEW_SCHEMA_VERSION, "live": REVIEW_SCHEMA_VERSION,
+                                 "plan": REVIEW_SCHEMA_VERSION}
+"""Kinds whose contract moved past ``SCHEMA_VERSION``; the one list readers and writers consult."""
+
+
+def schema_version_of(kind: object) -> int:
+    """The version this forgegate writes (and reads) for ``kind``."""
+    return KIND_VERSIONS.get(str(kind), SCHEMA_VERSION)
 
 Number = float | int | str | bool | None
 

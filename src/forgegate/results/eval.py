@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Literal
 
 from forgegate.core.verdict import Gate
-from forgegate.results.base import Gated, SchemaVersion, Strict
+from forgegate.results.base import Gated, ReviewSchemaVersion, Strict
 
 
 class Sampling(Strict):
@@ -51,6 +51,27 @@ class CategoryScore(Strict):
     gate: Gate
 
 
+class ReviewEntry(Strict):
+    """One human decision on an item: the word, who gave it, when, and why."""
+
+    decision: Literal["pass", "fail"]
+    reviewer: str | None
+    """Who decided; None only in a result upgraded from version 1, which kept no reviewer."""
+    decided_at: str | None
+    """When (UTC, ISO 8601), as the run store recorded it; None only in an upgraded version-1 result."""
+    note: str | None
+
+
+class ItemReview(ReviewEntry):
+    """The decision that counts (the latest) and, oldest first, the decisions it replaced.
+
+    A decision is never overwritten: a changed mind is a new decision, and the old one
+    stays in ``history``.
+    """
+
+    history: list[ReviewEntry]
+
+
 class EvalItem(Strict):
     """One scored request: an item of the battery under one seed."""
 
@@ -71,7 +92,8 @@ class EvalItem(Strict):
     failure_modes: list[str]
     detail: str
     needs_review: bool
-    review: str | None
+    review: ItemReview | None
+    """The human decision on an answer that needed one (schema version 2; version 1 wrote only the word)."""
     loop_span: tuple[int, int] | None
     """Character offsets of the repeated span in ``response``."""
 
@@ -163,7 +185,7 @@ class EvalResult(EvalBody):
     """A GLOSS battery eval (``kind`` "eval") or live test (``kind`` "live")."""
 
     kind: Literal["eval", "live"]
-    schema_version: SchemaVersion
+    schema_version: ReviewSchemaVersion
     regated_from: str | None = None
     """``rescore --gate-config``: the sha256 of the gate config the run was first gated with."""
 

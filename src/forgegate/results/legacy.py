@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from forgegate.errors import InputError
-from forgegate.results.base import SCHEMA_VERSION
+from forgegate.results.base import SCHEMA_VERSION, schema_version_of
 
 REGENERATE = ("regenerate it with the command that wrote it (`forgegate rescore RUN --json FILE` for a GLOSS run "
               "kept in a run store; otherwise run the command again with --json)")
@@ -41,3 +41,36 @@ def legacy_kind(payload: dict[str, Any], source: str) -> str:
 def upgrade_legacy(payload: dict[str, Any], source: str) -> dict[str, Any]:
     """An unversioned result as version 1: the same fields, plus ``kind`` and ``schema_version``."""
     return {**payload, "kind": legacy_kind(payload, source), "schema_version": SCHEMA_VERSION}
+
+
+def _review_object(word: Any) -> Any:
+    """A version-1 item review (the bare word) as version 2 writes it: provenance unknown, no history."""
+    if not isinstance(word, str):
+        return word  # None (no review) or already an object: left for the model to judge
+    return {"decision": word, "reviewer": None, "decided_at": None, "note": None, "history": []}
+
+
+def upgrade_v1(payload: dict[str, Any]) -> dict[str, Any]:
+    """A version-1 result of a kind that has moved on (``KIND_VERSIONS``) as its current version.
+
+    Only the GLOSS kinds moved (version 2: an item's ``review`` is an object); their items are
+    rewritten, nothing else changes. Any other kind is returned as it came.
+    """
+    kind = payload.get("kind")
+    if payload.get("schema_version") != SCHEMA_VERSION or schema_version_of(kind) == SCHEMA_VERSION:
+        return payload
+    upgraded = {**payload, "schema_version": schema_version_of(kind)}
+
+    def items(body: Any) -> Any:
+        if not isinstance(body, dict) or not isinstance(body.get("items"), list):
+            return body
+        return {**body, "items": [{**i, "review": _review_object(i.get("review"))} if isinstance(i, dict) else i
+                                  for i in body["items"]]}
+
+    if kind == "plan":
+        gloss = payload.get("gloss")
+        if isinstance(gloss, dict) and isinstance(gloss.get("arms"), dict):
+            upgraded["gloss"] = {**gloss, "arms": {name: items(arm) for name, arm in gloss["arms"].items()}}
+        return upgraded
+    rewritten: dict[str, Any] = items(upgraded)
+    return rewritten

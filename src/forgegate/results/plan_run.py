@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from forgegate.core.verdict import Gate
-from forgegate.results.base import Gated, ReasonModel, SchemaVersion, Strict
+from forgegate.results.base import Gated, ReasonModel, ReviewSchemaVersion, Strict
 from forgegate.results.damage import DamageAxis
 from forgegate.results.eval import BatteryRef, GateConfigRef, PlanArmGloss
 from forgegate.results.memorization import MemorizationAxis
@@ -106,7 +106,7 @@ class LeakAuditRecord(Strict):
 
 class PlanRunResult(Gated):
     kind: Literal["plan"]
-    schema_version: SchemaVersion
+    schema_version: ReviewSchemaVersion
     label: str
     """The gate word as the verdict table prints it (HOLD says whose call it is)."""
     plan: PlanRef

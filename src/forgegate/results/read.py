@@ -16,9 +16,9 @@ from pydantic import BaseModel, ValidationError
 
 from forgegate.errors import InputError
 from forgegate.jsonio import JsonProblem, parse_json_strict, read_text_or_input_error, validation_to_input_error
-from forgegate.results.base import SCHEMA_VERSION
+from forgegate.results.base import SCHEMA_VERSION, schema_version_of
 from forgegate.results.kinds import KINDS, result_adapter
-from forgegate.results.legacy import REGENERATE, upgrade_legacy
+from forgegate.results.legacy import REGENERATE, upgrade_legacy, upgrade_v1
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -30,11 +30,15 @@ def parse_result(payload: Any, source: str | Path = "result") -> Any:
         raise InputError(where, f"expected a JSON object, got {type(payload).__name__}")
     if "schema_version" not in payload:
         payload = upgrade_legacy(payload, where)
-    elif payload["schema_version"] != SCHEMA_VERSION:
-        raise InputError(where, f"schema_version {payload['schema_version']!r}: this forgegate reads version "
-                         f"{SCHEMA_VERSION}", field="schema_version", hint=REGENERATE)
     if payload.get("kind") not in KINDS:
         raise InputError(where, f"kind {payload.get('kind')!r} is not one of {', '.join(KINDS)}", field="kind",
+                         hint=REGENERATE)
+    payload = upgrade_v1(payload)
+    wanted = schema_version_of(payload.get("kind"))
+    if payload["schema_version"] != wanted:
+        older = f" (or {SCHEMA_VERSION}, upgraded on reading)" if wanted != SCHEMA_VERSION else ""
+        raise InputError(where, f"schema_version {payload['schema_version']!r}: this forgegate reads version "
+                         f"{wanted}{older} of a {payload.get('kind')!r} result", field="schema_version",
                          hint=REGENERATE)
     try:
         return result_adapter().validate_python(payload)

@@ -2,6 +2,7 @@
 
 from forgegate.store.locate import default_store_dir, find_run, list_runs, run_path, writable_store_dir
 from forgegate.store.lock import run_lock
-from forgegate.store.runstore import RunStore
+from forgegate.store.runstore import ReviewDecision, RunStore
 
-__all__ = ["RunStore", "default_store_dir", "find_run", "list_runs", "run_lock", "run_path", "writable_store_dir"]
+__all__ = ["ReviewDecision", "RunStore", "default_store_dir", "find_run", "list_runs", "run_lock", "run_path",
+           "writable_store_dir"]

@@ -11,6 +11,7 @@ import json
 import sqlite3
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -55,6 +56,10 @@ CREATE TABLE IF NOT EXISTS reviews (
     note TEXT,
     created TEXT NOT NULL
 );
+CREATE TRIGGER IF NOT EXISTS reviews_never_updated BEFORE UPDATE ON reviews
+BEGIN SELECT RAISE(ABORT, 'a review is never overwritten: record a new decision beside it'); END;
+CREATE TRIGGER IF NOT EXISTS reviews_never_deleted BEFORE DELETE ON reviews
+BEGIN SELECT RAISE(ABORT, 'a review is never deleted: record a new decision beside it'); END;
 """
 
 ADDED_COLUMNS: tuple[tuple[str, str], ...] = (("prompt_tokens", "INTEGER"), ("finished_at", "REAL"))
@@ -67,6 +72,20 @@ def _add_missing_columns(db: sqlite3.Connection) -> None:
     for name, kind in ADDED_COLUMNS:
         if name not in have:
             db.execute(f"ALTER TABLE responses ADD COLUMN {name} {kind}")
+
+
+@dataclass(frozen=True)
+class ReviewDecision:
+    """One human decision as the store keeps it: who decided, when (UTC, ISO 8601) and why.
+
+    Decisions are appended, never rewritten (the table's triggers refuse UPDATE and DELETE):
+    a changed mind is a new decision beside the old one, so the trail stays readable.
+    """
+
+    verdict: str  # "pass" / "fail"
+    reviewer: str
+    decided_at: str
+    note: str | None
 
 
 def _now() -> str:
@@ -228,12 +247,17 @@ class RunStore:
 
     def reviews(self) -> dict[str, tuple[str, str]]:
         """request_key -> (verdict, reviewer) of the latest review."""
-        out: dict[str, tuple[str, str]] = {}
+        return {key: (trail[-1].verdict, trail[-1].reviewer) for key, trail in self.review_trails().items()}
+
+    def review_trails(self) -> dict[str, tuple[ReviewDecision, ...]]:
+        """request_key -> every decision on it, oldest first (the last one is the one that counts)."""
+        out: dict[str, list[ReviewDecision]] = {}
         if self.readonly and "reviews" not in self._tables():  # a store from before reviews existed
-            return out
-        for key, verdict, reviewer in self._fetch("SELECT request_key, verdict, reviewer FROM reviews ORDER BY seq")[1]:
-            out[key] = (verdict, reviewer)
-        return out
+            return {}
+        rows = self._fetch("SELECT request_key, verdict, reviewer, created, note FROM reviews ORDER BY seq")[1]
+        for key, verdict, reviewer, created, note in rows:
+            out.setdefault(key, []).append(ReviewDecision(verdict, reviewer, created, note))
+        return {key: tuple(trail) for key, trail in out.items()}
 
     def _tables(self) -> set[str]:
         return {row[0] for row in self._fetch("SELECT name FROM sqlite_master WHERE type = 'table'")[1]}

@@ -16,6 +16,12 @@ adapter and all, in this process, without copying it. Each probe:
 * with ``stop_on``, counts towards stopping: after ``patience`` probes in a row show a watched mode
   beyond the baseline (``training/stopping.py``), training stops and the record says why.
 
+Under several processes (``torchrun`` / ``accelerate launch``, DDP), only the main process probes and
+writes the probe file; after each probe point every process takes the main one's stop decision
+(``torch.distributed.broadcast_object_list``), so all stop at the same step and none waits forever at
+the next collective. The probe generates on the main process's full copy of the weights: DDP (each
+process holds the whole model), not sharded training (FSDP, DeepSpeed ZeRO-3).
+
 A ``TrainerCallback`` is not handed its trainer, so the callback finds the trainer that calls it
 in the call stack at ``on_train_begin`` (or takes ``trainer=`` when given); without one, the numbers
 still go to ``state.log_history`` and the probe file.
@@ -85,14 +91,28 @@ class ForgegateCallback(TrainerCallback):
 
     def on_step_end(self, args: TrainingArguments, state: TrainerState, control: TrainerControl,
                     **kwargs: Any) -> None:
-        if (self.every_steps and state.global_step % self.every_steps == 0 and not control.should_save
-                and state.is_world_process_zero):
-            self._probe(args, state, control, None, kwargs)
+        if self.every_steps and state.global_step % self.every_steps == 0 and not control.should_save:
+            if state.is_world_process_zero:
+                self._probe(args, state, control, None, kwargs)
+            self._agree(control)
 
     def on_save(self, args: TrainingArguments, state: TrainerState, control: TrainerControl,
                 **kwargs: Any) -> None:
         if state.is_world_process_zero:
             self._probe(args, state, control, checkpoint_name(state.global_step), kwargs)
+        self._agree(control)
+
+    def _agree(self, control: TrainerControl) -> None:
+        """Every process takes the main process's stop decision (a no-op in a single process).
+
+        Called by every process at the same probe points (the Trainer calls each event on all of
+        them), so the broadcast pairs up; a process that stopped alone would leave the others
+        waiting at the next gradient all-reduce.
+        """
+        decided = broadcast_from_main(self.stop_reason)
+        if decided is not None:
+            self.stop_reason = decided
+            control.should_training_stop = True
 
     # -- one probe ---------------------------------------------------------------------------------------
 
@@ -133,6 +153,17 @@ class ForgegateCallback(TrainerCallback):
             self.trainer.log(metrics)
         else:
             state.log_history.append({**metrics, "step": state.global_step})
+
+
+def broadcast_from_main(value: str | None) -> str | None:
+    """The main process's ``value`` on every process of a torch.distributed job; ``value`` itself otherwise."""
+    import torch.distributed as dist
+
+    if not (dist.is_available() and dist.is_initialized()) or dist.get_world_size() < 2:
+        return value
+    box: list[str | None] = [value]
+    dist.broadcast_object_list(box, src=0)
+    return box[0]
 
 
 def _output_dir(args: TrainingArguments) -> Path:

@@ -9,7 +9,8 @@ complete, so a watch stopped at any moment and started again probes each checkpo
 
 One backend over the base stays open for the whole watch: the transformers backend shares a
 loaded base among every backend open over it (``backends/transformers_backend.py``), so each
-checkpoint's probe loads only its adapter, not the base again.
+checkpoint's probe loads only its adapter, not the base again. With ``--backend vllm|openai`` the
+checkpoint is probed through a server the team runs instead (``training/watch_serving.py``).
 """
 
 from __future__ import annotations
@@ -36,9 +37,19 @@ from forgegate.training.checkpoint_files import (
 )
 from forgegate.training.probe import ProbeTarget, probe_async
 from forgegate.training.records import RUNS_DIR, append_probe, read_probes
+from forgegate.training.watch_serving import (
+    PROBE_BACKEND,
+    SERVING_BACKENDS,
+    NotServed,
+    check_serving,
+    release,
+    serve,
+)
 
-WATCH_BACKENDS: tuple[str, ...] = ("transformers",)
-"""Backends ``watch`` probes through: each checkpoint is a local folder loaded onto a base held open."""
+LOCAL_BACKENDS: tuple[str, ...] = ("transformers",)
+"""Backends that load each checkpoint folder here, onto a base held open."""
+WATCH_BACKENDS: tuple[str, ...] = LOCAL_BACKENDS + SERVING_BACKENDS
+"""Backends ``watch`` probes through: loaded here, or served by a running server (``--base-url``)."""
 SETTLE_S = 2.0
 """A checkpoint whose files changed since the last look is looked at again after this long."""
 WATCH_STORE = "watch"
@@ -49,7 +60,8 @@ resumes there when the watch starts again)."""
 @dataclass(frozen=True)
 class WatchOptions:
     output_dir: Path
-    base: str
+    base: str | None
+    """The adapters' base (loaded here; with a server, only checked against each adapter's config)."""
     backend: str = "transformers"
     device: str = "auto"
     dtype: str = "auto"
@@ -58,6 +70,11 @@ class WatchOptions:
     once: bool = False
     battery: Path | None = None
     settle_s: float = SETTLE_S
+    base_urls: tuple[str, ...] = ()
+    """The running server (``--backend vllm|openai``), ``/v1`` included."""
+    model_template: str | None = None
+    """The name a server serves a checkpoint under: ``{step}`` and ``{checkpoint}`` filled in."""
+    api_key_env: str | None = None
 
 
 class WatchView(Protocol):
@@ -86,9 +103,14 @@ class WatchOutcome:
 def check_options(options: WatchOptions) -> None:
     """Usage errors before anything is loaded or waited for."""
     if options.backend not in WATCH_BACKENDS:
-        raise UsageError(f"--backend {options.backend}: watch probes through {', '.join(WATCH_BACKENDS)} (each "
-                         "checkpoint is loaded onto the base it keeps open); run a server's checkpoints with "
-                         "`forgegate eval` instead")
+        raise UsageError(f"--backend {options.backend}: watch probes through {', '.join(LOCAL_BACKENDS)} (each "
+                         f"checkpoint loaded here) or {', '.join(SERVING_BACKENDS)} (a running server, --base-url)")
+    serving = options.backend in SERVING_BACKENDS
+    if serving:
+        check_serving(options.backend, options.base_urls, options.model_template)
+    elif options.base_urls or options.model_template:
+        raise UsageError(f"--base-url and --model-template are for --backend {' or '.join(SERVING_BACKENDS)}; "
+                         f"--backend {options.backend} loads each checkpoint here")
     if not options.interval_s > 0:
         raise UsageError(f"--interval must be a positive number of seconds, not {options.interval_s:g}")
     if options.battery is not None and not options.battery.is_file():
@@ -96,6 +118,10 @@ def check_options(options: WatchOptions) -> None:
     if options.once and not options.output_dir.exists():
         raise UsageError(f"{options.output_dir} does not exist: start the training run with this output_dir "
                          "first, or run `forgegate watch` without --once to wait for it")
+    if serving:
+        return
+    if options.base is None:
+        raise UsageError(f"--backend {options.backend} needs --base: the model the adapters were trained on")
     from forgegate.backends.transformers_backend import resolve_model
 
     resolve_model(options.base)  # a --base that is nowhere is a usage error now, not at the first checkpoint
@@ -182,13 +208,14 @@ class Watcher:
         self._last[checkpoint.name] = look.snapshot
         return look if look.snapshot == previous else None
 
-    def _waiting(self, checkpoint: Checkpoint, reason: str) -> None:
+    def _waiting(self, checkpoint: Checkpoint, reason: str, *, unserved: bool = False) -> None:
         self.outcome.waiting[checkpoint.name] = reason
         if self._said.get(checkpoint.name) == reason:
             return
         self._said[checkpoint.name] = reason
         if self.options.once:
-            self.say(f"{checkpoint.name} is not completely written ({reason}): not probed; run again once it is")
+            state = "is not served yet" if unserved else "is not completely written"
+            self.say(f"{checkpoint.name} {state} ({reason}): not probed; run again once it is")
         else:
             self.say(f"waiting for {checkpoint.name}: {reason}")
 
@@ -199,6 +226,10 @@ class Watcher:
 
     async def _probe(self, checkpoint: Checkpoint, ready: Ready) -> None:
         options = self.options
+        if options.backend in SERVING_BACKENDS:
+            await self._probe_served(checkpoint, ready)
+            return
+        assert options.base is not None  # check_options: a local backend has its base
         if ready.kind == "adapter":
             problem = adapter_base_problem(checkpoint.path, options.base)
             if problem is not None:
@@ -228,18 +259,43 @@ class Watcher:
                 raise  # the base or the device itself cannot be used: every checkpoint would fail the same way
             self._refuse(checkpoint, str(exc))
             return
+        self._record(checkpoint, record)
+
+    def _record(self, checkpoint: Checkpoint, record: ProbeRecord) -> None:
         if not checkpoint.path.exists() and record.answered < record.items:
             self.say(f"{checkpoint.name} was deleted while it was probed (a save_total_limit rotates old "
                      f"checkpoints out): {record.answered} of {record.items} items answered, nothing recorded")
             return
-        append_probe(options.output_dir, record)
+        append_probe(self.options.output_dir, record)
         self.outcome.probed.append(record)
         self.view.show(record, earlier=False)
+
+    async def _probe_served(self, checkpoint: Checkpoint, ready: Ready) -> None:
+        """The probe through a running server: the checkpoint served by name first (vLLM: loaded)."""
+        options = self.options
+        served = await serve(options.backend, options.base_urls, options.model_template, options.api_key_env,
+                             options.base, checkpoint, ready)
+        if isinstance(served, NotServed):
+            if served.refuse:
+                self._refuse(checkpoint, served.reason)
+            else:
+                self._waiting(checkpoint, served.reason, unserved=True)
+            return
+        target = ProbeTarget(step=checkpoint.step, epoch=ready.epoch, checkpoint=checkpoint.name,
+                             eval_loss=ready.eval_loss, source="watch")
+        self.view.probing(checkpoint)
+        try:
+            record = await probe_async(target, label=served.label, backend=PROBE_BACKEND, config=served.config,
+                                       store_dir=options.output_dir / RUNS_DIR / WATCH_STORE, battery=options.battery)
+        finally:
+            await release(options.backend, options.base_urls, options.api_key_env, served)
+        self._record(checkpoint, record)
 
     def _hold_base(self) -> None:
         """Open one backend over the base for the whole watch (its loaded weights then serve every adapter)."""
         if self._keeper is None:
             options = self.options
+            assert options.base is not None  # only a local backend holds a base
             self._keeper = make_backend(options.backend, BackendConfig(
                 model=options.base, device=options.device, dtype=options.dtype, batch_size=options.batch_size))
 
