@@ -55,11 +55,13 @@ class ReviewEntry(Strict):
     """One human decision on an item: the word, who gave it, when, and why."""
 
     decision: Literal["pass", "fail"]
+    """The reviewer's word on the answer: pass or fail."""
     reviewer: str | None
     """Who decided; None only in a result upgraded from version 1, which kept no reviewer."""
     decided_at: str | None
     """When (UTC, ISO 8601), as the run store recorded it; None only in an upgraded version-1 result."""
     note: str | None
+    """Why, in the reviewer's words; None when no note was given."""
 
 
 class ItemReview(ReviewEntry):
@@ -70,6 +72,7 @@ class ItemReview(ReviewEntry):
     """
 
     history: list[ReviewEntry]
+    """The earlier decisions this one replaced, oldest first (empty when it is the first)."""
 
 
 class EvalItem(Strict):
