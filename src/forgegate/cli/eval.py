@@ -21,6 +21,7 @@ from forgegate.cli.options import (
 
 if TYPE_CHECKING:
     from forgegate.core.verdict import Gate
+    from forgegate.pipeline.session_options import SessionKind
     from forgegate.run.engine import ExecutionSummary
 
 
@@ -53,7 +54,7 @@ _CHECK = typer.Option(False, "--check-failure-modes",
                       help="Gate on the v9 failure-mode signatures too: any present makes the verdict FAIL.")
 
 
-def _session_command(kind: str, title: str) -> Any:
+def _session_command(kind: SessionKind, title: str) -> Any:
     extra = inspect.Parameter("check_failure_modes", inspect.Parameter.KEYWORD_ONLY, default=_CHECK,
                               annotation=bool)
 

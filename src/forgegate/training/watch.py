@@ -34,7 +34,7 @@ from forgegate.training.checkpoint_files import (
     inspect_checkpoint,
     list_checkpoints,
 )
-from forgegate.training.probe import ProbeTarget, probe_async
+from forgegate.training.probe import ProbeArm, ProbeTarget, probe_async
 from forgegate.training.records import RUNS_DIR, append_probe, read_probes
 
 WATCH_BACKENDS: tuple[str, ...] = ("transformers",)
@@ -209,15 +209,15 @@ class Watcher:
         else:
             model, adapter = str(checkpoint.path), None
             label = f"{checkpoint.name} (full model, step {checkpoint.step})"
-        config = BackendConfig(model=model, adapter=adapter, device=options.device, dtype=options.dtype,
-                               batch_size=options.batch_size)
+        arm = ProbeArm(model=model, adapter=adapter, device=options.device, dtype=options.dtype,
+                       batch_size=options.batch_size)
         target = ProbeTarget(step=checkpoint.step, epoch=ready.epoch, checkpoint=checkpoint.name,
                              eval_loss=ready.eval_loss, source="watch")
         self.view.probing(checkpoint)
         try:
             if adapter is not None:
                 self._hold_base()
-            record = await probe_async(target, label=label, backend=options.backend, config=config,
+            record = await probe_async(target, label=label, backend=options.backend, arm=arm,
                                        store_dir=options.output_dir / RUNS_DIR / WATCH_STORE, battery=options.battery)
         except UsageError as exc:
             if not checkpoint.path.exists():
