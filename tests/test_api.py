@@ -20,6 +20,7 @@ import pytest
 from eval_helpers import run_cli
 from instruments_helpers import run_cli as run_in_process
 from llamacpp_server import llamacpp_server
+from slow import starts_something
 from typer.testing import CliRunner
 
 import forgegate
@@ -33,6 +34,7 @@ EXIT = {g.value: g.exit_code for g in Gate}
 
 
 @pytest.fixture(scope="module")
+@starts_something
 def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     pytest.importorskip("llama_cpp.server", reason="needs llama-cpp-python[server]")
     with llamacpp_server(tmp_path_factory.mktemp("llamacpp")) as url:
