@@ -56,7 +56,7 @@ async def evaluate_async(
     """
     options = SessionOptions.model_validate({
         "kind": _live_kind(live), "battery": battery, "backend": backend, "model": model,
-        "base_urls": _urls(base_urls), "adapter": adapter, "device": device, "dtype": dtype,
+        "base_urls": base_urls, "adapter": adapter, "device": device, "dtype": dtype,
         "batch_size": batch_size, "gate_config": gate_config, "store": store, "concurrency": concurrency,
         "seed": seed, "temperature": temperature, "top_p": top_p, "system": system, "retries": retries,
         "timeout": timeout, "idle_timeout": idle_timeout, "api_key_env": api_key_env,
@@ -69,11 +69,6 @@ def _live_kind(live: object) -> str:
     if not isinstance(live, bool):
         raise UsageError(f"live takes True or False, not {shown(live)}")
     return "live" if live else "eval"
-
-
-def _urls(base_urls: object) -> object:
-    """A list of URLs as the tuple the options take (a string or anything else goes on, to be refused there)."""
-    return tuple(base_urls) if isinstance(base_urls, list) else base_urls
 
 
 def _synchronous(async_function: Callable[P, Coroutine[Any, Any, T]], doc: str) -> Callable[P, T]:
