@@ -1,4 +1,10 @@
-"""Suite-wide settings: never reach a model hub; keep every run store inside the test's tmp dir."""
+"""Suite-wide settings: never reach a model hub; keep every run store inside the test's tmp dir; mark slow tests.
+
+The fast lane (``pytest -m "not slow"``, CONTRIBUTING.md) leaves out every test that starts a model, a server,
+a browser or a training run. A test is slow when it says so (``@pytest.mark.slow``) or when it uses a fixture
+decorated with :func:`starts_something`, directly or through another fixture: marking the fixture once marks
+every test that will ever use it.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from slow import STARTS_SOMETHING
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -16,3 +23,14 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 def _isolated_forgegate_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setenv("FORGEGATE_HOME", str(tmp_path / "forgegate-home"))
     yield
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark ``slow`` every test whose fixtures (all of them, through fixtures of fixtures) start something."""
+    for item in items:
+        info = getattr(item, "_fixtureinfo", None)
+        if info is None:
+            continue
+        if any(getattr(definition.func, STARTS_SOMETHING, False)
+               for name in info.names_closure for definition in info.name2fixturedefs.get(name, ())):
+            item.add_marker(pytest.mark.slow)

@@ -18,7 +18,9 @@ from typing import Any
 
 import pytest
 from eval_helpers import run_cli
+from instruments_helpers import run_cli as run_in_process
 from llamacpp_server import llamacpp_server
+from slow import starts_something
 from typer.testing import CliRunner
 
 import forgegate
@@ -32,6 +34,7 @@ EXIT = {g.value: g.exit_code for g in Gate}
 
 
 @pytest.fixture(scope="module")
+@starts_something
 def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     pytest.importorskip("llama_cpp.server", reason="needs llama-cpp-python[server]")
     with llamacpp_server(tmp_path_factory.mktemp("llamacpp")) as url:
@@ -82,6 +85,74 @@ def test_bad_input_raises_forgegate_error_with_the_message_the_cli_prints(tmp_pa
 def test_an_unknown_backend_is_a_forgegate_error_with_a_suggestion(tmp_path: Path) -> None:
     with pytest.raises(forgegate.ForgegateError, match="did you mean 'ollama'"):
         forgegate.evaluate(TINY, backend="olama", model="x", store=tmp_path / "runs")
+
+
+@pytest.mark.parametrize(("keywords", "message"), [
+    ({"model": 123}, "--model takes text, not 123"),
+    ({"timeout": "x"}, "--timeout takes a number, not 'x'"),
+    ({"temperature": "hot"}, "--temperature takes a number, not 'hot'"),
+    ({"temperature": float("nan")}, "--temperature must be a finite number, 0 or more (0 = greedy), not nan"),
+    ({"temperature": -3}, "--temperature must be a finite number, 0 or more (0 = greedy), not -3"),
+    ({"top_p": -1}, "--top-p must be a number above 0 and at most 1 (1 = no nucleus cut), not -1"),
+    ({"backend": None}, "--backend takes text, not None"),
+    ({"concurrency": "8"}, "--concurrency takes a whole number, not '8'"),
+    ({"concurrency": 1.5}, "--concurrency takes a whole number, not 1.5"),
+    ({"concurrency": True}, "--concurrency takes a whole number, not True"),
+    ({"seed": "1"}, "--seed takes a whole number, not '1'"),
+    ({"seed": 2**70}, "--seed must be a whole number from -9223372036854775808 to 9223372036854775807 (the run "
+                      "store keeps seeds as 64-bit integers), not 1180591620717411303424"),
+    ({"seed": 10**5000}, "--seed must be a whole number from -9223372036854775808 to 9223372036854775807 (the run "
+                         "store keeps seeds as 64-bit integers), not a 16610-bit whole number"),
+    ({"base_urls": "http://127.0.0.1:9"}, "--base-url takes a list of URLs, not one string: base_urls=[url]"),
+    ({"battery": 5}, "--battery takes a path, not 5"),
+    ({"quiet": "no"}, "--quiet takes True or False, not 'no'"),
+], ids=lambda value: str(value)[:40] if not isinstance(value, dict) else next(iter(value)))
+def test_every_bad_keyword_raises_a_forgegate_error_in_the_clis_words(tmp_path: Path, keywords: dict[str, Any],
+                                                                       message: str) -> None:
+    """Never a pydantic ValidationError, a TypeError or an OverflowError: a ForgegateError, before anything runs."""
+    with pytest.raises(forgegate.ForgegateError) as caught:
+        forgegate.evaluate(store=tmp_path / "runs", **keywords)
+    assert isinstance(caught.value, forgegate.UsageError)
+    assert str(caught.value) == message
+    assert not (tmp_path / "runs").exists()
+
+
+def test_an_unknown_keyword_is_a_type_error_as_for_any_python_function(tmp_path: Path) -> None:
+    with pytest.raises(TypeError, match="unexpected keyword argument 'temprature'"):
+        forgegate.evaluate(store=tmp_path / "runs", temprature=0.5)  # type: ignore[call-arg]
+
+
+@pytest.mark.parametrize(("keywords", "message"), [
+    ({"n_resamples": 0}, "--resamples must be at least 100, not 0"),
+    ({"n_resamples": "9999"}, "--resamples takes a whole number, not '9999'"),
+    ({"seed": -1}, "--seed must be at least 0, not -1"),
+    ({"seed": 1.5}, "--seed takes a whole number, not 1.5"),
+])
+def test_compare_refuses_bad_bootstrap_values_before_reading_anything(tmp_path: Path, keywords: dict[str, Any],
+                                                                       message: str) -> None:
+    """Refused before the runs are read (they do not exist here), so long before scipy or numpy sees the value."""
+    missing = str(tmp_path / "missing.json")
+    with pytest.raises(forgegate.UsageError) as caught:
+        forgegate.compare(missing, missing, **keywords)
+    assert str(caught.value) == message
+
+
+@pytest.mark.parametrize(("flags", "message"), [
+    (["--resamples", "0"], "--resamples must be at least 100, not 0"),
+    (["--seed", "-1"], "--seed must be at least 0, not -1"),
+])
+def test_compare_on_the_command_line_refuses_them_in_the_same_words(tmp_path: Path, flags: list[str],
+                                                                     message: str) -> None:
+    missing = str(tmp_path / "missing.json")
+    done = run_in_process("compare", missing, missing, *flags)
+    assert done.returncode == 2 and f"error: {message}" in done.stderr
+
+
+def test_run_plan_refuses_a_bad_concurrency_in_words(tmp_path: Path) -> None:
+    with pytest.raises(forgegate.UsageError, match="^--concurrency takes a whole number, not '2'$"):
+        forgegate.run_plan(tmp_path / "plan", concurrency="2")  # type: ignore[arg-type]
+    with pytest.raises(forgegate.UsageError, match="^plan takes a path"):
+        forgegate.run_plan(None)  # type: ignore[arg-type]
 
 
 def test_import_forgegate_stays_light() -> None:

@@ -18,6 +18,7 @@ import httpx
 import pytest
 from backend_servers import run_requests
 from llamacpp_server import llamacpp_server
+from slow import starts_something
 
 from forgegate.backends import BackendConfig, BackendError, make_backend
 from forgegate.core.records import Completion, GenerationRequest
@@ -28,6 +29,7 @@ KEY_ENV = "FORGEGATE_TEST_LLAMACPP_KEY"
 
 
 @pytest.fixture(scope="module")
+@starts_something
 def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     pytest.importorskip("llama_cpp.server", reason="needs llama-cpp-python[server]")
     with llamacpp_server(tmp_path_factory.mktemp("llamacpp"), api_key=KEY) as url:

@@ -16,6 +16,7 @@ from typing import Any
 import httpx
 import pytest
 from llamacpp_server import llamacpp_server
+from slow import starts_something
 
 from forgegate.backends import BackendConfig, make_backend
 from forgegate.battery import BatteryItem
@@ -36,6 +37,7 @@ which can change a greedy answer, so every compared request starts from the same
 
 
 @pytest.fixture(scope="module")
+@starts_something
 def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     pytest.importorskip("llama_cpp.server", reason="needs llama-cpp-python[server]")
     with llamacpp_server(tmp_path_factory.mktemp("llamacpp")) as url:

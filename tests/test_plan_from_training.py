@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from instruments_helpers import run_cli, spec_loss_curve, write_trainer_state
+from slow import starts_something
 from smol_lora import train_lora
 
 from forgegate.backends.embedded import bundled_gguf
@@ -36,6 +37,7 @@ ITEMS = 12
 
 
 @pytest.fixture(scope="module")
+@starts_something
 def adapter(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """A real PEFT LoRA folder over the bundled SmolLM2 (its adapter_config.json names that base)."""
     from transformers import AutoModelForCausalLM, AutoTokenizer

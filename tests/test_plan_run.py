@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from slow import starts_something
 from typer.testing import CliRunner
 
 from forgegate.cli.main import app
@@ -23,6 +24,7 @@ TEXTS = Path(__file__).resolve().parents[1] / "data" / "texts"
 
 
 @pytest.fixture(scope="module")
+@starts_something
 def tiny(tmp_path_factory: pytest.TempPathFactory) -> TinyModels:
     return build_tiny_models(tmp_path_factory.mktemp("tiny"))
 

@@ -59,3 +59,23 @@ def test_report_of_a_plan_store_asks_for_its_result_json(tmp_path: Path) -> None
         store.init_meta({"kind": "plan", "run_id": "plan-x", "plan_name": "x"})
     code, out = run_cli("report", "plan-x", "--store", path.parent, "--html", tmp_path / "x.html")
     assert code == 2 and "--json" in out
+
+
+def test_report_of_a_probe_record_says_where_probes_are_shown(tmp_path: Path) -> None:
+    """A probe record is a result kind no report section renders: a clean refusal (exit 2), not a half report."""
+    from forgegate.core.verdict import Gate
+    from forgegate.core.version import __version__
+    from forgegate.results import SCHEMA_VERSION, ProbeRecord
+
+    probe = ProbeRecord(
+        kind="probe", schema_version=SCHEMA_VERSION, forgegate_version=__version__,
+        created="2026-11-30T00:00:00+00:00", source="watch", step=4, epoch=None, checkpoint="checkpoint-4",
+        model="m", run_id="r", store="s", eval_loss=None, items=11, answered=11, correct=3, accuracy=3 / 11, loops=0,
+        stop_failures=0, walls=1, wall_breaks=0, failure_modes=[], mode_counts={}, controls_passed=True,
+        gate=Gate.FAIL, elapsed_s=1.0)
+    path = tmp_path / "probe.json"
+    path.write_text(probe.model_dump_json(), encoding="utf-8")
+    code, out = run_cli("report", path, "--html", tmp_path / "x.html")
+    assert code == 2, out
+    assert "a probe result: reports render eval, live, plan" in " ".join(out.split())
+    assert not (tmp_path / "x.html").exists()

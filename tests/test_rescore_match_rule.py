@@ -9,11 +9,11 @@ from pathlib import Path
 
 from backend_servers import Behaviour, FakeOllamaServer
 
-from forgegate.backends import BackendConfig
 from forgegate.core.match_rule import MATCH_RULE
 from forgegate.gate.gloss_config import gate_identity, load_gate_config
-from forgegate.pipeline.eval_session import SessionOptions, run_session
+from forgegate.pipeline.eval_session import run_session
 from forgegate.pipeline.rescore import rescore_stored_run
+from forgegate.pipeline.session_options import SessionOptions
 from forgegate.store import RunStore, find_run
 
 MODELS = {"gloss:v10": "e" * 64}
@@ -45,10 +45,9 @@ def _eval(tmp_path: Path) -> tuple[str, Path]:
     battery.write_text("".join(json.dumps(i) + "\n" for i in ITEMS), encoding="utf-8")
     config.write_text(CONFIG, encoding="utf-8")
     with FakeOllamaServer(Behaviour(script=SCRIPT, models=MODELS)) as server:
-        options = SessionOptions(kind="eval", backend="ollama",
-                                 config=BackendConfig(model="gloss:v10", base_urls=(server.url,)),
-                                 battery_path=battery, gate_config_path=config, seed=0, temperature=0.0, top_p=1.0,
-                                 system=None, concurrency=1, retries=1, store_dir=tmp_path / "store", quiet=True)
+        options = SessionOptions(kind="eval", backend="ollama", model="gloss:v10", base_urls=(server.url,),
+                                 battery=battery, gate_config=config, concurrency=1, retries=1,
+                                 store=tmp_path / "store", quiet=True)
         _, payload, _ = run_session(options)
     assert payload["gate"] == "FAIL" and [i["passed"] for i in payload["items"]] == [False, False]
     assert payload["gate_config"]["match_rule"] == MATCH_RULE

@@ -89,6 +89,7 @@ def run(plan: Path, store: Path, out: Path) -> tuple[int, str, BaseException | N
     return result.exit_code, result.output, result.exception
 
 
+@pytest.mark.slow  # loads MiniLM (the embedding judge)
 def test_draft_codebook_clusters_and_metrics_are_the_hand_computed_ones(tmp_path: Path) -> None:
     seeds = list(range(1, 9))
     with SeededOllamaServer(answers_for(seeds, DEV_T1, DEV_T2)) as server:
@@ -129,6 +130,7 @@ def test_draft_codebook_clusters_and_metrics_are_the_hand_computed_ones(tmp_path
     assert draft.name == "codebook.draft.json" and draft.is_file()
 
 
+@pytest.mark.slow  # loads MiniLM (the embedding judge)
 def test_frozen_codebook_assigns_to_frozen_ids_or_unmapped_and_relevance_filters(tmp_path: Path) -> None:
     dev_seeds, conf_seeds = list(range(1, 9)), list(range(11, 19))
     conf_t1 = {"A": [X1, X1, X1, X2, Y, Y, Z, Z], "B": [X1] * 8, "R": [X1] * 6 + [Y, NEW]}
@@ -167,6 +169,7 @@ def test_frozen_codebook_assigns_to_frozen_ids_or_unmapped_and_relevance_filters
     assert code == 1 and "codebook: frozen" in output  # HOLD: an estimate with no pass rule
 
 
+@pytest.mark.slow  # loads MiniLM (the embedding judge)
 def test_primary_endpoint_that_is_na_leaves_the_comparison_incomplete(tmp_path: Path) -> None:
     seeds = list(range(1, 9))
     same = {"A": DEV_T2["A"], "B": DEV_T2["A"], "R": DEV_T2["A"]}  # nothing is lost: ES_LOSS 0, REC_GAIN NA

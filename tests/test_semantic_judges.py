@@ -18,6 +18,7 @@ def test_both_judges_are_registered_by_name() -> None:
     assert {"nli", "llm"} <= set(JUDGES.names())
 
 
+@pytest.mark.slow  # builds and loads a tiny NLI model (torch)
 def test_nli_judge_batches_caches_and_maps_mnli_labels(tmp_path) -> None:
     judge = NliJudge(build_tiny_nli(tmp_path / "nli"), batch_size=2)
     pairs = [("paris", "the capital is paris"), ("lyon", "paris"), ("yes", "no"), ("cat sleeps", "rain"),
@@ -30,6 +31,7 @@ def test_nli_judge_batches_caches_and_maps_mnli_labels(tmp_path) -> None:
     assert judge.describe()["question_prepended"] is True
 
 
+@pytest.mark.slow  # builds and loads a tiny NLI model (torch)
 def test_nli_model_without_mnli_labels_is_refused(tmp_path) -> None:
     folder = build_tiny_nli(tmp_path / "nli", labels={0: "NEGATIVE", 1: "NEUTRAL", 2: "POSITIVE"})
     with pytest.raises(InputError, match="not MNLI-style"):

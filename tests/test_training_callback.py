@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from slow import starts_something
 from training_run import run_training
 
 from forgegate.core.modes import FailureMode
@@ -35,12 +36,14 @@ PROBE_ITEMS = 11
 
 
 @pytest.fixture(scope="module")
+@starts_something
 def plain_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
     out = tmp_path_factory.mktemp("plain") / "run"
     return out, run_training(out, "--max-steps", "12", "--save-steps", "4")
 
 
 @pytest.fixture(scope="module")
+@starts_something
 def loop_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
     out = tmp_path_factory.mktemp("loop") / "run"
     return out, run_training(out, "--corpus", "loop", "--max-steps", "30", "--save-steps", "5",

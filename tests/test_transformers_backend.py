@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from slow import starts_something
 
 from forgegate.backends import BACKENDS, BackendConfig, make_backend
 from forgegate.core.records import Completion, GenerationRequest
@@ -19,6 +20,7 @@ pytest.importorskip("peft")
 
 
 @pytest.fixture(scope="module")
+@starts_something
 def tiny(tmp_path_factory: pytest.TempPathFactory) -> TinyModels:
     return build_tiny_models(tmp_path_factory.mktemp("tiny"))
 

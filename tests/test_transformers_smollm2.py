@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from slow import starts_something
 from smol_lora import train_lora
 
 from forgegate.backends import BackendConfig, make_backend
@@ -38,6 +39,7 @@ def _backend(adapter: Path | None = None, **extra: object) -> TransformersBacken
 
 
 @pytest.fixture(scope="module")
+@starts_something
 def smol(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[TransformersBackend, Path]]:
     """The base arm (held open: the loaded base stays shared) and a LoRA adapter trained on it."""
     base = _backend()

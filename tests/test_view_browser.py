@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 from backend_servers import Behaviour, FakeOllamaServer
+from slow import starts_something
 from view_helpers import GOOD, LOOPING, MODEL, A, B, blank_sheet, make_run, options, write_inputs
 
 from forgegate.pipeline.eval_session import run_session
@@ -59,6 +60,7 @@ def serving(store: Path, **config: Any) -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
+@starts_something
 def browser() -> Iterator[Any]:
     path = chromium()
     sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright (the browser checks)")

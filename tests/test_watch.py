@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 from interrupt_helpers import interrupt_when
 from rich.console import Console
+from slow import starts_something
 from smol_lora import train_lora
 
 from forgegate.backends import transformers_backend
@@ -113,6 +114,7 @@ def answers_so_far(out: Path) -> int:
 
 
 @pytest.fixture(scope="module")
+@starts_something
 def adapters(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """Two LoRA adapters trained here on SmolLM2, and a copy of one that names another base."""
     from transformers import AutoModelForCausalLM, AutoTokenizer

@@ -15,8 +15,8 @@ from backend_servers import Behaviour, FakeOllamaServer
 from starlette.testclient import TestClient
 from test_eval_controls_review import TINY_CONFIG
 
-from forgegate.backends import BackendConfig
-from forgegate.pipeline.eval_session import SessionOptions, run_session
+from forgegate.pipeline.eval_session import run_session
+from forgegate.pipeline.session_options import SessionOptions
 from forgegate.semantic.sheets import RELEVANCE_COLUMNS, VALIDATION_COLUMNS
 from forgegate.view import ViewConfig, create_app
 
@@ -52,9 +52,8 @@ def write_inputs(folder: Path) -> tuple[Path, Path]:
 
 def options(url: str, battery: Path, config: Path, store: Path, *, model: str = MODEL,
             concurrency: int = 4) -> SessionOptions:
-    return SessionOptions(kind="eval", backend="ollama", config=BackendConfig(model=model, base_urls=(url,)),
-                          battery_path=battery, gate_config_path=config, seed=0, temperature=0.0, top_p=1.0,
-                          system=None, concurrency=concurrency, retries=1, store_dir=store, quiet=True)
+    return SessionOptions(kind="eval", backend="ollama", model=model, base_urls=(url,), battery=battery,
+                          gate_config=config, concurrency=concurrency, retries=1, store=store, quiet=True)
 
 
 def make_run(folder: Path, store: Path, script: dict[str, str], *, model: str = MODEL) -> str:

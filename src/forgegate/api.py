@@ -15,67 +15,62 @@ from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
-from forgegate.backends import BACKENDS, BackendConfig
-from forgegate.backends.adapters import adapter_refusal
-from forgegate.core.limits import DEFAULT_TIMEOUT_S
+from forgegate.core.limits import (
+    DEFAULT_BOOTSTRAP_RESAMPLES,
+    DEFAULT_CONCURRENCY,
+    DEFAULT_RETRIES,
+    DEFAULT_TIMEOUT_S,
+    bootstrap_problem,
+    whole_number_problem,
+)
+from forgegate.core.sampling import DEFAULT_SEED, DEFAULT_TEMPERATURE, DEFAULT_TOP_P, shown
 from forgegate.core.sync import run_sync
 from forgegate.errors import UsageError
 from forgegate.lineage import compare_runs
-from forgegate.pipeline.eval_session import SessionOptions, run_session_async
+from forgegate.pipeline.eval_session import run_session_async
 from forgegate.pipeline.gloss_scoring import eval_result
 from forgegate.pipeline.plan_generate import generate_plan_async
 from forgegate.pipeline.plan_score import score_plan
+from forgegate.pipeline.session_options import SessionOptions
 from forgegate.pipeline.sources import eval_run_scores
 from forgegate.results import ComparisonResult, EvalResult, PlanRunResult
 
 T = TypeVar("T")
 P = ParamSpec("P")
 
-DEFAULT_CONCURRENCY = 4
-DEFAULT_SEED = 0
-
-
-def _session_options(kind: str, battery: str | Path | None, *, backend: str, model: str | None,
-                     base_urls: Sequence[str], adapter: str | None, gate_config: str | Path | None,
-                     store: str | Path | None, concurrency: int, seed: int, temperature: float, top_p: float,
-                     system: str | None, retries: int, timeout: float, api_key_env: str | None,
-                     check_failure_modes: bool, quiet: bool, loop_cutoff: bool = True) -> SessionOptions:
-    BACKENDS.get(backend)  # an unknown name raises with a did-you-mean
-    if adapter is not None and (why := adapter_refusal(backend)) is not None:
-        raise UsageError(f"adapter: {why}")
-    if isinstance(base_urls, str):
-        raise UsageError("base_urls takes a sequence of URLs, not one string: base_urls=[url]")
-    config = BackendConfig(model=model, base_urls=tuple(base_urls), adapter=adapter, timeout_s=timeout,
-                           api_key_env=api_key_env)
-    return SessionOptions(kind=kind, backend=backend, config=config,
-                          battery_path=Path(battery) if battery is not None else None,
-                          gate_config_path=Path(gate_config) if gate_config is not None else None,
-                          seed=seed, temperature=temperature, top_p=top_p, system=system, concurrency=concurrency,
-                          retries=retries, store_dir=Path(store) if store is not None else None, quiet=quiet,
-                          check_failure_modes=check_failure_modes, loop_cutoff=loop_cutoff)
-
-
 async def evaluate_async(
     battery: str | Path | None = None, *, backend: str = "embedded", model: str | None = None,
-    base_urls: Sequence[str] = (), adapter: str | None = None, gate_config: str | Path | None = None,
-    store: str | Path | None = None, concurrency: int = DEFAULT_CONCURRENCY, seed: int = DEFAULT_SEED,
-    temperature: float = 0.0, top_p: float = 1.0, system: str | None = None, retries: int = 4,
-    timeout: float = DEFAULT_TIMEOUT_S, api_key_env: str | None = None, check_failure_modes: bool = False,
-    quiet: bool = True, live: bool = False, loop_cutoff: bool = True,
+    base_urls: Sequence[str] = (), adapter: str | None = None, device: str = "auto", dtype: str = "auto",
+    batch_size: int | None = None, gate_config: str | Path | None = None, store: str | Path | None = None,
+    concurrency: int = DEFAULT_CONCURRENCY, seed: int = DEFAULT_SEED, temperature: float = DEFAULT_TEMPERATURE,
+    top_p: float = DEFAULT_TOP_P, system: str | None = None, retries: int = DEFAULT_RETRIES,
+    timeout: float = DEFAULT_TIMEOUT_S, idle_timeout: float | None = None, api_key_env: str | None = None,
+    check_failure_modes: bool = False, quiet: bool = True, wait: bool = True, live: bool = False,
+    loop_cutoff: bool = True,
 ) -> EvalResult:
     """Run a battery (default: the bundled GLOSS v2) against a model and gate it, as ``forgegate eval`` does.
 
-    ``live=True`` runs the 10-task live test instead (``forgegate live``). ``loop_cutoff=False`` lets a looping
-    answer run to its cap (``--no-loop-cutoff``). The run resumes from the store
-    like the CLI's. The result's ``.gate`` is the verdict word; ``.model_dump()`` is the JSON contract.
+    The keywords are the CLI's options (``base_urls`` is ``--base-url`` repeated, ``wait=False`` is
+    ``--no-wait``), checked by the same options model with the same words. ``live=True`` runs the 10-task live
+    test instead (``forgegate live``); ``loop_cutoff=False`` lets a looping answer run to its cap
+    (``--no-loop-cutoff``). The run resumes from the store like the CLI's. The result's ``.gate`` is
+    the verdict word; ``.model_dump()`` is the JSON contract.
     """
-    options = _session_options(
-        "live" if live else "eval", battery, backend=backend, model=model, base_urls=base_urls, adapter=adapter,
-        gate_config=gate_config, store=store, concurrency=concurrency, seed=seed, temperature=temperature,
-        top_p=top_p, system=system, retries=retries, timeout=timeout, api_key_env=api_key_env,
-        check_failure_modes=check_failure_modes, quiet=quiet, loop_cutoff=loop_cutoff)
+    options = SessionOptions.model_validate({
+        "kind": _live_kind(live), "battery": battery, "backend": backend, "model": model,
+        "base_urls": base_urls, "adapter": adapter, "device": device, "dtype": dtype,
+        "batch_size": batch_size, "gate_config": gate_config, "store": store, "concurrency": concurrency,
+        "seed": seed, "temperature": temperature, "top_p": top_p, "system": system, "retries": retries,
+        "timeout": timeout, "idle_timeout": idle_timeout, "api_key_env": api_key_env,
+        "check_failure_modes": check_failure_modes, "quiet": quiet, "wait": wait, "loop_cutoff": loop_cutoff})
     scored, _payload, _summary = await run_session_async(options)
     return eval_result(scored)
+
+
+def _live_kind(live: object) -> str:
+    if not isinstance(live, bool):
+        raise UsageError(f"live takes True or False, not {shown(live)}")
+    return "live" if live else "eval"
 
 
 def _synchronous(async_function: Callable[P, Coroutine[Any, Any, T]], doc: str) -> Callable[P, T]:
@@ -98,8 +93,9 @@ async def run_plan_async(path: str | Path, *, store: str | Path | None = None, c
                          quiet: bool = True) -> PlanRunResult:
     """A locked plan end to end, as ``forgegate run`` does: lock check, generation (resuming), every instrument,
     the gate. The result's ``.gate`` is the word; ``.model_dump(mode="json")`` the JSON contract."""
-    generations = await generate_plan_async(path, store_dir=Path(store) if store is not None else None,
-                                            concurrency=concurrency, quiet=quiet)
+    _refuse(_flagged("--concurrency", whole_number_problem(concurrency, 1)))
+    generations = await generate_plan_async(_path("plan", path), store_dir=_store(store), concurrency=concurrency,
+                                            quiet=bool(quiet))
     scored = await asyncio.to_thread(score_plan, generations)
     return scored.model()
 
@@ -109,10 +105,32 @@ run_plan.__name__ = run_plan.__qualname__ = "run_plan"
 
 
 def compare(old: str | Path, new: str | Path, *, store: str | Path | None = None, seed: int = 0,
-            n_resamples: int = 9999) -> ComparisonResult:
+            n_resamples: int = DEFAULT_BOOTSTRAP_RESAMPLES) -> ComparisonResult:
     """Paired regression check of two eval results (JSON files or stored run ids), as ``forgegate compare``:
     per category the paired difference with a bootstrap CI, McNemar's exact test and Holm's correction."""
-    store_dir = Path(store) if store is not None else None
-    comparison = compare_runs(eval_run_scores(old, store_dir), eval_run_scores(new, store_dir), seed=seed,
+    _refuse(bootstrap_problem(seed, n_resamples))
+    store_dir = _store(store)
+    comparison = compare_runs(eval_run_scores(_path("old", old), store_dir),
+                              eval_run_scores(_path("new", new), store_dir), seed=seed,
                               n_resamples=n_resamples, old_label=str(old), new_label=str(new))
     return comparison.model()
+
+
+def _flagged(flag: str, problem: str | None) -> str | None:
+    return None if problem is None else f"{flag} {problem}"
+
+
+def _refuse(problem: str | None) -> None:
+    if problem is not None:
+        raise UsageError(problem)
+
+
+def _path(name: str, value: object) -> str:
+    """A path or run id given as text or a ``Path``; anything else is refused in words, not a TypeError."""
+    if not isinstance(value, str | Path):
+        raise UsageError(f"{name} takes a path (text or a pathlib.Path), not {shown(value)}")
+    return str(value)
+
+
+def _store(store: object) -> Path | None:
+    return None if store is None else Path(_path("--store", store))

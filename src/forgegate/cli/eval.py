@@ -22,6 +22,7 @@ from forgegate.core.gloss_v2 import GLOSS_V2_TITLE
 
 if TYPE_CHECKING:
     from forgegate.core.verdict import Gate
+    from forgegate.pipeline.session_options import SessionKind
     from forgegate.run.engine import ExecutionSummary
 
 
@@ -60,7 +61,7 @@ _CORPUS = typer.Option(None, "--training-corpus",
                        "against it and show its finding (GLOSS v2's follow-up; the verdict stays FAIL).")
 
 
-def _session_command(kind: str, title: str) -> Any:
+def _session_command(kind: SessionKind, title: str) -> Any:
     extra = inspect.Parameter("check_failure_modes", inspect.Parameter.KEYWORD_ONLY, default=_CHECK,
                               annotation=bool)
     corpus = inspect.Parameter("training_corpus", inspect.Parameter.KEYWORD_ONLY, default=_CORPUS,

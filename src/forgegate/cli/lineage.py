@@ -9,6 +9,8 @@ import typer
 from rich.markup import escape
 
 from forgegate.cli.common import console, err_console, exit_with
+from forgegate.core.limits import DEFAULT_BOOTSTRAP_RESAMPLES, MIN_BOOTSTRAP_RESAMPLES, bootstrap_problem
+from forgegate.errors import UsageError
 
 
 def register(app: typer.Typer) -> None:
@@ -26,13 +28,16 @@ def register(app: typer.Typer) -> None:
             Path | None, typer.Option("--json", help="Write the full comparison here.")
         ] = None,
         seed: Annotated[int, typer.Option(help="Seed of the bootstrap (recorded in the JSON).")] = 0,
-        resamples: Annotated[int, typer.Option(min=100, help="Bootstrap resamples.")] = 9999,
+        resamples: Annotated[int, typer.Option(help=f"Bootstrap resamples (at least {MIN_BOOTSTRAP_RESAMPLES}).")
+                             ] = DEFAULT_BOOTSTRAP_RESAMPLES,
         store: Annotated[Path | None, typer.Option(help="Run store directory (for run ids).")] = None,
     ) -> None:
         from forgegate.jsonio import write_json_atomic
         from forgegate.lineage import compare_runs, print_comparison
         from forgegate.pipeline.sources import eval_run_scores
 
+        if (problem := bootstrap_problem(seed, resamples)) is not None:
+            raise UsageError(problem)
         comparison = compare_runs(eval_run_scores(old, store), eval_run_scores(new, store), seed=seed,
                                   n_resamples=resamples, old_label=old, new_label=new)
         print_comparison(console, comparison)

@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from forgegate.backends import BACKENDS
-from forgegate.backends.options import DEVICES_HELP, DTYPES, device_problem, option_refusal
+from forgegate.backends.options import DEVICES_HELP
 from forgegate.cli.common import quiet_default
-from forgegate.core.limits import DEFAULT_IDLE_S, DEFAULT_TIMEOUT_S
-from forgegate.errors import UsageError
+from forgegate.core.limits import DEFAULT_CONCURRENCY, DEFAULT_IDLE_S, DEFAULT_RETRIES, DEFAULT_TIMEOUT_S
+from forgegate.core.sampling import DEFAULT_SEED, DEFAULT_TEMPERATURE, DEFAULT_TOP_P
 
 if TYPE_CHECKING:
-    from forgegate.pipeline.eval_session import SessionOptions
+    from forgegate.pipeline.session_options import SessionKind, SessionOptions
 
 _P = inspect.Parameter
 
@@ -44,13 +44,14 @@ MODEL_OPTIONS: list[inspect.Parameter] = [
     _opt("batch_size", int | None, None, "Most requests decoded together (transformers; default from the device; "
          "1 = strict, unbatched)."),
     _opt("gate_config", Path | None, None, "Gate config TOML (default: the bundled GLOSS v2 gate)."),
-    _opt("concurrency", int, 4, "Requests in flight at once.", min=1),
-    _opt("seed", int, 0, "Sampling seed passed to the backend (printed with every result)."),
-    _opt("temperature", float, 0.0, "Sampling temperature (0 = greedy)."),
-    _opt("top_p", float, 1.0, "Nucleus sampling p."),
+    _opt("concurrency", int, DEFAULT_CONCURRENCY, "Requests in flight at once (at least 1)."),
+    _opt("seed", int, DEFAULT_SEED, "Sampling seed passed to the backend (printed with every result; a 64-bit "
+         "whole number)."),
+    _opt("temperature", float, DEFAULT_TEMPERATURE, "Sampling temperature (0 = greedy; finite, 0 or more)."),
+    _opt("top_p", float, DEFAULT_TOP_P, "Nucleus sampling p (above 0, at most 1)."),
     _opt("system", str | None, None, "System prompt for chat requests."),
-    _opt("retries", int, 4, "Attempts per request (at least 1), the later ones only after a transient error "
-         "(5xx, a dropped connection, a missed deadline).", min=1),
+    _opt("retries", int, DEFAULT_RETRIES, "Attempts per request (at least 1), the later ones only after a "
+         "transient error (5xx, a dropped connection, a missed deadline)."),
     _opt("timeout", float, DEFAULT_TIMEOUT_S, "Whole-request deadline in seconds, connect to last byte (server "
          "backends); a request that misses it is retried, and recorded as an error if it never succeeds."),
     _opt("idle_timeout", float | None, None, f"Seconds of silence (no byte at all) after which a server "
@@ -79,39 +80,17 @@ def with_options(params: list[inspect.Parameter]) -> Callable[[Callable[..., Non
     return decorate
 
 
-def session_options(kind: str, kw: dict[str, Any], battery: Path | None) -> SessionOptions:
-    """The session the flags ask for; a flag that cannot work is a usage error here, before anything is stored.
-    (Its imports wait until a command runs.)"""
-    from forgegate.backends import BackendConfig
-    from forgegate.backends.adapters import adapter_base_problem, adapter_refusal
-    from forgegate.pipeline.eval_session import SessionOptions
+def session_options(kind: SessionKind, kw: dict[str, Any], battery: Path | None) -> SessionOptions:
+    """The session the flags ask for. The options model checks every value (a flag that cannot work is a usage
+    error there, before anything is stored); this only names the flags. (Its import waits until a command runs.)"""
+    from forgegate.pipeline.session_options import SessionOptions
 
-    BACKENDS.get(kw["backend"])  # an unknown name is a usage error with a did-you-mean
-    if kw["adapter"] is not None and (why := adapter_refusal(kw["backend"])) is not None:
-        raise UsageError(f"--adapter: {why}")
-    if kw["adapter"] is not None and Path(kw["adapter"]).is_dir() and (
-            why := adapter_base_problem(Path(kw["adapter"]), kw["model"])) is not None:
-        raise UsageError(f"--adapter: {why}")
-    _check_device_options(kw)
-    config = BackendConfig(model=kw["model"], base_urls=tuple(kw["base_url"] or ()), adapter=kw["adapter"],
-                           timeout_s=kw["timeout"], idle_timeout_s=kw["idle_timeout"], api_key_env=kw["api_key_env"],
-                           device=kw["device"], dtype=kw["dtype"], batch_size=kw["batch_size"])
-    return SessionOptions(kind=kind, backend=kw["backend"], config=config, battery_path=battery,
-                          gate_config_path=kw["gate_config"], seed=kw["seed"], temperature=kw["temperature"],
-                          top_p=kw["top_p"], system=kw["system"], concurrency=kw["concurrency"],
-                          retries=kw["retries"], store_dir=kw["store"], quiet=kw["quiet"] or quiet_default(),
-                          check_failure_modes=kw.get("check_failure_modes", False), wait=not kw["no_wait"],
+    return SessionOptions(kind=kind, backend=kw["backend"], model=kw["model"], base_urls=tuple(kw["base_url"] or ()),
+                          adapter=kw["adapter"], device=kw["device"], dtype=kw["dtype"], batch_size=kw["batch_size"],
+                          battery=battery, gate_config=kw["gate_config"], store=kw["store"],
+                          concurrency=kw["concurrency"], retries=kw["retries"], seed=kw["seed"],
+                          temperature=kw["temperature"], top_p=kw["top_p"], system=kw["system"],
+                          timeout=kw["timeout"], idle_timeout=kw["idle_timeout"], api_key_env=kw["api_key_env"],
+                          check_failure_modes=kw.get("check_failure_modes", False),
+                          quiet=kw["quiet"] or quiet_default(), wait=not kw["no_wait"],
                           loop_cutoff=not kw.get("no_loop_cutoff", False))
-
-
-def _check_device_options(kw: dict[str, Any]) -> None:
-    """--device / --dtype / --batch-size: known values, and only on a backend that uses them."""
-    if (why := device_problem(kw["device"])) is not None:
-        raise UsageError(f"--device: {why}")
-    if kw["dtype"] not in DTYPES:
-        raise UsageError(f"--dtype: '{kw['dtype']}' is not one of {', '.join(DTYPES)}")
-    if kw["batch_size"] is not None and kw["batch_size"] < 1:
-        raise UsageError("--batch-size must be at least 1")
-    for option, default in (("device", "auto"), ("dtype", "auto"), ("batch_size", None)):
-        if kw[option] != default and (why := option_refusal(option, kw["backend"])) is not None:
-            raise UsageError(f"--{option.replace('_', '-')}: {why}")

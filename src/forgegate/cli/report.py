@@ -25,12 +25,13 @@ def report(
     from forgegate.core.verdict import Gate
     from forgegate.pipeline.sources import load_report_input
     from forgegate.report import write_reports
+    from forgegate.report.sections import renderable
 
     if html is None and markdown is None:
         raise UsageError("nothing to write: give --html OUT.html and/or --markdown OUT.md")
     loaded = load_report_input(source, store=store, battery=battery, gate_config=gate_config)
     write_reports(loaded.payload, html, markdown, created=loaded.created)
-    gate: Gate = loaded.result.gate
+    gate: Gate = renderable(loaded.result, loaded.source).gate
     written = ", ".join(str(p) for p in (html, markdown) if p is not None)
     console.print(f"{gate.value}: {loaded.source} -> {written}")
     exit_with(gate)

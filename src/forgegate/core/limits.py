@@ -38,3 +38,32 @@ MAX_PASSAGES = 10_000
 MAX_PLAN_NAME_BYTES = 200
 """A plan's name becomes its run's file name (``plan-<name>.sqlite`` plus sidecars); file systems allow 255
 bytes, so a longer name would fail only when the store is created."""
+DEFAULT_CONCURRENCY = 4
+"""Requests in flight at once in an eval: enough to keep a server busy, few enough for a laptop's."""
+DEFAULT_RETRIES = 4
+"""Attempts per request (the first counts), the later ones only after a transient error."""
+MIN_BOOTSTRAP_RESAMPLES = 100
+"""Fewer bootstrap resamples than this give a confidence interval that is mostly noise."""
+DEFAULT_BOOTSTRAP_RESAMPLES = 9999
+
+
+def whole_number_problem(value: object, least: int) -> str | None:
+    """Why ``value`` is not a whole number of at least ``least`` (text, a bool or a fraction is not), or None:
+    the words after the flag's name, the same from the CLI and the Python API."""
+    from forgegate.core.sampling import shown
+
+    if not isinstance(value, int) or isinstance(value, bool):
+        return f"takes a whole number, not {shown(value)}"
+    if value < least:
+        return f"must be at least {least}, not {shown(value)}"
+    return None
+
+
+def bootstrap_problem(seed: object, resamples: object) -> str | None:
+    """What is wrong with a paired bootstrap's ``--seed`` and ``--resamples`` (``compare``, CLI and API), or None:
+    checked before any run is read, so that numpy never sees them."""
+    for flag, problem in (("--seed", whole_number_problem(seed, 0)),
+                          ("--resamples", whole_number_problem(resamples, MIN_BOOTSTRAP_RESAMPLES))):
+        if problem is not None:
+            return f"{flag} {problem}"
+    return None

@@ -9,15 +9,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from forgegate.backends import Backend, BackendConfig
-from forgegate.backends.names import REMOTE_BACKENDS
+from forgegate.backends import BackendConfig
 from forgegate.battery import Battery, bundled_battery_path, bundled_live_test_path, load_battery
 from forgegate.checks.loop_stop import loop_stop
 from forgegate.core.match_rule import MATCH_RULE
-from forgegate.errors import UsageError
 from forgegate.gate.gloss_config import GateConfig, bundled_gate_config_path, load_gate_config
 from forgegate.jsonio import write_json_atomic
 from forgegate.pipeline.gloss_scoring import ScoredRun, result_json, score_store
+from forgegate.pipeline.session_options import SessionOptions
 from forgegate.run import (
     ArmSpec,
     ExecutionSummary,
@@ -73,48 +72,15 @@ EVAL_ARM = "model"
 """An eval is a one-arm plan; its arm is called ``model``."""
 
 
-@dataclass(frozen=True)
-class SessionOptions:
-    kind: str  # "eval" | "live"
-    backend: str
-    config: BackendConfig
-    battery_path: Path | None
-    gate_config_path: Path | None
-    seed: int
-    temperature: float
-    top_p: float
-    system: str | None
-    concurrency: int
-    retries: int
-    store_dir: Path | None
-    quiet: bool
-    check_failure_modes: bool = False
-    wait: bool = True
-    """Wait for another process generating the same run (False: refuse at once)."""
-    model_in_memory: Backend | None = None
-    """A backend over a model the caller holds (the training probe); ``backend`` then only labels it."""
-    loop_cutoff: bool = True
-    """Cut an answer off as soon as it loops (finish ``loop``; it scores as the whole answer would).
-    False (``--no-loop-cutoff``): every answer runs until the model stops or its cap."""
-
-
 def prepare_session(options: SessionOptions) -> tuple[EvalSpec, GateConfig, str, Path]:
-    """Validate everything first (nothing runs on bad input): options, gate config, battery."""
-    if options.backend in REMOTE_BACKENDS and not options.config.model:
-        raise UsageError(f"--model is required with --backend {options.backend} (the label on every "
-                         "result comes from it; there is no default)")
-    if options.concurrency < 1:
-        raise UsageError("--concurrency must be at least 1")
-    if options.retries < 1:
-        raise UsageError("--retries must be at least 1 (the first attempt counts)")
-    if problems := options.config.problems():
-        raise UsageError(problems[0])
-    gate_config_path = options.gate_config_path or bundled_gate_config_path()
+    """Load and cross-check the files first (nothing runs on bad input; the options checked themselves when
+    they were built): gate config, battery."""
+    gate_config_path = options.gate_config or bundled_gate_config_path()
     gate_config, gate_sha = load_gate_config(gate_config_path)
     if options.kind == "live":
-        battery = load_battery(options.battery_path or bundled_live_test_path())
+        battery = load_battery(options.battery or bundled_live_test_path())
     else:
-        battery = load_battery(options.battery_path or bundled_battery_path(),
+        battery = load_battery(options.battery or bundled_battery_path(),
                                categories=gate_config.categories)
         gate_config.check_battery(battery.path, battery.categories(), len(battery.items))
     spec = EvalSpec(kind=options.kind, backend=options.backend, config=options.config, battery=battery,
@@ -131,7 +97,7 @@ async def run_session_async(options: SessionOptions) -> tuple[ScoredRun, dict[st
     stop_for: StopFor | None = ((lambda planned: loop_stop(prompts[planned.item_id], gate_config.loops))
                                 if options.loop_cutoff else None)
     outcome = await generate(
-        run_path(spec.run_id, writable_store_dir(options.store_dir)),
+        run_path(spec.run_id, writable_store_dir(options.store)),
         identity={**spec.identity(), "run_id": spec.run_id},
         metadata={"battery_path": str(spec.battery.path), "base_urls": list(spec.config.base_urls),
                   "gate_config": {"path": str(gate_config_path), "sha256": gate_sha,

@@ -17,6 +17,7 @@ from forgegate.backends.base import BackendConfig, base_url_problem
 from forgegate.backends.options import OPTION_BACKENDS, device_problem, option_refusal
 from forgegate.core.limits import MAX_PLAN_NAME_BYTES, MAX_SEEDS
 from forgegate.core.limits import SEED_MAX as SEED_LIMIT
+from forgegate.core.sampling import DEFAULT_TOP_P, temperature_problem, top_p_problem
 from forgegate.errors import not_one_of
 from forgegate.plan.instruments import ENDPOINTS, Instruments, endpoint_names
 from forgegate.plan.preflight import LeakAudit, Tiebreak
@@ -162,12 +163,21 @@ Seeds = Annotated[Annotated[tuple[Seed, ...], Tag("SeedList")] | Annotated[SeedR
 class Sampling(UserFileModel):
     """Sampling options sent with every request (the backend caps ``max_tokens`` on the client side)."""
 
-    temperature: float = Field(ge=0)
-    top_p: float = Field(default=1.0, gt=0, le=1)
+    temperature: float
+    top_p: float = DEFAULT_TOP_P
     max_tokens: MaxTokens
     stop: tuple[str, ...] = ()
     chat: bool = True
     system: PromptText | None = None
+
+    @field_validator("temperature", "top_p")
+    @classmethod
+    def _sendable(cls, value: float, info: ValidationInfo) -> float:
+        """The rules ``--temperature`` and ``--top-p`` follow (forgegate.core.sampling), not a copy of them."""
+        problem = temperature_problem(value) if info.field_name == "temperature" else top_p_problem(value)
+        if problem is not None:
+            raise ValueError(problem)
+        return value
 
 
 class PlanComparison(UserFileModel):

@@ -18,6 +18,7 @@ from forgegate.report.gloss_section import gloss_view
 from forgegate.report.sections import Kind, report_result
 from forgegate.report.semantic_section import semantic_view
 from forgegate.report.templates import CSS, TEMPLATES, svg_filter
+from forgegate.results import EvalResult
 from forgegate.textsafe import visible
 
 NOT_RECORDED = "not recorded in the result"
@@ -132,7 +133,7 @@ def render_html(payload: dict[str, Any], *, created: str | None = None, rendered
     head = header(payload, kind, created=created, rendered_at=when)
     env = _environment()
     view: object
-    if kind == "gloss":
+    if isinstance(result, EvalResult):  # kind "gloss"
         section, view = "gloss", gloss_view(result)
     elif kind == "semantic":
         section, view = "semantic", semantic_view(payload)

@@ -9,7 +9,7 @@ from forgegate.results.base import SCHEMA_VERSION, Gated, ReasonModel, reason_mo
 from forgegate.results.comparison import ComparisonResult
 from forgegate.results.damage import DamageAxis, DamageResult
 from forgegate.results.eval import EvalBody, EvalItem, EvalResult, PlanArmGloss
-from forgegate.results.kinds import KINDS, MODELS, AnyResult, json_schema, result_adapter, schema_name
+from forgegate.results.kinds import KINDS, MODELS, AnyResult, ResultModel, json_schema, result_adapter, schema_name
 from forgegate.results.legacy import upgrade_legacy
 from forgegate.results.lineage_record import AcceptedRegression, LineageRecord, RecordedItem
 from forgegate.results.memorization import MemorizationAxis, MemorizationResult
@@ -23,7 +23,7 @@ __all__ = [
     "KINDS", "MODELS", "SCHEMA_VERSION", "AcceptedRegression", "AnyResult", "ComparisonEntry",
     "ComparisonResult", "DamageAxis", "DamageResult", "EvalBody", "EvalItem", "EvalResult", "Gated",
     "LineageRecord", "MemorizationAxis", "MemorizationResult", "PlanArmGloss", "PlanGloss", "PlanRunResult",
-    "PlanSemantic", "PlanSemanticMetrics", "ProbeRecord", "ReasonModel", "RecordedItem", "ReportInput",
+    "PlanSemantic", "PlanSemanticMetrics", "ProbeRecord", "ReasonModel", "RecordedItem", "ReportInput", "ResultModel",
     "SemanticMetricsBody", "SemanticMetricsResult", "VoiceAxis", "VoiceResult", "json_schema", "load_json",
     "parse_as", "parse_result", "read_result_json", "reason_models", "result_adapter", "schema_name", "upgrade_legacy",
 ]

@@ -19,12 +19,12 @@ from forgegate.results.probe import ProbeRecord
 from forgegate.results.semantic import SemanticMetricsResult
 from forgegate.results.voice import VoiceResult
 
-AnyResult = Annotated[
-    EvalResult | PlanRunResult | VoiceResult | MemorizationResult | DamageResult | SemanticMetricsResult
-    | ComparisonResult | LineageRecord | ProbeRecord | LoopAuditResult | LeakAuditResult | FormatAuditResult
-    | ContaminationAuditResult,
-    Field(discriminator="kind"),
-]
+ResultModel = (EvalResult | PlanRunResult | VoiceResult | MemorizationResult | DamageResult | SemanticMetricsResult
+               | ComparisonResult | LineageRecord | ProbeRecord | LoopAuditResult | LeakAuditResult
+               | FormatAuditResult | ContaminationAuditResult)
+"""Every result model: what reading a result back gives (a type for annotations)."""
+AnyResult = Annotated[ResultModel, Field(discriminator="kind")]
+"""The same union, told apart by ``kind`` (what a reader validates against)."""
 
 MODELS: dict[str, type[BaseModel]] = {
     "eval": EvalResult, "plan": PlanRunResult, "voice": VoiceResult, "memorization": MemorizationResult,
@@ -39,7 +39,7 @@ KINDS: tuple[str, ...] = RESULT_KINDS
 
 
 @cache
-def result_adapter() -> TypeAdapter[Any]:
+def result_adapter() -> TypeAdapter[ResultModel]:
     """One adapter for the union, built once (building it compiles every model's validator)."""
     return TypeAdapter(AnyResult)
 

@@ -17,14 +17,14 @@ from pydantic import BaseModel, ValidationError
 from forgegate.errors import InputError
 from forgegate.jsonio import JsonProblem, parse_json_strict, read_text_or_input_error, validation_to_input_error
 from forgegate.results.base import SCHEMA_VERSION, schema_version_of
-from forgegate.results.kinds import KINDS, result_adapter
+from forgegate.results.kinds import KINDS, ResultModel, result_adapter
 from forgegate.results.legacy import REGENERATE, upgrade_legacy, upgrade_v1
 
 M = TypeVar("M", bound=BaseModel)
 
 
-def parse_result(payload: Any, source: str | Path = "result") -> Any:
-    """The typed result a JSON object is (one of ``AnyResult``)."""
+def parse_result(payload: Any, source: str | Path = "result") -> ResultModel:
+    """The typed result a JSON object is (one of ``AnyResult``, told apart by ``kind``)."""
     where = str(source)
     if not isinstance(payload, dict):
         raise InputError(where, f"expected a JSON object, got {type(payload).__name__}")
@@ -79,7 +79,7 @@ def load_json(path: Path, hint: str | None = None) -> Any:
 class ReportInput:
     """A result to render: the typed result, where it came from, when the run was created (if known)."""
 
-    result: Any
+    result: ResultModel
     source: str
     created: str | None
 

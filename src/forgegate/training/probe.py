@@ -14,18 +14,32 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from forgegate.backends import Backend, BackendConfig
+from forgegate.backends import Backend
 from forgegate.battery import bundled_probe_battery_path
-from forgegate.core.limits import DEFAULT_TIMEOUT_S
 from forgegate.core.modes import LOOP_MODES, FailureMode
 from forgegate.core.verdict import Gate
 from forgegate.core.version import __version__
 from forgegate.gate.controls import is_control_rule
 from forgegate.gate.gloss_config import bundled_probe_gate_config_path
-from forgegate.pipeline.eval_session import SessionOptions, run_session_async
+from forgegate.pipeline.eval_session import run_session_async
 from forgegate.pipeline.gloss_scoring import ScoredRun, eval_result
+from forgegate.pipeline.session_options import SessionOptions
 from forgegate.results import SCHEMA_VERSION, ProbeRecord
 from forgegate.results.probe import ProbeSource
+
+
+@dataclass(frozen=True)
+class ProbeArm:
+    """Which model answers a probe through a backend (watch): a checkpoint folder, or an adapter on its base."""
+
+    model: str
+    adapter: str | None = None
+    device: str = "auto"
+    dtype: str = "auto"
+    batch_size: int | None = None
+    base_urls: tuple[str, ...] = ()
+    """A serving backend's endpoints (watch --backend vllm|openai): the checkpoint is served there by name."""
+    api_key_env: str | None = None
 
 
 @dataclass(frozen=True)
@@ -40,18 +54,20 @@ class ProbeTarget:
 
 
 async def probe_async(target: ProbeTarget, *, label: str, store_dir: Path, backend: str = "in-memory",
-                      config: BackendConfig | None = None, model_in_memory: Backend | None = None,
+                      arm: ProbeArm | None = None, model_in_memory: Backend | None = None,
                       battery: Path | None = None, concurrency: int = 16) -> ProbeRecord:
     """Run the probe battery (the bundled one unless ``battery``) and summarise it.
 
-    Either ``model_in_memory`` (the callback: the trainer's model) or ``backend`` + ``config`` (watch:
+    Either ``model_in_memory`` (the callback: the trainer's model) or ``backend`` + ``arm`` (watch:
     a checkpoint folder through a registered backend) says what answers.
     """
     started = time.perf_counter()
+    arm = arm or ProbeArm(model=label)
     options = SessionOptions(
-        kind="eval", backend=backend, config=config or BackendConfig(model=label, timeout_s=DEFAULT_TIMEOUT_S),
-        battery_path=battery or bundled_probe_battery_path(), gate_config_path=bundled_probe_gate_config_path(),
-        seed=0, temperature=0.0, top_p=1.0, system=None, concurrency=concurrency, retries=2, store_dir=store_dir,
+        kind="eval", backend=backend, model=arm.model, adapter=arm.adapter, device=arm.device, dtype=arm.dtype,
+        batch_size=arm.batch_size, base_urls=arm.base_urls, api_key_env=arm.api_key_env,
+        battery=battery or bundled_probe_battery_path(),
+        gate_config=bundled_probe_gate_config_path(), concurrency=concurrency, retries=2, store=store_dir,
         quiet=True, model_in_memory=model_in_memory)
     scored, _payload, _summary = await run_session_async(options)
     return summarise(scored, target, label=label, elapsed_s=time.perf_counter() - started)

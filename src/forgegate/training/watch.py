@@ -35,7 +35,7 @@ from forgegate.training.checkpoint_files import (
     inspect_checkpoint,
     list_checkpoints,
 )
-from forgegate.training.probe import ProbeTarget, probe_async
+from forgegate.training.probe import ProbeArm, ProbeTarget, probe_async
 from forgegate.training.records import RUNS_DIR, append_probe, read_probes
 from forgegate.training.watch_serving import (
     PROBE_BACKEND,
@@ -240,15 +240,15 @@ class Watcher:
         else:
             model, adapter = str(checkpoint.path), None
             label = f"{checkpoint.name} (full model, step {checkpoint.step})"
-        config = BackendConfig(model=model, adapter=adapter, device=options.device, dtype=options.dtype,
-                               batch_size=options.batch_size)
+        arm = ProbeArm(model=model, adapter=adapter, device=options.device, dtype=options.dtype,
+                       batch_size=options.batch_size)
         target = ProbeTarget(step=checkpoint.step, epoch=ready.epoch, checkpoint=checkpoint.name,
                              eval_loss=ready.eval_loss, source="watch")
         self.view.probing(checkpoint)
         try:
             if adapter is not None:
                 self._hold_base()
-            record = await probe_async(target, label=label, backend=options.backend, config=config,
+            record = await probe_async(target, label=label, backend=options.backend, arm=arm,
                                        store_dir=options.output_dir / RUNS_DIR / WATCH_STORE, battery=options.battery)
         except UsageError as exc:
             if not checkpoint.path.exists():
@@ -285,7 +285,8 @@ class Watcher:
                              eval_loss=ready.eval_loss, source="watch")
         self.view.probing(checkpoint)
         try:
-            record = await probe_async(target, label=served.label, backend=PROBE_BACKEND, config=served.config,
+            arm = ProbeArm(model=served.name, base_urls=served.config.base_urls, api_key_env=served.config.api_key_env)
+            record = await probe_async(target, label=served.label, backend=PROBE_BACKEND, arm=arm,
                                        store_dir=options.output_dir / RUNS_DIR / WATCH_STORE, battery=options.battery)
         finally:
             await release(options.backend, options.base_urls, options.api_key_env, served)

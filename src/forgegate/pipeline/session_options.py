@@ -1,0 +1,184 @@
+"""An eval session's options: one model that checks itself, which the CLI and the Python API only construct.
+
+Every option of ``forgegate eval`` / ``live`` is a field here, and every rule about one (types, ranges,
+which backend takes which option, an adapter's base) is checked when the model is built, before anything
+is sent or stored. A refusal is a :class:`UsageError` worded with the CLI's flag names, so a script calling
+``forgegate.evaluate`` reads the words the command line prints.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    SkipValidation,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+    ValidationInfo,
+    ValidatorFunctionWrapHandler,
+    field_validator,
+    model_validator,
+)
+
+from forgegate.backends import BACKENDS, Backend, BackendConfig
+from forgegate.backends.adapters import adapter_base_problem, adapter_refusal
+from forgegate.backends.options import DTYPES, device_problem, option_refusal
+from forgegate.core.limits import DEFAULT_CONCURRENCY, DEFAULT_RETRIES, DEFAULT_TIMEOUT_S
+from forgegate.core.sampling import (
+    DEFAULT_SEED,
+    DEFAULT_TEMPERATURE,
+    DEFAULT_TOP_P,
+    seed_problem,
+    shown,
+    temperature_problem,
+    top_p_problem,
+)
+from forgegate.errors import UsageError
+
+SessionKind = Literal["eval", "live"]
+
+REMOTE_BACKENDS = frozenset({"ollama", "openai"})
+"""Backends that answer under a name the user gives: without ``model`` a result would carry no label."""
+
+_FLAGS = {"base_urls": "--base-url", "wait": "--no-wait"}
+"""Fields whose flag is not ``--`` + the field's name with dashes."""
+
+_TAKES = {"string_type": "text", "int_type": "a whole number", "float_type": "a number", "bool_type": "True or False",
+          "tuple_type": "a list", "path_type": "a path", "literal_error": "one of 'eval', 'live'"}
+"""What a field of each pydantic error type takes, in words."""
+
+
+def flag(field: str) -> str:
+    """The command-line flag of ``field`` (the API's keyword of the same name)."""
+    return _FLAGS.get(field, f"--{field.replace('_', '-')}")
+
+
+class SessionOptions(BaseModel):
+    """Everything an eval or live session is asked to do; built only when every value can work."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
+
+    kind: SessionKind = "eval"
+    backend: StrictStr = "embedded"
+    model: StrictStr | None = None
+    base_urls: tuple[StrictStr, ...] = ()
+    adapter: StrictStr | None = None
+    device: StrictStr = "auto"
+    dtype: StrictStr = "auto"
+    batch_size: StrictInt | None = None
+    """Most requests decoded together (transformers); None: chosen from the device."""
+    battery: Path | None = None
+    gate_config: Path | None = None
+    store: Path | None = None
+    concurrency: StrictInt = DEFAULT_CONCURRENCY
+    retries: StrictInt = DEFAULT_RETRIES
+    seed: StrictInt = DEFAULT_SEED
+    temperature: StrictFloat = DEFAULT_TEMPERATURE
+    top_p: StrictFloat = DEFAULT_TOP_P
+    system: StrictStr | None = None
+    timeout: StrictFloat = DEFAULT_TIMEOUT_S
+    idle_timeout: StrictFloat | None = None
+    api_key_env: StrictStr | None = None
+    check_failure_modes: StrictBool = False
+    quiet: StrictBool = True
+    wait: StrictBool = True
+    """Wait for another process generating the same run (False: refuse at once)."""
+    loop_cutoff: StrictBool = True
+    """Stop an answer as soon as the loop detector finds a loop in it (False: ``--no-loop-cutoff``, run to the cap)."""
+    model_in_memory: SkipValidation[Backend | None] = None
+    """A backend over a model the caller holds (the training probe); ``backend`` then only labels it."""
+
+    @field_validator("base_urls", mode="before")
+    @classmethod
+    def _urls_not_one_string(cls, value: object) -> object:
+        if isinstance(value, str):
+            raise ValueError("takes a list of URLs, not one string: base_urls=[url]")
+        return value
+
+    @field_validator("seed")
+    @classmethod
+    def _storable_seed(cls, value: int) -> int:
+        if (why := seed_problem(value)) is not None:
+            raise ValueError(why)
+        return value
+
+    @field_validator("temperature", "top_p")
+    @classmethod
+    def _sendable(cls, value: float, info: ValidationInfo) -> float:
+        problem = temperature_problem(value) if info.field_name == "temperature" else top_p_problem(value)
+        if problem is not None:
+            raise ValueError(problem)
+        return value
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _refuse_in_words(cls, data: Any, handler: ValidatorFunctionWrapHandler) -> SessionOptions:
+        """Build, then check what needs several fields; every refusal a UsageError in the CLI's words."""
+        try:
+            options: SessionOptions = handler(data)
+        except ValidationError as exc:
+            raise UsageError(_in_words(exc)) from None
+        options._check()
+        return options
+
+    @property
+    def config(self) -> BackendConfig:
+        """How the backend reaches the model."""
+        return BackendConfig(model=self.model, base_urls=self.base_urls, adapter=self.adapter, timeout_s=self.timeout,
+                             idle_timeout_s=self.idle_timeout, api_key_env=self.api_key_env, device=self.device,
+                             dtype=self.dtype, batch_size=self.batch_size)
+
+    def _check(self) -> None:
+        if self.model_in_memory is None:
+            BACKENDS.get(self.backend)  # an unknown name is a usage error with a did-you-mean
+        if self.backend in REMOTE_BACKENDS and not self.model:
+            raise UsageError(f"--model is required with --backend {self.backend} (the label on every "
+                             "result comes from it; there is no default)")
+        for field, least, why in (("concurrency", 1, ""), ("retries", 1, " (the first attempt counts)"),
+                                  ("batch_size", 1, "")):
+            value = getattr(self, field)
+            if value is not None and value < least:
+                raise UsageError(f"{flag(field)} must be at least {least}{why}, not {shown(value)}")
+        if problems := self.config.problems():
+            raise UsageError(problems[0])
+        self._check_adapter()
+        self._check_device()
+
+    def _check_adapter(self) -> None:
+        if self.adapter is None:
+            return
+        if (why := adapter_refusal(self.backend)) is not None:
+            raise UsageError(f"--adapter: {why}")
+        if Path(self.adapter).is_dir() and (why := adapter_base_problem(Path(self.adapter), self.model)) is not None:
+            raise UsageError(f"--adapter: {why}")
+
+    def _check_device(self) -> None:
+        """--device / --dtype / --batch-size: known values, and only on a backend that uses them."""
+        if (why := device_problem(self.device)) is not None:
+            raise UsageError(f"--device: {why}")
+        if self.dtype not in DTYPES:
+            raise UsageError(f"--dtype: '{self.dtype}' is not one of {', '.join(DTYPES)}")
+        for option, default in (("device", "auto"), ("dtype", "auto"), ("batch_size", None)):
+            if getattr(self, option) != default and (why := option_refusal(option, self.backend)) is not None:
+                raise UsageError(f"{flag(option)}: {why}")
+
+
+def _in_words(exc: ValidationError) -> str:
+    """The first thing pydantic refused, as the CLI says it: the flag, what it takes, what it got."""
+    error = exc.errors()[0]
+    field = str(error["loc"][0]) if error["loc"] else ""
+    if error["type"] == "extra_forbidden":
+        known = ", ".join(name for name in SessionOptions.model_fields if name != "model_in_memory")
+        return f"unknown option '{field}': the options are {known}"
+    if error["type"] == "value_error":
+        return f"{flag(field)} {error['ctx']['error']}"
+    takes = _TAKES.get(error["type"])
+    if takes is None:
+        return f"{flag(field)}: {error['msg']}, not {shown(error['input'])}"
+    return f"{flag(field)} takes {takes}, not {shown(error['input'])}"
