@@ -90,9 +90,7 @@ def test_a_cut_off_answer_is_found_looping_with_the_same_label_by_the_detector_s
     scored = score_item(item(prompt=prompt, max_tokens=cap, eval_type="contains", expected="NOUS"), Completion(
         text=text, tokens=len(kept), token_source="stream-chunks", finish="loop", latency_s=0.0, token_texts=kept))
     assert scored.score == 0.0 and scored.failure_modes[0] == finding.kind
-    uncut = score_item(item(prompt=prompt, max_tokens=cap, eval_type="contains", expected="NOUS"), Completion(
-        text=whole, tokens=cap, token_source="stream-chunks", finish="length", latency_s=0.0, token_texts=None))
-    assert (FailureMode.STOP_FAILURE in scored.failure_modes) == (FailureMode.STOP_FAILURE in uncut.failure_modes)
+    assert FailureMode.STOP_FAILURE not in scored.failure_modes
 
 
 def test_a_loop_is_cut_within_a_few_tokens_and_a_plain_answer_is_never_cut() -> None:
@@ -118,16 +116,13 @@ def test_an_identity_loop_is_cut_off_as_an_identity_loop() -> None:
 # --- scoring a stored 'loop' answer -------------------------------------------------------------------------------
 
 
-def test_finish_loop_where_stop_is_demanded_scores_as_the_uncut_answer_run_to_its_cap() -> None:
-    """The cut-off moves nothing: the answer cut as a loop carries the labels the same loop run to its cap does."""
+def test_finish_loop_is_scored_by_its_loop_not_as_a_stop_failure_even_where_stop_is_demanded() -> None:
     text = "Here is the answer. " + "la femme, " * 6
     stop_item = item(category="LX-STOP", prompt="Say hi.", stop_within=20, max_tokens=200, eval_type="contains",
                      expected="hi")
-    cut = score_item(stop_item, completion(text, finish="loop"))
-    uncut = score_item(stop_item, completion(text + "la femme, " * 60, finish="length"))
-    assert cut.failure_modes == uncut.failure_modes == (FailureMode.RUNAWAY_LOOP, FailureMode.STOP_FAILURE)
-    assert cut.score == uncut.score == 0.0
-    assert "did not stop" in cut.detail
+    scored = score_item(stop_item, completion(text, finish="loop"))
+    assert scored.failure_modes == (FailureMode.RUNAWAY_LOOP,) and scored.score == 0.0
+    assert "did not stop" not in scored.detail
 
 
 def test_a_loop_answer_the_detector_no_longer_confirms_is_a_stop_failure_that_says_to_generate_again() -> None:

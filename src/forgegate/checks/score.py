@@ -169,26 +169,18 @@ def _eval(item: BatteryItem, completion: Completion) -> tuple[bool, str]:
 
 
 def _stop(item: BatteryItem, completion: Completion, loop: LoopFinding | None) -> str | None:
-    """Why the item fails stop compliance, or None.
-
-    An answer cut off as a loop (finish ``loop``) is judged as the same answer run to its cap would be
-    (a loop does not stop by itself): where stop compliance is demanded, it did not stop, as the uncut
-    answer would not have (issue 22: "it scores exactly as the same answer would after the fact"). One
-    the detector no longer finds a loop in (its settings changed since) is a stop failure that says to
-    generate it again.
-    """
+    """Why the item fails stop compliance, or None. An answer cut off as a loop (finish ``loop``) is judged by
+    its loop, as the same answer run to its cap would be: its loop label, never a stop failure; one the
+    detector no longer finds a loop in (its settings changed since) did not terminate and is a stop failure."""
     n, finish = completion.tokens, completion.finish
     if finish == "loop":
-        if loop is None:
-            return (f"cut off as a loop after {n} tokens while generating, but the detector finds no loop in it "
-                    "now: generate it again (a new run, or --no-loop-cutoff)")
-        finish = "length"  # cut off on its way to the cap
+        return None if loop is not None else (
+            f"cut off as a loop after {n} tokens while generating, but the detector finds no loop in it now: "
+            "generate it again (a new run, or --no-loop-cutoff)")
     if item.stop_within is not None and (finish != "stop" or n >= item.stop_within):
-        return f"did not stop before {item.stop_within} tokens ({n} tokens, finish {completion.finish})"
+        return f"did not stop before {item.stop_within} tokens ({n} tokens, finish {finish})"
     if finish == "length" and item.category in stop_params().clean_termination_categories:
-        return (f"hit its cap of {item.max_tokens} tokens in {item.category}, which demands clean termination"
-                if completion.finish == "length" else
-                f"cut off as a loop after {n} tokens in {item.category}, which demands clean termination")
+        return f"hit its cap of {item.max_tokens} tokens in {item.category}, which demands clean termination"
     return None
 
 

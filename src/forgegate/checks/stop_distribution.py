@@ -37,11 +37,8 @@ class StopAnswer:
 
     @property
     def at_cap(self) -> bool:
-        """Ran to its cap: finish ``length``, or as many tokens as ``max_tokens``; or cut off as a loop (finish
-        ``loop``): a loop does not stop by itself, and the cut-off must not change what the distribution shows
-        (the same answer generated to its cap scores the same; issue 22: "it scores exactly as the same answer
-        would after the fact")."""
-        return self.answered and (self.finish in ("length", "loop") or (self.tokens or 0) >= self.max_tokens)
+        """Ran to its cap: finish ``length``, or as many tokens as ``max_tokens``."""
+        return self.answered and (self.finish == "length" or (self.tokens or 0) >= self.max_tokens)
 
 
 @dataclass(frozen=True)
