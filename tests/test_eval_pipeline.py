@@ -104,8 +104,11 @@ def test_killed_run_resumes_without_repeating_finished_requests(tmp_path: Path) 
             time.sleep(0.2)
             files = list(store.glob("*.sqlite"))
             if files:
-                with sqlite3.connect(files[0]) as db:
-                    done = db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
+                try:
+                    with sqlite3.connect(files[0]) as db:
+                        done = db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
+                except sqlite3.OperationalError:  # the file exists before its tables do: look again
+                    continue
         proc.kill()  # SIGKILL: no cleanup, as in a crash
         proc.wait()
         assert 0 < done < len(BATTERY.items), "the kill must land mid-run"
