@@ -11,7 +11,13 @@ import pytest
 
 from forgegate.backends import BackendConfig
 from forgegate.backends.embedded import EmbeddedBackend, LoadedModel, new_model_pool
-from forgegate.backends.embedded_pool import OPENMP_SPIN_COUNT, FreeCores, ModelPool, bound_openmp_spin
+from forgegate.backends.embedded_pool import (
+    OPENMP_SPIN_COUNT,
+    FreeCores,
+    ModelPool,
+    choose_openmp_wait,
+    openmp_sleeps,
+)
 from forgegate.core.records import GenerationRequest
 
 
@@ -54,25 +60,41 @@ def fresh_env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
     return monkeypatch
 
 
-def test_the_spin_is_bounded_and_passive_is_no_longer_set(fresh_env: pytest.MonkeyPatch) -> None:
-    bound_openmp_spin()
+def idle_or_busy(others: float) -> FreeCores:
+    cores, machine = free_cores()
+    cores.free()
+    machine.run(1.0, own_cores=0.0, other_cores=others)
+    return cores
+
+
+def test_free_cores_at_load_time_mean_a_bounded_spin(fresh_env: pytest.MonkeyPatch) -> None:
+    choose_openmp_wait(idle_or_busy(0.2), 2)
     assert os.environ["GOMP_SPINCOUNT"] == OPENMP_SPIN_COUNT
     assert "OMP_WAIT_POLICY" not in os.environ
+    assert not openmp_sleeps()
+
+
+def test_busy_cores_at_load_time_mean_sleeping_threads(fresh_env: pytest.MonkeyPatch) -> None:
+    choose_openmp_wait(idle_or_busy(1.0), 2)
+    assert os.environ["OMP_WAIT_POLICY"] == "PASSIVE"
+    assert "GOMP_SPINCOUNT" not in os.environ
+    assert openmp_sleeps()
 
 
 @pytest.mark.parametrize("name", ["OMP_WAIT_POLICY", "GOMP_SPINCOUNT"])
 def test_a_users_wait_setting_wins(fresh_env: pytest.MonkeyPatch, name: str) -> None:
-    fresh_env.setenv(name, "PASSIVE" if name == "OMP_WAIT_POLICY" else "5")
-    bound_openmp_spin()
-    assert os.environ[name] == ("PASSIVE" if name == "OMP_WAIT_POLICY" else "5")
+    value = "ACTIVE" if name == "OMP_WAIT_POLICY" else "5"
+    fresh_env.setenv(name, value)
+    choose_openmp_wait(idle_or_busy(2.0), 2)
+    assert os.environ[name] == value
     other = "GOMP_SPINCOUNT" if name == "OMP_WAIT_POLICY" else "OMP_WAIT_POLICY"
     assert other not in os.environ
 
 
 def test_nothing_changes_once_llama_cpp_is_loaded(fresh_env: pytest.MonkeyPatch) -> None:
     fresh_env.setitem(sys.modules, "llama_cpp", object())
-    bound_openmp_spin()
-    assert "GOMP_SPINCOUNT" not in os.environ
+    choose_openmp_wait(idle_or_busy(0.0), 2)
+    assert "GOMP_SPINCOUNT" not in os.environ and "OMP_WAIT_POLICY" not in os.environ
 
 
 def test_free_cores_are_the_cores_less_what_other_processes_used() -> None:
@@ -95,26 +117,32 @@ def test_without_proc_stat_every_core_counts_as_free() -> None:
 @pytest.mark.parametrize(("others", "n_threads", "expected"), [
     (0.0, 2, 2), (0.3, 2, 2), (0.7, 2, 1), (1.0, 2, 1), (2.0, 2, 1), (0.0, 1, 1), (0.0, 8, 2),
 ])
-def test_a_generation_gets_the_threads_the_free_cores_allow(others: float, n_threads: int, expected: int) -> None:
-    cores, machine = free_cores()
-    cores.free()
-    machine.run(1.0, own_cores=0.0, other_cores=others)
-    pool: ModelPool[object] = ModelPool(lambda key: object(), lambda model: None, cores=2, free_cores=cores)
+def test_spinning_threads_get_the_cores_other_processes_left_free(fresh_env: pytest.MonkeyPatch, others: float,
+                                                                   n_threads: int, expected: int) -> None:
+    fresh_env.setenv("GOMP_SPINCOUNT", OPENMP_SPIN_COUNT)
+    pool: ModelPool[object] = ModelPool(lambda key: object(), lambda model: None, cores=2,
+                                        free_cores=idle_or_busy(others))
     assert pool.threads_for(n_threads) == expected
 
 
+def test_sleeping_threads_keep_their_number_on_a_busy_machine(fresh_env: pytest.MonkeyPatch) -> None:
+    fresh_env.setenv("OMP_WAIT_POLICY", "passive")
+    pool: ModelPool[object] = ModelPool(lambda key: object(), lambda model: None, cores=2,
+                                        free_cores=idle_or_busy(1.5))
+    assert pool.threads_for(2) == 2
+
+
 @pytest.mark.slow
-def test_one_thread_or_two_the_text_is_the_same() -> None:
+def test_one_thread_or_two_the_text_is_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
     """Greedy answers on the real model with one compute thread (another process holds a core) and two."""
     requests = [GenerationRequest(prompt=prompt, max_tokens=48, temperature=0.0, seed=3, chat=True)
                 for prompt in ("Name three colours.", "Write a line about rivers.")]
+    monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)  # threads_for adapts only for spinning threads
+    monkeypatch.setenv("GOMP_SPINCOUNT", OPENMP_SPIN_COUNT)
     texts: dict[int, list[str]] = {}
     for others in (1.0, 0.0):
-        cores, machine = free_cores()
-        cores.free()
-        machine.run(1.0, own_cores=0.0, other_cores=others)
         pool = new_model_pool(cores=2)
-        pool.free_cores = cores
+        pool.free_cores = idle_or_busy(others)
         backend = EmbeddedBackend(BackendConfig(n_threads=2), pool=pool)
         used: list[int] = []
         original = LoadedModel.use_threads

@@ -17,12 +17,14 @@ the best wait depends on the load: libgomp's default spin (300,000 rounds) is fa
 idle cores (the bare call 85 tokens/s) and ruinous once a compute thread waits for a core
 (0.3 tokens/s at load 12); ``OMP_WAIT_POLICY=PASSIVE`` (what this backend used to set) is
 the other way round (27 tokens/s idle, 16 at load 12). A llama.cpp built without OpenMP
-spins at every barrier without bound (slower still under load). So the backend bounds
-the spin (``bound_openmp_spin``; a user's ``OMP_WAIT_POLICY`` or ``GOMP_SPINCOUNT`` wins)
-and runs each generation on the cores other processes leave free
-(``ModelPool.threads_for``): two threads while two cores are free, one otherwise, which
-never meets a barrier. The thread count does not change the text. The stream stays: it
-gives time to first token and the stop-string handling for next to nothing.
+spins at every barrier without bound (slower still under load). No one wait wins both, and
+libgomp reads it once per process, so the backend chooses when it first loads llama_cpp
+(``choose_openmp_wait``; a user's ``OMP_WAIT_POLICY`` or ``GOMP_SPINCOUNT`` wins): a bounded
+spin if the cores are free then, PASSIVE if other processes hold them. A process that spins
+runs each generation on the cores other processes leave free (``ModelPool.threads_for``):
+two threads while two are free, one otherwise, which never meets a barrier. The thread
+count does not change the text. The stream stays: it gives time to first token and the
+stop-string handling for next to nothing.
 
 llama.cpp is not thread-safe: a loaded copy runs one generation at a time, in a
 worker thread. Backends on the same GGUF share copies and a core budget through a
@@ -48,7 +50,7 @@ from pathlib import Path
 from typing import Any
 
 from forgegate.backends.base import BACKENDS, BackendConfig, BackendError
-from forgegate.backends.embedded_pool import ModelKey, ModelPool, bound_openmp_spin
+from forgegate.backends.embedded_pool import FreeCores, ModelKey, ModelPool, choose_openmp_wait
 from forgegate.core.records import Completion, FinishReason, GenerationRequest
 from forgegate.errors import ForgegateError, UsageError
 
@@ -183,8 +185,8 @@ class LoadedModel:
 
 
 def load_model(key: ModelKey) -> LoadedModel:
-    """Load a GGUF with llama-cpp-python (OpenMP's spin at barriers bounded first: see the module doc)."""
-    bound_openmp_spin()
+    """Load a GGUF with llama-cpp-python (OpenMP's wait at barriers chosen first: see the module doc)."""
+    choose_openmp_wait(FreeCores(os.cpu_count() or 1), key.n_threads)
     try:
         from llama_cpp import Llama
     except ImportError as exc:

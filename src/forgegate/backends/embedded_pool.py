@@ -15,10 +15,11 @@ one process share a ``ModelPool``:
   they are free. So at most ``max(1, cores // n_threads)`` generations run at once
   across every model in the process: one on 2 cores with the default 2 threads, eight
   on 16. More would only make the compute threads wait on each other's cores;
-* the cores other processes hold: a generation runs ``threads_for(n_threads)`` compute threads,
-  one when another process holds the second core (``FreeCores``), and llama.cpp's OpenMP threads
-  spin a bounded while at a barrier (``bound_openmp_spin``). Both for the same reason: a compute
-  thread that waits for a core makes its partner spin or sleep at every barrier of every token.
+* the cores other processes hold (``FreeCores``): llama.cpp's OpenMP threads spin a bounded while
+  at a barrier if the cores were free when the process loaded llama_cpp, and sleep otherwise
+  (``choose_openmp_wait``); a spinning process runs ``threads_for(n_threads)`` compute threads, one
+  when another process holds the second core. A compute thread that waits for a core makes its
+  partner spin at every barrier of every token.
 
 Waiting happens in the caller's worker thread, not on an event loop, so one pool
 serves any number of ``asyncio.run`` calls.
@@ -45,21 +46,29 @@ Spinning only pays while both compute threads hold a core: an operation's thread
 within microseconds, and sleeping instead (``OMP_WAIT_POLICY=PASSIVE``) costs a futex wake at each
 of the hundreds of barriers a token (the bare call ran 3x slower idle). Once a compute thread waits
 for a core, a long spin burns the slice its partner needs (the default spin ran at 0.3 tokens/s at
-load 12, PASSIVE at 16). So a bounded spin, and ``threads_for`` runs one thread when no second core is
-free: one thread never meets a barrier.
+load 12, PASSIVE at 16).
 """
 
 
-def bound_openmp_spin() -> None:
-    """Bound libgomp's spin at barriers (``OPENMP_SPIN_COUNT``) unless the user set a wait policy or spin.
+def choose_openmp_wait(free: FreeCores, n_threads: int) -> None:
+    """Spin a bounded while at barriers if ``n_threads`` cores are free now, else sleep (PASSIVE).
 
     libgomp reads its environment once, when ``llama_cpp`` loads its libraries, so this must run
     before the first ``import llama_cpp`` of the process; later it changes nothing. A user's
-    ``OMP_WAIT_POLICY`` or ``GOMP_SPINCOUNT`` wins.
+    ``OMP_WAIT_POLICY`` or ``GOMP_SPINCOUNT`` wins. A process that chose to spin and then meets
+    load runs one thread (``ModelPool.threads_for``), which never meets a barrier.
     """
     if "llama_cpp" in sys.modules or "OMP_WAIT_POLICY" in os.environ or "GOMP_SPINCOUNT" in os.environ:
         return
-    os.environ["GOMP_SPINCOUNT"] = OPENMP_SPIN_COUNT
+    if free.free() >= n_threads - 0.5:
+        os.environ["GOMP_SPINCOUNT"] = OPENMP_SPIN_COUNT
+    else:
+        os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
+
+
+def openmp_sleeps() -> bool:
+    """Whether llama.cpp's OpenMP threads sleep at once at a barrier (then a busy core costs them little)."""
+    return os.environ.get("OMP_WAIT_POLICY", "").strip().upper() == "PASSIVE"
 
 
 def read_cpu_seconds() -> tuple[float, float] | None:
@@ -158,6 +167,8 @@ class ModelPool(Generic[T]):
         The thread count does not change the text (llama.cpp's logits are bit-identical with 1, 2 and
         3 threads); it only decides whether the threads meet at barriers on cores they do not have.
         """
+        if openmp_sleeps():  # sleeping threads keep their share of a busy machine: two beat one there
+            return n_threads
         return max(1, min(n_threads, int(self.free_cores.free() + 0.5)))
 
     def open(self, key: ModelKey) -> ModelLease[T]:
