@@ -88,7 +88,7 @@ def forgegate_round(battery: Battery, seed: int, temperature: float, concurrency
 
 
 def child(args: argparse.Namespace) -> None:
-    """One side, once, in this fresh process: prints ``{"tokens", "wall"}`` as JSON."""
+    """One side, once, in this fresh process: prints ``{"tokens", "wall", "wait"}`` as JSON (the OpenMP wait it ran)."""
     battery = bench_battery(args.prompts, args.max_tokens)
     if args.child == "forgegate":
         started = time.perf_counter()
@@ -100,7 +100,9 @@ def child(args: argparse.Namespace) -> None:
         llm = Llama(model_path=str(bundled_gguf()), n_ctx=2048, n_threads=args.threads,
                     n_threads_batch=args.threads, verbose=False)
         tokens = bare_round(llm, battery, args.seed, args.temperature)
-    print(json.dumps({"tokens": tokens, "wall": time.perf_counter() - started}))
+    wait = ", ".join(f"{name}={os.environ[name]}" for name in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")
+                     if os.environ.get(name)) or "libgomp default"
+    print(json.dumps({"tokens": tokens, "wall": time.perf_counter() - started, "wait": wait}))
 
 
 def run_side(side: str, args: argparse.Namespace) -> float:
@@ -124,7 +126,8 @@ def run_side(side: str, args: argparse.Namespace) -> float:
         return bound
     result = json.loads(done.stdout.strip().splitlines()[-1])
     rate = float(result["tokens"]) / float(result["wall"])
-    print(f"  {side:42}: {result['tokens']} tokens in {result['wall']:6.2f} s = {rate:6.1f} tokens/s", flush=True)
+    print(f"  {side:42}: {result['tokens']} tokens in {result['wall']:6.2f} s = {rate:6.1f} tokens/s "
+          f"({result['wait']})", flush=True)
     return rate
 
 
