@@ -1,26 +1,36 @@
-"""forgegate's eval path on the embedded backend vs the bare llama-cpp-python call, in one process.
+"""forgegate's eval path on the embedded backend vs the bare llama-cpp-python call, idle and under load.
 
-The same bundled-battery prompts, capped at the same ``max_tokens``, with the same seed,
-temperature and thread count: once through ``Llama.create_chat_completion`` called
-directly in the main thread (loaded once, outside the clock, KV cache reset before each
-prompt as forgegate does so both sides do the same work), once through
-the runner ``forgegate eval`` uses, with the embedded backend (run store, engine, concurrency, loading the
-model, digest: everything ``forgegate eval`` does). Tokens per second for each and their
-ratio; target: forgegate >= 0.9x the bare call. Rounds alternate so drift on a shared
-machine hits both sides; the best round of each side counts, and
-tokens per CPU second (all rounds) are printed too: wall time on a shared machine is mostly the load.
+The same bundled-battery prompts, capped at the same ``max_tokens``, with the same seed and
+temperature, each side in a fresh process as a user runs them (libgomp reads its wait policy once
+per process, so one process cannot try two):
 
-libgomp reads its wait policy once per process, when llama_cpp loads, so the bare call
-runs under the same OpenMP setting forgegate chooses (printed first).
+* bare: ``Llama(...)`` then ``Llama.create_chat_completion`` in the main thread (KV cache reset before
+  each prompt as forgegate does), in three configurations: 2 threads with libgomp's default
+  spin, 2 threads with ``OMP_WAIT_POLICY=PASSIVE``, 1 thread. The best of them in each load condition
+  is what forgegate is held to;
+* forgegate: the runner ``forgegate eval`` uses, on the embedded backend with its defaults (run store,
+  engine, concurrency 4, model load, digest: everything ``forgegate eval`` does).
 
-    python benchmarks/bench_embedded.py [--prompts 8] [--max-tokens 160] [--rounds 3]
+Both clocks start before the model loads (each process reads the same GGUF, from the page cache after
+the first) and stop when the last answer is in; interpreter start-up and imports are off both clocks.
+
+Three load conditions: nothing added, then one and two CPU-bound processes this script starts and
+stops (``while True: pass``). Sides alternate within each condition so drift on a shared machine hits
+both; the median of the rounds counts. Target: forgegate >= 0.9x the best bare configuration in each
+condition. A side that runs past ``--timeout`` is stopped and counted at the most it could have done.
+
+    python benchmarks/bench_embedded.py [--prompts 4] [--max-tokens 160] [--rounds 3] [--loads 0,1,2]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
+import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -28,10 +38,17 @@ from typing import Any
 
 from forgegate.backends import BackendConfig
 from forgegate.backends.embedded import EMBEDDED_THREADS, bundled_gguf
-from forgegate.backends.embedded_pool import prefer_passive_openmp
 from forgegate.battery import Battery, bundled_battery_path, load_battery
 from forgegate.pipeline.eval_session import EvalSpec
 from forgegate.run import generate, plan_requests
+
+SIDES: dict[str, tuple[dict[str, str], int]] = {
+    "forgegate": ({}, EMBEDDED_THREADS),
+    "bare 2 threads, libgomp default spin": ({"OMP_WAIT_POLICY": "", "GOMP_SPINCOUNT": ""}, 2),
+    "bare 2 threads, OMP_WAIT_POLICY=PASSIVE": ({"OMP_WAIT_POLICY": "PASSIVE", "GOMP_SPINCOUNT": ""}, 2),
+    "bare 1 thread": ({"OMP_WAIT_POLICY": "", "GOMP_SPINCOUNT": ""}, 1),
+}
+"""Each side's environment ("" removes a variable) and thread count; forgegate runs with the caller's environment."""
 
 
 def bench_battery(prompts: int, max_tokens: int) -> Battery:
@@ -54,9 +71,9 @@ def bare_round(llm: Any, battery: Battery, seed: int, temperature: float) -> int
     return tokens
 
 
-def forgegate_round(battery: Battery, seed: int, temperature: float, threads: int, concurrency: int) -> int:
+def forgegate_round(battery: Battery, seed: int, temperature: float, concurrency: int) -> int:
     """``forgegate eval``'s generation (the one runner, as ``run_session`` calls it) on a fresh store; tokens."""
-    spec = EvalSpec(kind="eval", backend="embedded", config=BackendConfig(n_threads=threads), battery=battery,
+    spec = EvalSpec(kind="eval", backend="embedded", config=BackendConfig(), battery=battery,
                     seed=seed, temperature=temperature, top_p=1.0, system=None)
     arm = spec.arm()
     with tempfile.TemporaryDirectory() as store:
@@ -70,45 +87,106 @@ def forgegate_round(battery: Battery, seed: int, temperature: float, threads: in
     return outcome.summary.tokens
 
 
+def child(args: argparse.Namespace) -> None:
+    """One side, once, in this fresh process: prints ``{"tokens", "wall", "wait"}`` as JSON (the OpenMP wait it ran)."""
+    battery = bench_battery(args.prompts, args.max_tokens)
+    if args.child == "forgegate":
+        started = time.perf_counter()
+        tokens = forgegate_round(battery, args.seed, args.temperature, args.concurrency)
+    else:
+        from llama_cpp import Llama
+
+        started = time.perf_counter()
+        llm = Llama(model_path=str(bundled_gguf()), n_ctx=2048, n_threads=args.threads,
+                    n_threads_batch=args.threads, verbose=False)
+        tokens = bare_round(llm, battery, args.seed, args.temperature)
+    wait = ", ".join(f"{name}={os.environ[name]}" for name in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")
+                     if os.environ.get(name)) or "libgomp default"
+    print(json.dumps({"tokens": tokens, "wall": time.perf_counter() - started, "wait": wait}))
+
+
+def run_side(side: str, args: argparse.Namespace) -> float:
+    """Tokens per second of one side in a fresh process (an upper bound if it ran past the timeout)."""
+    extra, threads = SIDES[side]
+    env = dict(os.environ)
+    for key, value in extra.items():
+        if value:
+            env[key] = value
+        else:
+            env.pop(key, None)
+    command = [sys.executable, __file__, "--child", "forgegate" if side == "forgegate" else "bare",
+               "--threads", str(threads), "--prompts", str(args.prompts), "--max-tokens", str(args.max_tokens),
+               "--seed", str(args.seed), "--temperature", str(args.temperature),
+               "--concurrency", str(args.concurrency)]
+    try:
+        done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=args.timeout, check=True)
+    except subprocess.TimeoutExpired:
+        bound = args.prompts * args.max_tokens / args.timeout
+        print(f"  {side:42}: stopped after {args.timeout:.0f} s (< {bound:.1f} tokens/s)", flush=True)
+        return bound
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    rate = float(result["tokens"]) / float(result["wall"])
+    print(f"  {side:42}: {result['tokens']} tokens in {result['wall']:6.2f} s = {rate:6.1f} tokens/s "
+          f"({result['wait']})", flush=True)
+    return rate
+
+
+def loadavg() -> str:
+    try:
+        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "unknown"
+
+
+def condition(load: int, args: argparse.Namespace) -> tuple[float, str, float]:
+    """Median tokens/s of forgegate and of the best bare side with ``load`` busy processes running."""
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(load)]
+    try:
+        print(f"\n{load} busy process(es) added; load average before: {loadavg()}", flush=True)
+        rates: dict[str, list[float]] = {side: [] for side in SIDES}
+        order = list(SIDES)
+        for round_no in range(args.rounds):
+            for side in order if round_no % 2 == 0 else order[::-1]:
+                rates[side].append(run_side(side, args))
+        print(f"  load average after: {loadavg()}")
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+    medians = {side: statistics.median(values) for side, values in rates.items()}
+    best = max((side for side in SIDES if side != "forgegate"), key=lambda side: medians[side])
+    return medians["forgegate"], best, medians[best]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--prompts", type=int, default=8)
+    parser.add_argument("--prompts", type=int, default=4)
     parser.add_argument("--max-tokens", type=int, default=160)
     parser.add_argument("--temperature", type=float, default=0.8)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--threads", type=int, default=EMBEDDED_THREADS)
+    parser.add_argument("--loads", default="0,1,2", help="busy processes to add, one condition each")
+    parser.add_argument("--timeout", type=float, default=180.0, help="seconds one side may run")
     parser.add_argument("--concurrency", type=int, default=4, help="forgegate eval's default")
+    parser.add_argument("--child", choices=("bare", "forgegate"), help=argparse.SUPPRESS)
+    parser.add_argument("--threads", type=int, default=EMBEDDED_THREADS, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    prefer_passive_openmp()
-    from llama_cpp import Llama
+    if args.child:
+        child(args)
+        return
+    import llama_cpp
 
-    print(f"OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY', '(libgomp default)')}, "
-          f"{os.cpu_count()} cores, n_threads={args.threads}")
-    battery = bench_battery(args.prompts, args.max_tokens)
-    llm = Llama(model_path=str(bundled_gguf()), n_ctx=2048, n_threads=args.threads, verbose=False)
-    bare_round(llm, bench_battery(2, 16), args.seed, args.temperature)  # warm-up: page the weights in
-    best: dict[str, float] = {}
-    cpu: dict[str, list[float]] = {"bare": [0.0, 0.0], "forgegate": [0.0, 0.0]}  # CPU seconds, tokens
-    for round_no in range(args.rounds):
-        for side in (("bare", "forgegate") if round_no % 2 == 0 else ("forgegate", "bare")):
-            started, cpu_started = time.perf_counter(), time.process_time()
-            if side == "bare":
-                tokens = bare_round(llm, battery, args.seed, args.temperature)
-            else:
-                tokens = forgegate_round(battery, args.seed, args.temperature, args.threads, args.concurrency)
-            wall, used = time.perf_counter() - started, time.process_time() - cpu_started
-            print(f"round {round_no} {side:9}: {tokens} tokens in {wall:6.2f} s = {tokens / wall:6.1f} tokens/s "
-                  f"({used:.2f} s CPU)")
-            best[side] = max(best.get(side, 0.0), tokens / wall)
-            cpu[side][0] += used
-            cpu[side][1] += tokens
-    per_cpu = {side: tokens / seconds for side, (seconds, tokens) in cpu.items()}
-    print(f"\n{len(battery.items)} prompts x {args.max_tokens} tokens max, best round of {args.rounds}: "
-          f"bare {best['bare']:.1f} tokens/s, forgegate {best['forgegate']:.1f} tokens/s")
-    print(f"forgegate / bare = {best['forgegate'] / best['bare']:.3f}x (target >= 0.9)")
-    print(f"per CPU second (steadier on a shared machine): bare {per_cpu['bare']:.1f} tokens, forgegate "
-          f"{per_cpu['forgegate']:.1f} tokens = {per_cpu['forgegate'] / per_cpu['bare']:.3f}x")
+    print(f"{os.cpu_count()} cores; llama.cpp: {llama_cpp.llama_print_system_info().decode().strip()}")
+    print(f"{args.prompts} prompts x {args.max_tokens} tokens max, {args.rounds} alternating rounds, a fresh "
+          f"process each; OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY', '(unset)')}, "
+          f"GOMP_SPINCOUNT={os.environ.get('GOMP_SPINCOUNT', '(unset)')}")
+    summary = []
+    for load in (int(part) for part in args.loads.split(",")):
+        forgegate, best, bare = condition(load, args)
+        summary.append(f"{load} busy: forgegate {forgegate:.1f} tokens/s, best bare {bare:.1f} ({best}): "
+                       f"{forgegate / bare:.3f}x (target >= 0.9)")
+    print("\nmedians:\n" + "\n".join(summary))
+
 
 if __name__ == "__main__":
     main()

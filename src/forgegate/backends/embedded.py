@@ -8,28 +8,23 @@ backend records every sampled token id, rebuilds each token's text with an
 incremental UTF-8 decoder, trims the tokens to the streamed text (stop strings cut
 it) and caps them at ``max_tokens`` itself.
 
-Why streaming from a worker thread was slow, and what fixed it. Measured on 2 shared
-cores, SmolLM2 Q4_1, n_threads=2: time in Python outside ``llama_decode`` is under
-0.3 ms a token, streamed or not, in any thread; all the lost time was inside
-``llama_decode``. llama-cpp-python's ggml is built with OpenMP: each token's graph
-runs on an ``omp parallel`` team that meets at an OpenMP barrier after every
-operation, hundreds of times a token. With no ``OMP_WAIT_POLICY`` set, libgomp
-spins up to 300,000 rounds at each barrier (and between tokens) unless the process
-already has more OpenMP threads than cores, when it spins 100; and it keeps one team
-per calling thread, so the spin length depends on which threads have generated
-before. A spinning thread holds a core that the thread it waits for (or any other
-runnable thread: the stream's Python work, the event loop, another process) needs,
-so a barrier turns into a wait for a scheduler slice. Speed then swings with load
-and with the calling thread: the same 64-token answer took 5 to 100 s (main thread
-or worker, whichever spun the full length); eval's path alone in a process (only
-its worker thread generating: full spins) ran at 30 tokens/s, and after a main-thread
-call had made libgomp throttle, the main-thread call was the slow one (2.6 tokens/s
-against 26). With ``OMP_WAIT_POLICY=PASSIVE`` the threads sleep at a barrier at
-once: every combination (main or worker thread, streamed or not) took 1.3-3.8 s,
-and eval's path runs at 75 tokens/s, the bare call's speed. So the backend
-sets it (``setdefault``: a user's own setting wins) before llama_cpp first loads;
-it must be the process's first ``import llama_cpp`` to count. The stream stays: it
-gives time to first token and the stop-string handling for next to nothing.
+Why it was slow, and what fixed it. Measured on 2 shared cores, SmolLM2 Q4_1: time in
+Python outside ``llama_decode`` is under 0.3 ms a token, streamed or not, in any thread;
+the lost time was inside ``llama_decode``. llama-cpp-python's ggml is built with OpenMP:
+each token's graph runs on an ``omp parallel`` team that meets at a barrier after every
+operation, hundreds of times a token. How a thread waits there decides the speed, and
+the best wait depends on the load: libgomp's default spin (300,000 rounds) is fastest on
+idle cores (the bare call 85 tokens/s) and ruinous once a compute thread waits for a core
+(0.3 tokens/s at load 12); ``OMP_WAIT_POLICY=PASSIVE`` (what this backend used to set) is
+the other way round (27 tokens/s idle, 16 at load 12). A llama.cpp built without OpenMP
+spins at every barrier without bound (slower still under load). No one wait wins both, and
+libgomp reads it once per process, so the backend chooses when it first loads llama_cpp
+(``choose_openmp_wait``; a user's ``OMP_WAIT_POLICY`` or ``GOMP_SPINCOUNT`` wins): a bounded
+spin if the cores are free then, PASSIVE if other processes hold them. A process that spins
+runs each generation on the cores other processes leave free (``ModelPool.threads_for``):
+two threads while two are free, one otherwise, which never meets a barrier. The thread
+count does not change the text. The stream stays: it gives time to first token and the
+stop-string handling for next to nothing.
 
 llama.cpp is not thread-safe: a loaded copy runs one generation at a time, in a
 worker thread. Backends on the same GGUF share copies and a core budget through a
@@ -55,7 +50,7 @@ from pathlib import Path
 from typing import Any
 
 from forgegate.backends.base import BACKENDS, BackendConfig, BackendError
-from forgegate.backends.embedded_pool import ModelKey, ModelPool, prefer_passive_openmp
+from forgegate.backends.embedded_pool import FreeCores, ModelKey, ModelPool, choose_openmp_wait
 from forgegate.core.records import Completion, FinishReason, GenerationRequest, StreamStop
 from forgegate.errors import ForgegateError, UsageError
 
@@ -145,7 +140,7 @@ def trim_to_text(texts: list[str], text: str) -> list[str] | None:
 
 
 EMBEDDED_THREADS = 2
-"""Greedy text depends on the thread count too: a fixed default makes every machine compute alike."""
+"""Compute threads of a generation when two cores are free (fewer when they are not: ``ModelPool.threads_for``)."""
 
 
 class LoadedModel:
@@ -159,6 +154,7 @@ class LoadedModel:
         self.llm = llm
         self.sampled: list[int] = []
         self.prompt_tokens: int | None = None
+        self.threads: int = llm.n_threads
         original_sample: Callable[..., int] = llm.sample
         original_generate: Callable[..., Any] = llm.generate
 
@@ -174,6 +170,12 @@ class LoadedModel:
         llm.sample = recording_sample
         llm.generate = recording_generate
 
+    def use_threads(self, threads: int) -> None:
+        """Run the next generation (its prompt too) on ``threads`` compute threads."""
+        if threads != self.threads:
+            self.llm._ctx.set_n_threads(threads, threads)
+            self.threads = threads
+
     def start(self) -> None:
         """Forget the last generation: empty KV cache and records, so a seed gives the same text whatever ran."""
         self.llm.reset()
@@ -185,13 +187,14 @@ class LoadedModel:
 
 
 def load_model(key: ModelKey) -> LoadedModel:
-    """Load a GGUF with llama-cpp-python (OpenMP threads set to sleep at barriers first: see the module doc)."""
-    prefer_passive_openmp()
+    """Load a GGUF with llama-cpp-python (OpenMP's wait at barriers chosen first: see the module doc)."""
+    choose_openmp_wait(FreeCores(os.cpu_count() or 1), key.n_threads)
     try:
         from llama_cpp import Llama
     except ImportError as exc:
         raise ForgegateError("llama-cpp-python is not installed: pip install llama-cpp-python==0.3.36") from exc
-    return LoadedModel(Llama(model_path=key.path, n_ctx=key.n_ctx, n_threads=key.n_threads, verbose=False))
+    return LoadedModel(Llama(model_path=key.path, n_ctx=key.n_ctx, n_threads=key.n_threads,
+                             n_threads_batch=key.n_threads, verbose=False))
 
 
 def new_model_pool(cores: int | None = None) -> ModelPool[LoadedModel]:
@@ -246,6 +249,7 @@ class EmbeddedBackend:
                        ) -> Completion:
         started = time.perf_counter()
         digest = file_sha256(self.model_path)
+        model.use_threads(self._lease.pool.threads_for(self._lease.key.n_threads))
         run = self._run(model, request, started, stop)
         return self._completion(model.llm, run, request, started, digest)
 

@@ -14,7 +14,12 @@ one process share a ``ModelPool``:
   the machine's ``os.cpu_count()`` cores (all of them if it wants more) and waits until
   they are free. So at most ``max(1, cores // n_threads)`` generations run at once
   across every model in the process: one on 2 cores with the default 2 threads, eight
-  on 16. More would only make the compute threads wait on each other's cores.
+  on 16. More would only make the compute threads wait on each other's cores;
+* the cores other processes hold (``FreeCores``): llama.cpp's OpenMP threads spin a bounded while
+  at a barrier if the cores were free when the process loaded llama_cpp, and sleep otherwise
+  (``choose_openmp_wait``); a spinning process runs ``threads_for(n_threads)`` compute threads, one
+  when another process holds the second core. A compute thread that waits for a core makes its
+  partner spin at every barrier of every token.
 
 Waiting happens in the caller's worker thread, not on an event loop, so one pool
 serves any number of ``asyncio.run`` calls.
@@ -25,6 +30,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
@@ -33,15 +39,92 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 
-def prefer_passive_openmp() -> None:
-    """Make llama.cpp's OpenMP threads sleep at a barrier instead of spinning, unless the user chose.
+OPENMP_SPIN_COUNT = "10000"
+"""libgomp's spin before a waiting thread sleeps (GOMP_SPINCOUNT; its own default is 300,000, "about 3 ms").
 
-    libgomp reads ``OMP_WAIT_POLICY`` once, when ``llama_cpp`` loads its libraries, so
-    this must run before the first ``import llama_cpp`` of the process; later it
-    changes nothing. Why it matters is told in ``forgegate.backends.embedded``.
+Spinning only pays while both compute threads hold a core: an operation's threads then meet
+within microseconds, and sleeping instead (``OMP_WAIT_POLICY=PASSIVE``) costs a futex wake at each
+of the hundreds of barriers a token (the bare call ran 3x slower idle). Once a compute thread waits
+for a core, a long spin burns the slice its partner needs (the default spin ran at 0.3 tokens/s at
+load 12, PASSIVE at 16).
+"""
+
+
+def choose_openmp_wait(free: FreeCores, n_threads: int) -> None:
+    """Spin a bounded while at barriers if ``n_threads`` cores are free now, else sleep (PASSIVE).
+
+    libgomp reads its environment once, when ``llama_cpp`` loads its libraries, so this must run
+    before the first ``import llama_cpp`` of the process; later it changes nothing. A user's
+    ``OMP_WAIT_POLICY`` or ``GOMP_SPINCOUNT`` wins. A process that chose to spin and then meets
+    load runs one thread (``ModelPool.threads_for``), which never meets a barrier.
     """
-    if "llama_cpp" not in sys.modules:
-        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    if "llama_cpp" in sys.modules or "OMP_WAIT_POLICY" in os.environ or "GOMP_SPINCOUNT" in os.environ:
+        return
+    if free.free() >= n_threads - 0.5:
+        os.environ["GOMP_SPINCOUNT"] = OPENMP_SPIN_COUNT
+    else:
+        os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
+
+
+def openmp_sleeps() -> bool:
+    """Whether llama.cpp's OpenMP threads sleep at once at a barrier (then a busy core costs them little)."""
+    return os.environ.get("OMP_WAIT_POLICY", "").strip().upper() == "PASSIVE"
+
+
+def read_cpu_seconds() -> tuple[float, float] | None:
+    """(busy CPU seconds of the whole machine, CPU seconds of this process), or None without /proc/stat."""
+    try:
+        with open("/proc/stat") as handle:
+            fields = handle.readline().split()
+    except OSError:
+        return None
+    if not fields or fields[0] != "cpu" or len(fields) < 5:
+        return None
+    jiffies = [int(value) for value in fields[1:9]]
+    idle = jiffies[3] + (jiffies[4] if len(jiffies) > 4 else 0)  # idle + iowait
+    own = os.times()
+    return (sum(jiffies) - idle) / os.sysconf("SC_CLK_TCK"), own.user + own.system
+
+
+class FreeCores:
+    """How many cores other processes left free, measured since the last look (not a load average).
+
+    Other processes' CPU is the machine's busy time less this process's own, over the window since
+    the previous look, so it is right while this process's generations keep every core busy too.
+    A window shorter than ``min_window_s`` keeps the last figure (jiffies are 10 ms); the first look
+    waits ``first_window_s`` to have a window at all.
+    """
+
+    def __init__(self, cores: int, read: Callable[[], tuple[float, float] | None] = read_cpu_seconds,
+                 clock: Callable[[], float] = time.monotonic, *, min_window_s: float = 0.25,
+                 first_window_s: float = 0.1) -> None:
+        self.cores = cores
+        self._read = read
+        self._clock = clock
+        self._min_window_s = min_window_s
+        self._first_window_s = first_window_s
+        self._lock = threading.Lock()
+        self._last: tuple[float, tuple[float, float]] | None = None
+        self._free = float(cores)
+
+    def free(self) -> float:
+        with self._lock:
+            sample = self._read()
+            if sample is None:
+                return float(self.cores)
+            now = self._clock()
+            if self._last is None:
+                self._last = (now, sample)
+                time.sleep(self._first_window_s)
+                sample, now = self._read() or sample, self._clock()
+            elif now - self._last[0] < self._min_window_s:
+                return self._free
+            then, (busy_then, own_then) = self._last
+            if now > then:
+                others = max(0.0, (sample[0] - busy_then) - (sample[1] - own_then))
+                self._free = max(0.0, self.cores - others / (now - then))
+                self._last = (now, sample)
+            return self._free
 
 
 @dataclass(frozen=True)
@@ -65,17 +148,28 @@ class ModelPool(Generic[T]):
     """Loaded models by key, reference-counted by their leases, and the cores generations may use."""
 
     def __init__(self, loader: Callable[[ModelKey], T], close: Callable[[T], None], *,
-                 cores: int | None = None) -> None:
+                 cores: int | None = None, free_cores: FreeCores | None = None) -> None:
         self.cores = max(1, cores if cores is not None else (os.cpu_count() or 1))
         self._loader = loader
         self._close = close
         self._cond = threading.Condition()
         self._cores_free = self.cores
         self._entries: dict[ModelKey, _Entry[T]] = {}
+        self.free_cores = FreeCores(self.cores) if free_cores is None else free_cores
 
     def slots(self, n_threads: int) -> int:
         """How many generations with ``n_threads`` threads each may run at once."""
         return max(1, self.cores // max(1, n_threads))
+
+    def threads_for(self, n_threads: int) -> int:
+        """Compute threads for a generation starting now: ``n_threads``, fewer if other processes hold the cores.
+
+        The thread count does not change the text (llama.cpp's logits are bit-identical with 1, 2 and
+        3 threads); it only decides whether the threads meet at barriers on cores they do not have.
+        """
+        if openmp_sleeps():  # sleeping threads keep their share of a busy machine: two beat one there
+            return n_threads
+        return max(1, min(n_threads, int(self.free_cores.free() + 0.5)))
 
     def open(self, key: ModelKey) -> ModelLease[T]:
         """A reference to ``key``'s models; nothing loads until the first generation."""
