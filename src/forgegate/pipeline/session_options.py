@@ -46,7 +46,7 @@ SessionKind = Literal["eval", "live"]
 REMOTE_BACKENDS = frozenset({"ollama", "openai"})
 """Backends that answer under a name the user gives: without ``model`` a result would carry no label."""
 
-_FLAGS = {"base_urls": "--base-url", "wait": "--no-wait"}
+_FLAGS = {"base_urls": "--base-url", "wait": "--no-wait", "loop_cutoff": "--no-loop-cutoff"}
 """Fields whose flag is not ``--`` + the field's name with dashes."""
 
 _TAKES = {"string_type": "text", "int_type": "a whole number", "float_type": "a number", "bool_type": "True or False",
