@@ -56,9 +56,13 @@ class Terminated(KeyboardInterrupt):
 
 @contextmanager
 def _sigterm_as_interrupt() -> Iterator[list[bool]]:
-    """While a command runs, SIGTERM raises ``Terminated``; the list holds True once one arrived.
+    """While a command runs, SIGTERM is Ctrl-C; the list holds True once one arrived.
 
-    Only the main thread may set a handler (a command run from a test's worker thread keeps the default).
+    The handler raises SIGINT, so whatever handles Ctrl-C at that moment handles it: inside
+    ``asyncio.run`` the runner cancels the main task (an exception raised from a signal handler at an
+    arbitrary point could land inside an async generator's cleanup and print a traceback instead).
+    Where SIGINT is ignored (a background job), ``Terminated`` is raised directly. Only the main thread
+    may set a handler (a command run from a test's worker thread keeps the default).
     """
     seen: list[bool] = []
     if threading.current_thread() is not threading.main_thread():
@@ -67,7 +71,9 @@ def _sigterm_as_interrupt() -> Iterator[list[bool]]:
 
     def handler(signum: int, frame: FrameType | None) -> None:
         seen.append(True)
-        raise Terminated
+        if signal.getsignal(signal.SIGINT) in (signal.SIG_IGN, None):
+            raise Terminated
+        signal.raise_signal(signal.SIGINT)
 
     previous = signal.signal(signal.SIGTERM, handler)
     try:
