@@ -12,7 +12,7 @@ import numpy as np
 from forgegate.battery import load_battery
 from forgegate.core.records import Completion, GenerationRequest
 from forgegate.gate.gloss_config import load_gate_config
-from forgegate.pipeline.gloss_scoring import result_json, score_store
+from forgegate.pipeline.gloss_scoring import eval_result, score_store
 from forgegate.store import RunStore
 
 REPO = Path(__file__).resolve().parents[1]
@@ -110,8 +110,8 @@ def gloss_payload(folder: Path, answers: dict[str, str], errors: dict[str, str] 
     """The eval JSON contract for a stored run, through forgegate's own scoring (nothing hand-written)."""
     store_path, battery_path, gate_path = stored_run(folder, answers, errors)
     config, sha = load_gate_config(gate_path)
-    return result_json(score_store(store_path, load_battery(battery_path, categories=config.categories), config,
-                                   sha))
+    return eval_result(score_store(store_path, load_battery(battery_path, categories=config.categories), config,
+                                   sha)).to_json()
 
 
 def neutralised(payload: dict[str, Any]) -> dict[str, Any]:

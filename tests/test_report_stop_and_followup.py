@@ -16,7 +16,7 @@ from forgegate.checks.stop_distribution import StopAnswer, stop_distribution
 from forgegate.core.records import Completion, GenerationRequest
 from forgegate.gate.gloss_config import load_gate_config
 from forgegate.pipeline.format_followup import with_training_corpus
-from forgegate.pipeline.gloss_scoring import result_json, score_store
+from forgegate.pipeline.gloss_scoring import eval_result, score_store
 from forgegate.report import render_html, render_markdown
 from forgegate.report.eval_terminal import print_eval
 from forgegate.results import EvalResult
@@ -67,8 +67,8 @@ def _payload(tmp_path: Path, answers: dict[str, tuple[str, int, str]], *, check:
                                                finish=finish, latency_s=0.1),  # type: ignore[arg-type]
                          error=None, attempts=1)
     config, sha = load_gate_config(gate_path)
-    return result_json(score_store(store_path, load_battery(battery_path, categories=config.categories), config, sha,
-                                   check_failure_modes=check))
+    return eval_result(score_store(store_path, load_battery(battery_path, categories=config.categories), config, sha,
+                                   check_failure_modes=check)).to_json()
 
 
 def _all_capped() -> dict[str, tuple[str, int, str]]:
@@ -82,7 +82,7 @@ def _one_stops() -> dict[str, tuple[str, int, str]]:
 
 def _terminal(payload: dict[str, Any]) -> str:
     out = io.StringIO()
-    print_eval(payload, Console(file=out, width=200, color_system=None))
+    print_eval(EvalResult.model_validate(payload), Console(file=out, width=200, color_system=None))
     return out.getvalue()
 
 
@@ -156,13 +156,14 @@ def test_with_a_training_corpus_the_format_audit_runs_and_its_finding_is_shown(t
     rows = [{"prompt": f"### Instruction:\nname the glyph number {i}\n### Response:", "completion": "α"}
             for i in range(30)]
     corpus.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-    audited = with_training_corpus(payload, corpus)
-    followup = EvalResult.model_validate(audited).format_followup
+    result = EvalResult.model_validate(payload)
+    audited = with_training_corpus(result, corpus)
+    followup = audited.format_followup
     assert followup is not None and followup.corpus == str(corpus)
     assert followup.audit_gate in ("FAIL", "PASS", "INVALID") and followup.flagged["LX-B"][1] == 1
     assert f"format audit {followup.audit_gate} (finding: " in followup.finding
-    assert audited["gate"] == "FAIL"  # invariant 1: the audit explains a FAIL, it does not lift it
-    assert with_training_corpus(payload, None) is payload
+    assert audited.gate == "FAIL"  # invariant 1: the audit explains a FAIL, it does not lift it
+    assert with_training_corpus(result, None) is result
 
 
 @pytest.mark.parametrize("answers", [_one_stops])

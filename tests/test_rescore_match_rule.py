@@ -48,7 +48,8 @@ def _eval(tmp_path: Path) -> tuple[str, Path]:
         options = SessionOptions(kind="eval", backend="ollama", model="gloss:v10", base_urls=(server.url,),
                                  battery=battery, gate_config=config, concurrency=1, retries=1,
                                  store=tmp_path / "store", quiet=True)
-        _, payload, _ = run_session(options)
+        _, result, _ = run_session(options)
+    payload = result.to_json()
     assert payload["gate"] == "FAIL" and [i["passed"] for i in payload["items"]] == [False, False]
     assert payload["gate_config"]["match_rule"] == MATCH_RULE
     return str(payload["run_id"]), config
@@ -64,9 +65,9 @@ def test_identity_covers_the_bytes_and_the_matching_rule(tmp_path: Path) -> None
 
 def test_a_run_under_the_current_rule_rescores_without_a_note(tmp_path: Path) -> None:
     run_id, _ = _eval(tmp_path)
-    payload, regated = rescore_stored_run(run_id, store_dir=tmp_path / "store", battery_path=None,
-                                          gate_config_path=None)
-    assert regated is None and payload.get("regated_from") is None and payload["gate"] == "FAIL"
+    result, regated = rescore_stored_run(run_id, store_dir=tmp_path / "store", battery_path=None,
+                                         gate_config_path=None)
+    assert regated is None and result.regated_from is None and result.gate == "FAIL"
 
 
 def test_a_run_scored_under_the_substring_rule_says_it_is_regated(tmp_path: Path) -> None:
@@ -77,9 +78,9 @@ def test_a_run_scored_under_the_substring_rule_says_it_is_regated(tmp_path: Path
         store.set_meta("gate_config", {"path": str(config), "sha256": old_sha,
                                        "toml": config.read_text(encoding="utf-8")})
         store.set_meta("last_gate", "PASS")  # under substring matching both items passed
-    payload, regated = rescore_stored_run(run_id, store_dir=tmp_path / "store", battery_path=None,
-                                          gate_config_path=None)
+    result, regated = rescore_stored_run(run_id, store_dir=tmp_path / "store", battery_path=None,
+                                         gate_config_path=None)
     assert regated is not None and MATCH_RULE in regated and "rule substring" in regated
-    assert payload["regated_from"] == old_sha and payload["gate"] == "FAIL"
+    assert result.regated_from == old_sha and result.gate == "FAIL"
     with RunStore.open(path, create=False) as store:
         assert store.meta()["last_gate"] == "PASS"  # the run's own recorded verdict is not overwritten

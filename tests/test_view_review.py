@@ -45,8 +45,8 @@ def test_two_reviews_on_the_page_are_store_records_that_pass_the_gate(pending: t
         assert opened.meta()["last_gate"] == "PASS"
     listing = CliRunner().invoke(app, ["review", run_id, "--store", str(store)])  # reads the page's records
     assert "cold [pass]" in listing.output and "0 pending of 2" in listing.output
-    payload, _ = rescore_stored_run(run_id, store_dir=store, battery_path=None, gate_config_path=None)
-    assert payload["gate"] == "PASS"
+    result, _ = rescore_stored_run(run_id, store_dir=store, battery_path=None, gate_config_path=None)
+    assert result.gate == "PASS"
 
 
 def test_reviews_from_the_command_fail_the_gate_the_page_shows(pending: tuple[Path, str]) -> None:

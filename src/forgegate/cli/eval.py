@@ -23,6 +23,7 @@ from forgegate.core.gloss_v2 import GLOSS_V2_TITLE
 if TYPE_CHECKING:
     from forgegate.core.verdict import Gate
     from forgegate.pipeline.session_options import SessionKind
+    from forgegate.results import EvalResult
     from forgegate.run.engine import ExecutionSummary
 
 
@@ -34,24 +35,23 @@ def report_summary(summary: ExecutionSummary) -> None:
                           f"{summary.tokens_saved} tokens saved: each one's cap minus what it generated)")
 
 
-def finish(payload: dict[str, Any], json_path: Path | None, title: str, *,
+def finish(result: EvalResult, json_path: Path | None, title: str, *,
            html: Path | None = None, markdown: Path | None = None) -> Gate:
     """Write the JSON (and reports), print the result, and return the gate the exit code follows."""
-    from forgegate.core.verdict import Gate
     from forgegate.pipeline.eval_session import write_result
     from forgegate.report import write_reports
     from forgegate.report.eval_terminal import print_eval
 
-    write_result(payload, json_path)
+    write_result(result, json_path)
     if html is not None or markdown is not None:
-        write_reports(payload, html, markdown, created=payload.get("created"))
-    print_eval(payload, console, title=title)
-    present = payload.get("failure_mode_signatures")
+        write_reports(result, html, markdown, created=result.created)
+    print_eval(result, console, title=title)
+    present = result.failure_mode_signatures
     if present:
         console.print("\nFailure-mode signatures:")
         for name, found in present.items():
             console.print(f"  {name:<20} {'[red]PRESENT[/]' if found else '[green]absent[/]'}")
-    return Gate(payload["gate"])
+    return result.gate
 
 
 _CHECK = typer.Option(False, "--check-failure-modes",
@@ -72,11 +72,10 @@ def _session_command(kind: SessionKind, title: str) -> Any:
         from forgegate.pipeline.eval_session import run_session
         from forgegate.pipeline.format_followup import with_training_corpus
 
-        _result, payload, summary = run_session(session_options(kind, kw, kw["battery"]))
-        payload = with_training_corpus(payload, kw["training_corpus"])
+        _scored, result, summary = run_session(session_options(kind, kw, kw["battery"]))
+        result = with_training_corpus(result, kw["training_corpus"])
         report_summary(summary)
-        exit_with(finish(payload, kw["json_out"], title, html=kw["html"],
-                         markdown=kw["markdown"]))
+        exit_with(finish(result, kw["json_out"], title, html=kw["html"], markdown=kw["markdown"]))
 
     return command
 
@@ -102,9 +101,9 @@ def register(app: typer.Typer) -> None:
         from forgegate.pipeline.format_followup import with_training_corpus
         from forgegate.pipeline.rescore import rescore_stored_run
 
-        payload, regated = rescore_stored_run(run, store_dir=store, battery_path=battery,
-                                              gate_config_path=gate_config, check_failure_modes=check_failure_modes)
-        payload = with_training_corpus(payload, training_corpus)
+        result, regated = rescore_stored_run(run, store_dir=store, battery_path=battery,
+                                             gate_config_path=gate_config, check_failure_modes=check_failure_modes)
+        result = with_training_corpus(result, training_corpus)
         if regated:
             err_console.print(f"note: {regated}")
-        exit_with(finish(payload, json_out, "GLOSS RESCORE", html=html, markdown=markdown))
+        exit_with(finish(result, json_out, "GLOSS RESCORE", html=html, markdown=markdown))

@@ -44,13 +44,13 @@ def register(app: typer.Typer) -> None:
         from forgegate.lineage import decide_graduation
         from forgegate.pipeline.eval_session import run_session
 
-        _, battery_payload, summary = run_session(session_options("eval", kw, kw["battery"]))
+        _, battery_result, summary = run_session(session_options("eval", kw, kw["battery"]))
         report_summary(summary)
-        finish(battery_payload, None, GLOSS_V2_TITLE)
-        _, live_payload, summary = run_session(session_options("live", kw, kw["live_battery"]))
+        finish(battery_result, None, GLOSS_V2_TITLE)
+        _, live_result, summary = run_session(session_options("live", kw, kw["live_battery"]))
         report_summary(summary)
-        finish(live_payload, None, "GLOSS LIVE TEST")
-        decision = decide_graduation(kw["version"], battery_payload, live_payload, kw["lineage"],
+        finish(live_result, None, "GLOSS LIVE TEST")
+        decision = decide_graduation(kw["version"], battery_result, live_result, kw["lineage"],
                                      kw["accept_regression"] or [], kw["note"],
                                      battery_exception=kw["accept_battery_exception"])
         console.print(f"\nGRADUATION {escape(kw['version'])}: [bold]{decision.gate.value}[/] "
@@ -60,6 +60,6 @@ def register(app: typer.Typer) -> None:
         for warning in decision.warnings:
             console.print(f"  warning: {escape(warning)}")
         if kw["json_out"] is not None:
-            write_json_atomic(kw["json_out"], {**decision.to_json(), "battery": battery_payload,
-                                               "live": live_payload})
+            write_json_atomic(kw["json_out"], {**decision.to_json(), "battery": battery_result.to_json(),
+                                               "live": live_result.to_json()})
         exit_with(decision.gate)

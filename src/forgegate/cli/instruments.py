@@ -38,6 +38,7 @@ def voice(
     from forgegate.metrics import load_generations, read_text, require_arms, voice_report
     from forgegate.metrics.voice import parse_floor_rule
     from forgegate.report.metrics_terminal import print_voice
+    from forgegate.results import VoiceResult
 
     rule = parse_floor_rule(floor)
     gens = load_generations(generations)
@@ -47,12 +48,11 @@ def voice(
                           n_features=features, folds=folds, floor_rule=rule,
                           contrasts={str(p): read_text(p).text for p in contrast},
                           reference_label=", ".join(map(str, reference)))
+    result = VoiceResult.of(report, [str(p) for p in reference])
     if json_out is not None:
-        from forgegate.results import VoiceResult
-
-        write_json_atomic(json_out, VoiceResult.of(report, [str(p) for p in reference]).model_dump(mode="json"))
-    print_voice(report, console)
-    exit_with(report.verdict.gate)
+        write_json_atomic(json_out, result.to_json())
+    print_voice(result, console)
+    exit_with(result.gate)
 
 
 def memorization(
@@ -75,6 +75,7 @@ def memorization(
     from forgegate.jsonio import write_json_atomic
     from forgegate.metrics import load_generations, memorization_report, read_text, require_arms
     from forgegate.report.metrics_terminal import print_memorization
+    from forgegate.results import MemorizationResult
 
     gens = load_generations(generations)
     require_arms(gens, (control, candidate), source=str(generations))
@@ -82,13 +83,11 @@ def memorization(
     report = memorization_report(documents, gens, control=control, candidate=candidate, n=n,
                                  hit_rate_margin=hit_rate_margin, max_margin=max_margin,
                                  rng=np.random.default_rng(control_seed), passages=passages)
+    result = MemorizationResult.of(report, [str(p) for p in corpus], control_seed)
     if json_out is not None:
-        from forgegate.results import MemorizationResult
-
-        result = MemorizationResult.of(report, [str(p) for p in corpus], control_seed)
-        write_json_atomic(json_out, result.model_dump(mode="json"))
-    print_memorization(report, console)
-    exit_with(report.verdict.gate)
+        write_json_atomic(json_out, result.to_json())
+    print_memorization(result, console)
+    exit_with(result.gate)
 
 
 def damage(
@@ -105,17 +104,17 @@ def damage(
     from forgegate.metrics import damage_report, load_generations, require_arms
     from forgegate.metrics.damage import parse_band, parse_metrics
     from forgegate.report.metrics_terminal import print_damage
+    from forgegate.results import DamageResult
 
     chosen = parse_metrics(metrics)
     gens = load_generations(generations)
     require_arms(gens, (control, candidate), source=str(generations))
     report = damage_report(gens, parse_band(band), control=control, candidate=candidate, metrics=chosen)
+    result = DamageResult.of(report)
     if json_out is not None:
-        from forgegate.results import DamageResult
-
-        write_json_atomic(json_out, DamageResult.of(report).model_dump(mode="json"))
-    print_damage(report, console)
-    exit_with(report.verdict.gate)
+        write_json_atomic(json_out, result.to_json())
+    print_damage(result, console)
+    exit_with(result.gate)
 
 
 def checkpoints(

@@ -30,8 +30,9 @@ def report(
     if html is None and markdown is None:
         raise UsageError("nothing to write: give --html OUT.html and/or --markdown OUT.md")
     loaded = load_report_input(source, store=store, battery=battery, gate_config=gate_config)
-    write_reports(loaded.payload, html, markdown, created=loaded.created)
-    gate: Gate = renderable(loaded.result, loaded.source).gate
+    typed = renderable(loaded.result, loaded.source)
+    write_reports(typed, html, markdown, created=loaded.created)
+    gate: Gate = typed.gate
     written = ", ".join(str(p) for p in (html, markdown) if p is not None)
     console.print(f"{gate.value}: {loaded.source} -> {written}")
     exit_with(gate)

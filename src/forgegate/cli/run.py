@@ -30,14 +30,13 @@ def run(
 
     generations = generate_plan(plan, store_dir=store, concurrency=concurrency, quiet=quiet or quiet_default(),
                                 wait=not no_wait)
-    result = score_plan(generations)
+    result = score_plan(generations).model()  # the typed result: printed, rendered, and dumped as the JSON
     print_plan_result(result, console, details=not brief)
-    payload = result.to_json()
     if json_out is not None:
-        write_json_atomic(json_out, payload)
+        write_json_atomic(json_out, result.to_json())
     if html is not None or markdown is not None:
-        write_reports(payload, html, markdown)
-    exit_with(result.verdict.gate)
+        write_reports(result, html, markdown)
+    exit_with(result.gate)
 
 
 def register(app: typer.Typer) -> None:

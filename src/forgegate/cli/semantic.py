@@ -40,24 +40,22 @@ def metrics(
     markdown: Path | None = MARKDOWN_OPTION.default,
 ) -> None:
     """Support, D_sem, H_sem, P, ES_LOSS, REC_GAIN, IRREV_OBS, AGG_COVERAGE, MINORITY_RECALL with CIs."""
-    from forgegate.core.verdict import Gate
     from forgegate.jsonio import write_json_atomic
     from forgegate.report import write_reports
     from forgegate.report.semantic_terminal import render_metrics
+    from forgegate.results import SemanticMetricsResult
     from forgegate.semantic import Roles, metrics_from_files
 
-    result = metrics_from_files(samples, relevance, Roles(reference, contracted, recovery), aggregates=aggregates,
-                                seed=seed, exploratory=exploratory, experiment=experiment,
-                                primary=primary)
-    from forgegate.results import SemanticMetricsResult
-
-    typed = SemanticMetricsResult.of(result).model_dump(mode="json")
+    table = metrics_from_files(samples, relevance, Roles(reference, contracted, recovery), aggregates=aggregates,
+                               seed=seed, exploratory=exploratory, experiment=experiment,
+                               primary=primary)
+    result = SemanticMetricsResult.of(table)
     if json_out is not None:
-        write_json_atomic(json_out, typed)
+        write_json_atomic(json_out, result.to_json())
     if html is not None or markdown is not None:
-        write_reports(typed, html, markdown)
+        write_reports(result, html, markdown)
     render_metrics(result, console)
-    exit_with(Gate(result["gate"]))
+    exit_with(result.gate)
 
 
 def _judge(judge: str, nli_model: Path | None, backend: str | None, model: str | None, cache: Path | None):  # type: ignore[no-untyped-def]

@@ -60,7 +60,7 @@ class GraduationDecision:
         }
 
 
-def _parse_live(payload: dict[str, Any]) -> EvalResult:
+def _parse_live(payload: EvalResult | dict[str, Any]) -> EvalResult:
     """The live test's result through the eval model; a battery eval handed in its place is refused."""
     live = parse_eval(payload, "live result")
     if live.kind != "live":
@@ -90,8 +90,8 @@ def _baseline(lineage: Lineage, new: RunScores, version: str) -> tuple[LineageRe
 
 def decide_graduation(
     version: str,
-    battery_result: dict[str, Any],
-    live_result: dict[str, Any],
+    battery_result: EvalResult | dict[str, Any],
+    live_result: EvalResult | dict[str, Any],
     lineage_path: Path,
     accept_regressions: Sequence[str],
     note: str | None,

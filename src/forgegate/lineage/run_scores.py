@@ -117,12 +117,14 @@ class RunScores(BaseModel):
 
 
 def parse_eval(payload: Any, source: Path | str) -> EvalResult:
-    """An eval (or live) result through its model; any other kind is an InputError."""
-    return parse_as(EvalResult, payload, source)
+    """An eval (or live) result through its model (a model already typed is taken as it is); any other kind
+    is an InputError."""
+    return payload if isinstance(payload, EvalResult) else parse_as(EvalResult, payload, source)
 
 
-def parse_run_scores(payload: Any, source: Path | str) -> RunScores:
-    """Validate an eval result (through ``EvalResult``) and take the paired view; ``source`` names it in errors."""
+def parse_run_scores(payload: EvalResult | Any, source: Path | str) -> RunScores:
+    """Validate an eval result (through ``EvalResult``; a typed one as it is) and take the paired view;
+    ``source`` names it in errors."""
     result = RunScores.of(parse_eval(payload, source))
     seen: set[tuple[str, int | None]] = set()
     for item in result.items:

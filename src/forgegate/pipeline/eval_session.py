@@ -7,7 +7,6 @@ import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from forgegate.backends import BackendConfig
 from forgegate.battery import Battery, bundled_battery_path, bundled_live_test_path, load_battery
@@ -15,8 +14,10 @@ from forgegate.checks.loop_stop import loop_stop
 from forgegate.core.match_rule import MATCH_RULE
 from forgegate.gate.gloss_config import GateConfig, bundled_gate_config_path, load_gate_config
 from forgegate.jsonio import write_json_atomic
-from forgegate.pipeline.gloss_scoring import ScoredRun, result_json, score_store
+from forgegate.pipeline.gloss_scoring import ScoredRun, eval_result, record_last_gate, score_store
 from forgegate.pipeline.session_options import SessionOptions
+from forgegate.results import EvalResult
+from forgegate.results.base import Strict
 from forgegate.run import (
     ArmSpec,
     ExecutionSummary,
@@ -89,8 +90,9 @@ def prepare_session(options: SessionOptions) -> tuple[EvalSpec, GateConfig, str,
     return spec, gate_config, gate_sha, gate_config_path
 
 
-async def run_session_async(options: SessionOptions) -> tuple[ScoredRun, dict[str, Any], ExecutionSummary]:
-    """An eval or live test end to end: validate, generate through the one runner, score, gate."""
+async def run_session_async(options: SessionOptions) -> tuple[ScoredRun, EvalResult, ExecutionSummary]:
+    """An eval or live test end to end: validate, generate through the one runner, score, gate; the typed
+    result is what the CLI prints, the reports render and ``--json`` writes (its ``model_dump``)."""
     spec, gate_config, gate_sha, gate_config_path = prepare_session(options)
     arm = spec.arm()
     prompts = {item.item_id: item.prompt for item in spec.battery.items}
@@ -111,14 +113,16 @@ async def run_session_async(options: SessionOptions) -> tuple[ScoredRun, dict[st
         stop_for=stop_for)
     result = score_store(outcome.store_path, spec.battery, gate_config, gate_sha,
                          check_failure_modes=options.check_failure_modes)
-    return result, result_json(result), outcome.summary
+    record_last_gate(outcome.store_path, result.gloss.verdict.gate)
+    return result, eval_result(result), outcome.summary
 
 
-def run_session(options: SessionOptions) -> tuple[ScoredRun, dict[str, Any], ExecutionSummary]:
+def run_session(options: SessionOptions) -> tuple[ScoredRun, EvalResult, ExecutionSummary]:
     """``run_session_async`` from synchronous code (the CLI)."""
     return asyncio.run(run_session_async(options))
 
 
-def write_result(payload: dict[str, Any], path: Path | None) -> None:
+def write_result(result: Strict, path: Path | None) -> None:
+    """The ``--json`` file: the result model's JSON contract (``model_dump``), nothing added or reshaped."""
     if path is not None:
-        write_json_atomic(path, payload)
+        write_json_atomic(path, result.to_json())

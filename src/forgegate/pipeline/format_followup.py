@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from forgegate.audit.format_audit import FORMAT_AUDIT_CATEGORIES
+from forgegate.results.eval import EvalResult, FormatFollowUp
 
 STILL_FAILS = "the verdict stays FAIL (GLOSS v2 invariant 1: no category may be waived)"
 
@@ -23,7 +23,7 @@ def followup_categories(failed_categories: Sequence[str]) -> list[str]:
 
 
 def format_followup(failed_categories: Sequence[str], battery_path: Path,
-                    corpus: Path | None) -> dict[str, Any] | None:
+                    corpus: Path | None) -> FormatFollowUp | None:
     """The result's ``format_followup`` block (None when none of LX-B/G/X failed); with ``corpus`` the audit
     runs on the battery and that corpus (an unreadable corpus is an InputError, exit 2)."""
     categories = followup_categories(failed_categories)
@@ -31,10 +31,11 @@ def format_followup(failed_categories: Sequence[str], battery_path: Path,
         return None
     named = ", ".join(categories)
     if corpus is None:
-        return {"categories": categories, "corpus": None, "audit_gate": None, "flagged": {},
-                "finding": f"{named} failed: GLOSS v2's follow-up is a format audit (eval prompts vs training "
-                           f"prompts): forgegate audit format --battery {battery_path} --corpus TRAINING.jsonl, "
-                           f"or pass --training-corpus; {STILL_FAILS}"}
+        return FormatFollowUp(
+            categories=categories, corpus=None, audit_gate=None, flagged={},
+            finding=f"{named} failed: GLOSS v2's follow-up is a format audit (eval prompts vs training "
+                    f"prompts): forgegate audit format --battery {battery_path} --corpus TRAINING.jsonl, "
+                    f"or pass --training-corpus; {STILL_FAILS}")
     from forgegate.audit import load_battery_prompts, read_corpus, run_format_audit
     from forgegate.gate.audit import audit_verdict
 
@@ -44,14 +45,13 @@ def format_followup(failed_categories: Sequence[str], battery_path: Path,
     per_category = report.per_category()
     flagged = {c: per_category.get(c, [0, 0]) for c in categories}
     shaped = [f"{c} {f}/{n} items shaped unlike the corpus" for c, (f, n) in flagged.items()]
-    return {"categories": categories, "corpus": str(corpus), "audit_gate": audit_gate.value, "flagged": flagged,
-            "finding": f"format audit {said} against {corpus.name}: {'; '.join(shaped)}; "
-                       f"{STILL_FAILS}"}
+    return FormatFollowUp(categories=categories, corpus=str(corpus), audit_gate=audit_gate.value, flagged=flagged,
+                          finding=f"format audit {said} against {corpus.name}: {'; '.join(shaped)}; {STILL_FAILS}")
 
 
-def with_training_corpus(payload: dict[str, Any], corpus: Path | None) -> dict[str, Any]:
-    """``payload`` (a GLOSS result's JSON) with its follow-up re-made against ``corpus`` (unchanged without one)."""
+def with_training_corpus(result: EvalResult, corpus: Path | None) -> EvalResult:
+    """``result`` with its follow-up re-made against ``corpus`` (unchanged without one)."""
     if corpus is None:
-        return payload
-    followup = format_followup(payload["failed_categories"], Path(payload["battery"]["path"]), corpus)
-    return {**payload, "format_followup": followup}
+        return result
+    followup = format_followup(result.failed_categories, Path(result.battery.path), corpus)
+    return result.model_copy(update={"format_followup": followup})

@@ -32,6 +32,7 @@ from forgegate.pipeline.format_followup import format_followup
 from forgegate.pipeline.review import review_json
 from forgegate.results import EvalResult, reason_models
 from forgegate.results.base import REVIEW_SCHEMA_VERSION
+from forgegate.results.eval import LoopCutoff, StopAnswerEntry, StopDistributionResult
 from forgegate.store import ReviewDecision, RunStore
 from forgegate.store.meta_keys import LOOP_CUTOFF_KEY
 
@@ -73,7 +74,7 @@ class ScoredRun:
 
 
 def score_store(store_path: Path, battery: Battery, config: GateConfig, config_sha: str, *,
-                arm: str | None = None, record_gate: bool = True, check_failure_modes: bool = False) -> ScoredRun:
+                arm: str | None = None, check_failure_modes: bool = False) -> ScoredRun:
     """Score the stored answers (only arm ``arm``'s when given: a plan's store holds several arms)."""
     with RunStore.open(store_path, readonly=True) as store:
         meta = store.meta()
@@ -111,17 +112,18 @@ def score_store(store_path: Path, battery: Battery, config: GateConfig, config_s
         gloss = live_result(config, outcomes, controls)
     else:
         gloss = gloss_verdict(config, outcomes, controls)
-    if record_gate:  # a run re-gated under another config must not overwrite its own verdict
-        _record_last_gate(store_path, "last_gate" if arm is None else f"last_gate:{arm}", gloss.verdict.gate.value)
     return ScoredRun(meta, battery, config, config_sha, tuple(answers), gloss, store_path, signatures)
 
 
-def _record_last_gate(store_path: Path, key: str, gate: str) -> None:
-    """Note the verdict for `forgegate runs`; a store that cannot be written (a read-only folder,
+def record_last_gate(store_path: Path, gate: Gate, arm: str | None = None) -> None:
+    """Note the verdict for `forgegate runs` (``last_gate``, or ``last_gate:ARM`` for a plan arm).
+
+    Scoring never writes: the command that owns the run calls this after scoring (the eval session, a plan
+    run, a rescore under the run's own gate config). A store that cannot be written (a read-only folder,
     where rescore and report still work) simply keeps its earlier note."""
     try:
         with RunStore.open(store_path, create=False) as store:
-            store.set_meta(key, gate)
+            store.set_meta("last_gate" if arm is None else f"last_gate:{arm}", gate.value)
     except StoreError:
         pass
 
@@ -173,8 +175,8 @@ def eval_fields(result: ScoredRun) -> dict[str, Any]:
         "items": [_item_json(a) for a in result.answers],
         "failure_mode_signatures": result.signatures,
         "format_followup": format_followup(result.gloss.failed_categories, result.battery.path, None),
-        "stop_distribution": _stop_json(run_stop_distribution(result.answers)),
-        "loop_cutoff": loop_cutoff_json(result),
+        "stop_distribution": _stop_result(run_stop_distribution(result.answers)),
+        "loop_cutoff": loop_cutoff(result),
     }
 
 
@@ -187,21 +189,22 @@ def run_stop_distribution(answers: tuple[ScoredAnswer, ...]) -> StopDistribution
         for a in answers if a.item.category == STOP_CATEGORY)
 
 
-def _stop_json(dist: StopDistribution | None) -> dict[str, Any] | None:
+def _stop_result(dist: StopDistribution | None) -> StopDistributionResult | None:
     if dist is None:
         return None
-    return {"category": dist.category, "answered": len(dist.answered), "missing": dist.missing,
-            "at_cap": dist.at_cap, "finishes": dist.finishes, "stop_failure": dist.stop_failure,
-            "answers": [{"id": a.item_id, "max_tokens": a.max_tokens, "tokens": a.tokens,
-                         "finish": a.finish or "missing", "at_cap": a.at_cap} for a in dist.answers]}
+    return StopDistributionResult(
+        category=dist.category, answered=len(dist.answered), missing=dist.missing, at_cap=dist.at_cap,
+        finishes=dist.finishes, stop_failure=dist.stop_failure,
+        answers=[StopAnswerEntry(id=a.item_id, max_tokens=a.max_tokens, tokens=a.tokens,
+                                 finish=a.finish or "missing", at_cap=a.at_cap) for a in dist.answers])
 
 
-def loop_cutoff_json(result: ScoredRun) -> dict[str, Any]:
+def loop_cutoff(result: ScoredRun) -> LoopCutoff:
     """How many stored answers were cut off as loops, and the tokens that spared (cap minus generated)."""
     cut = [a.stored for a in result.answers if a.stored is not None and a.stored.finish == "loop"]
     enabled = result.meta.get(LOOP_CUTOFF_KEY)
-    return {"enabled": enabled if isinstance(enabled, bool) else None, "cut": len(cut),
-            "tokens_saved_estimate": sum(max(0, s.request.max_tokens - (s.tokens or 0)) for s in cut)}
+    return LoopCutoff(enabled=enabled if isinstance(enabled, bool) else None, cut=len(cut),
+                      tokens_saved_estimate=sum(max(0, s.request.max_tokens - (s.tokens or 0)) for s in cut))
 
 
 def eval_result(result: ScoredRun, *, regated_from: str | None = None) -> EvalResult:
@@ -210,11 +213,6 @@ def eval_result(result: ScoredRun, *, regated_from: str | None = None) -> EvalRe
     if kind != "eval" and kind != "live":
         raise UsageError(f"run {result.meta.get('run_id')} is a {kind!r} run, not a GLOSS eval or live test")
     return EvalResult(kind=kind, schema_version=REVIEW_SCHEMA_VERSION, regated_from=regated_from, **eval_fields(result))
-
-
-def result_json(result: ScoredRun) -> dict[str, Any]:
-    """The JSON contract other tools read: ``eval_result`` dumped."""
-    return eval_result(result).model_dump(mode="json")
 
 
 def _item_json(answer: ScoredAnswer) -> dict[str, Any]:

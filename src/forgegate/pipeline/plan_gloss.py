@@ -13,7 +13,7 @@ from typing import Any
 
 from forgegate.core.verdict import Gate, Verdict
 from forgegate.gate.plan import plan_gloss_verdict
-from forgegate.pipeline.gloss_scoring import ScoredRun, eval_fields, score_store
+from forgegate.pipeline.gloss_scoring import ScoredRun, eval_fields, record_last_gate, score_store
 from forgegate.pipeline.plan_checks import gloss_inputs
 from forgegate.pipeline.plan_generate import PlanGenerations
 from forgegate.results import PlanArmGloss, PlanGloss, reason_models
@@ -66,6 +66,7 @@ def score_gloss(gens: PlanGenerations) -> GlossOutcome:
     deciding: list[tuple[str, Gate, str]] = []
     for arm in loaded.plan.arms:
         result = score_store(gens.store_path, inputs.battery, inputs.config, inputs.config_sha256, arm=arm.name)
+        record_last_gate(gens.store_path, result.gloss.verdict.gate, arm.name)
         payload = PlanArmGloss.model_validate(eval_fields(result) | {
             "kind": "plan", "arm": arm.name, "role": arm.role, "decides": arm.role == "candidate",
             "backend": arm.backend, "model": arm.model or f"{arm.backend} default model", "adapter": arm.adapter,

@@ -5,22 +5,22 @@ stored run and ``forgegate view`` take. It imports no backend and no runner (the
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from forgegate.battery import load_battery
 from forgegate.core.match_rule import LEGACY_MATCH_RULE, MATCH_RULE
 from forgegate.errors import UsageError
 from forgegate.gate.gloss_config import load_gate_config, parse_gate_config
-from forgegate.pipeline.gloss_scoring import eval_result, score_store
+from forgegate.pipeline.gloss_scoring import eval_result, record_last_gate, score_store
+from forgegate.results import EvalResult
 from forgegate.store import RunStore, find_run
 
 
 def rescore_stored_run(run: str, *, store_dir: Path | None, battery_path: Path | None,
                        gate_config_path: Path | None, check_failure_modes: bool = False
-                       ) -> tuple[dict[str, Any], str | None]:
+                       ) -> tuple[EvalResult, str | None]:
     """Score a stored eval/live run again, under the gate config it was run with unless told otherwise.
 
-    Returns the result JSON and, when the run is re-gated under a config other than its own (another
+    Returns the typed result and, when the run is re-gated under a config other than its own (another
     ``gate_config_path``, or its own config under a newer matching rule), a line saying so (printed
     and kept in the JSON as ``regated_from``).
     """
@@ -53,7 +53,8 @@ def rescore_stored_run(run: str, *, store_dir: Path | None, battery_path: Path |
                            categories=None if kind == "live" else config.categories)
     if kind != "live":
         config.check_battery(battery.path, battery.categories(), len(battery.items))
-    scored = score_store(path, battery, config, sha, record_gate=regated is None,
-                         check_failure_modes=check_failure_modes)
+    scored = score_store(path, battery, config, sha, check_failure_modes=check_failure_modes)
+    if regated is None:  # a run re-gated under another config must not overwrite its own verdict
+        record_last_gate(path, scored.gloss.verdict.gate)
     regated_from = stored["sha256"] if regated is not None and stored else None
-    return eval_result(scored, regated_from=regated_from).model_dump(mode="json"), regated
+    return eval_result(scored, regated_from=regated_from), regated

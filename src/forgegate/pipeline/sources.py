@@ -8,7 +8,6 @@ from pathlib import Path
 from forgegate.errors import UsageError
 from forgegate.lineage import RunScores, load_run_scores, parse_run_scores
 from forgegate.pipeline.rescore import rescore_stored_run
-from forgegate.results import EvalResult, parse_as
 from forgegate.results.read import ReportInput, read_result_json
 
 
@@ -23,8 +22,8 @@ def eval_run_scores(source: str | Path, store: Path | None = None) -> RunScores:
     ``.sqlite`` path) re-scored."""
     if is_result_file(source):
         return load_run_scores(Path(source))
-    payload, _ = rescore_stored_run(str(source), store_dir=store, battery_path=None, gate_config_path=None)
-    return parse_run_scores(payload, str(source))
+    result, _ = rescore_stored_run(str(source), store_dir=store, battery_path=None, gate_config_path=None)
+    return parse_run_scores(result, str(source))
 
 
 def load_report_input(source: str, *, store: Path | None = None, battery: Path | None = None,
@@ -36,6 +35,5 @@ def load_report_input(source: str, *, store: Path | None = None, battery: Path |
             raise UsageError("--battery and --gate-config apply to a stored run, not to a result JSON "
                              "(a JSON is rendered as written)")
         return read_result_json(Path(source))
-    payload, _ = rescore_stored_run(source, store_dir=store, battery_path=battery, gate_config_path=gate_config)
-    result = parse_as(EvalResult, payload, source)
+    result, _ = rescore_stored_run(source, store_dir=store, battery_path=battery, gate_config_path=gate_config)
     return ReportInput(result, result.run_id or source, result.created)

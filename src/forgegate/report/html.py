@@ -5,20 +5,25 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cache
-from typing import Any
 
 import jinja2
 from markupsafe import Markup
 
-from forgegate.core.kinds import AXES
 from forgegate.core.version import __version__
 from forgegate.report.arms_cells import AXIS_TITLES
 from forgegate.report.arms_section import comparisons
 from forgegate.report.gloss_section import gloss_view
-from forgegate.report.sections import Kind, report_result
+from forgegate.report.sections import Kind, Renderable, ReportSource, report_result
 from forgegate.report.semantic_section import semantic_view
 from forgegate.report.templates import CSS, TEMPLATES, svg_filter
-from forgegate.results import EvalResult
+from forgegate.results import (
+    DamageResult,
+    EvalResult,
+    MemorizationResult,
+    PlanRunResult,
+    SemanticMetricsResult,
+    VoiceResult,
+)
 from forgegate.textsafe import visible
 
 NOT_RECORDED = "not recorded in the result"
@@ -44,102 +49,109 @@ def _environment() -> jinja2.Environment:
     return env
 
 
-def _digests(value: Any) -> str:
-    if isinstance(value, dict):
-        return "; ".join(f"{arm}: {digest or 'not reported by the backend'}" for arm, digest in value.items()) or \
-            NOT_RECORDED
+def _digest(value: str | None) -> str:
     return str(value) if value else "not reported by the backend"
 
 
-def _provenance(payload: dict[str, Any], kind: Kind, created: str | None) -> list[tuple[str, str]]:
+def _digests(value: dict[str, str | None]) -> str:
+    return "; ".join(f"{arm}: {_digest(digest)}" for arm, digest in value.items()) or NOT_RECORDED
+
+
+def _provenance(result: Renderable, kind: Kind, created: str | None) -> list[tuple[str, str]]:
     rows: list[tuple[str, str]] = [("result", kind)]
-    if kind in ("gloss",):
-        battery, config = payload.get("battery") or {}, payload.get("gate_config") or {}
-        sampling = payload.get("sampling") or {}
-        rows += [("model", f"{payload.get('model')} (backend {payload.get('backend')})"),
-                 ("run id", str(payload.get("run_id"))),
+    if isinstance(result, EvalResult):
+        battery, config, sampling = result.battery, result.gate_config, result.sampling
+        rows += [("model", f"{result.model} (backend {result.backend})"),
+                 ("run id", str(result.run_id)),
                  ("plan hash", "none: a battery run, not a plan"),
-                 ("battery", f"{battery.get('path')} ({battery.get('items')} items)"),
-                 ("battery sha256", str(battery.get("sha256") or NOT_RECORDED)),
-                 ("gate config", f"{config.get('name')} sha256 {config.get('sha256')}"),
-                 ("model digest", _digests(payload.get("model_digest"))),
-                 ("seed / sampling", f"seed {payload.get('seed')}, temperature {sampling.get('temperature')}, "
-                                     f"top_p {sampling.get('top_p')}"),
-                 ("token counts from", ", ".join(payload.get("token_sources") or ()) or "n/a"),
-                 ("store", str(payload.get("store")))]
-    elif kind == "plan":
-        plan = payload.get("plan") or {}
-        gen = payload.get("generation") or {}
-        rows += [("plan", f"{plan.get('name')} ({plan.get('path')})"),
-                 ("plan hash", str(plan.get("plan_hash") or NOT_RECORDED)),
-                 *((f"input sha256: {path}", str(sha)) for path, sha in (plan.get("inputs") or {}).items()),
+                 ("battery", f"{battery.path} ({battery.items} items)"),
+                 ("battery sha256", str(battery.sha256 or NOT_RECORDED)),
+                 ("gate config", f"{config.name} sha256 {config.sha256}"),
+                 ("model digest", _digest(result.model_digest)),
+                 ("seed / sampling", f"seed {result.seed}, temperature {sampling.temperature}, "
+                                     f"top_p {sampling.top_p}"),
+                 ("token counts from", ", ".join(result.token_sources) or "n/a"),
+                 ("store", str(result.store))]
+    elif isinstance(result, PlanRunResult):
+        plan = result.plan
+        rows += [("plan", f"{plan.name} ({plan.path})"),
+                 ("plan hash", str(plan.plan_hash or NOT_RECORDED)),
+                 *((f"input sha256: {path}", str(sha)) for path, sha in plan.inputs.items()),
                  ("battery sha256", "see the fixture input above (a plan's fixture is locked by its sha256)"),
-                 ("author", str(payload.get("author"))),
-                 ("model digests", _digests(payload.get("model_digests") or {})),
-                 ("generation", ", ".join(f"{k} {v}" for k, v in gen.items())),
-                 ("store", str(payload.get("store")))]
-        audit = payload.get("leak_audit")
+                 ("author", str(result.author)),
+                 ("model digests", _digests(result.model_digests)),
+                 ("generation", ", ".join(f"{k} {v}" for k, v in result.generation)),
+                 ("store", str(result.store))]
+        audit = result.leak_audit
         rows.append(("leak audit (on the lock)",
-                     f"gate {audit['gate']}, finding {audit['finding']}, {audit['origin']}, sha256 {audit['sha256']}"
+                     f"gate {audit.gate}, finding {audit.finding}, {audit.origin}, sha256 {audit.sha256}"
                      if audit else "none named by the plan"))
-    elif kind in AXES:
-        rows += [("control / candidate", f"{payload.get('control')} / {payload.get('candidate')}"),
-                 ("plan hash", "none: a single-axis command, not a plan run"),
-                 ("battery sha256", "none: generations file input"),
-                 ("model digests", NOT_RECORDED)]
-        inputs = {k: payload[k] for k in ("reference", "corpus", "control_seed") if payload.get(k) is not None}
-        rows += [(k, str(v)) for k, v in inputs.items()]
-    else:
-        rows += [("schema", str(payload.get("schema"))),
+    elif isinstance(result, SemanticMetricsResult):
+        rows += [("schema", str(result.metrics_schema)),
                  ("plan hash", "none: semantic metrics on assignment files"),
                  ("battery sha256", "none: assignment files input"),
                  ("model digests", NOT_RECORDED),
-                 *((f"input: {k}", str(v)) for k, v in (payload.get("inputs") or {}).items())]
-    rows.append(("forgegate version (result)", str(payload.get("forgegate_version") or NOT_RECORDED)))
+                 *((f"input: {k}", str(v)) for k, v in result.inputs)]
+    else:  # one axis (voice, memorization, damage)
+        rows += [("control / candidate", f"{result.control} / {result.candidate}"),
+                 ("plan hash", "none: a single-axis command, not a plan run"),
+                 ("battery sha256", "none: generations file input"),
+                 ("model digests", NOT_RECORDED)]
+        rows += [(k, str(v)) for k, v in _axis_inputs(result).items() if v is not None]
+    version = getattr(result, "forgegate_version", None)
+    rows.append(("forgegate version (result)", str(version or NOT_RECORDED)))
     rows.append(("date (run created)", created or NOT_RECORDED))
     return rows
 
 
-def _subject(payload: dict[str, Any], kind: Kind) -> tuple[str, str]:
-    if kind == "gloss":
-        title = "GLOSS live test" if payload.get("kind") == "live" else "GLOSS eval"
-        return str(payload.get("model")), title
-    if kind == "plan":
-        plan = payload.get("plan") or {}
-        return str(plan.get("name")), f"plan run, {len(payload.get('comparisons') or [])} comparison(s)"
-    if kind in AXES:
-        return f"{payload.get('candidate')} vs {payload.get('control')}", f"{AXIS_TITLES[kind]} axis"
-    return "T_GPT semantic metrics", f"{payload.get('mode')} analysis"
+def _axis_inputs(result: VoiceResult | MemorizationResult | DamageResult) -> dict[str, object]:
+    """What a one-axis command was given beside its generations, as its JSON records it."""
+    if isinstance(result, VoiceResult):
+        return {"reference": result.reference.model_dump(mode="json")}
+    if isinstance(result, MemorizationResult):
+        return {"corpus": result.corpus, "control_seed": result.control_seed}
+    return {}
 
 
-def header(payload: dict[str, Any], kind: Kind, *, created: str | None, rendered_at: str) -> Header:
-    reasons = tuple({"rule": str(r.get("rule")), "outcome": str(r.get("outcome")), "detail": str(r.get("detail"))}
-                    for r in payload.get("reasons") or ())
-    subject, what = _subject(payload, kind)
+def _subject(result: Renderable, kind: Kind) -> tuple[str, str]:
+    if isinstance(result, EvalResult):
+        return str(result.model), "GLOSS live test" if result.live else "GLOSS eval"
+    if isinstance(result, PlanRunResult):
+        return str(result.plan.name), f"plan run, {len(result.comparisons)} comparison(s)"
+    if isinstance(result, SemanticMetricsResult):
+        return "T_GPT semantic metrics", f"{result.mode} analysis"
+    return f"{result.candidate} vs {result.control}", f"{AXIS_TITLES[kind]} axis"
+
+
+def header(result: Renderable, kind: Kind, *, created: str | None, rendered_at: str) -> Header:
+    reasons = tuple({"rule": r.rule, "outcome": r.outcome.value, "detail": r.detail} for r in result.reasons)
+    subject, what = _subject(result, kind)
     not_passed = sum(r["outcome"] != "PASS" for r in reasons)
     line = f"{what} — {subject} — {not_passed} of {len(reasons)} rules did not pass"
-    gate = str(payload["gate"])
-    label = str(payload.get("label") or gate)
-    return Header(gate, label, subject, line, reasons, tuple(_provenance(payload, kind, created)), __version__,
-                  rendered_at)
+    gate = result.gate.value
+    label = result.label if isinstance(result, PlanRunResult) else gate
+    return Header(gate, label or gate, subject, line, reasons, tuple(_provenance(result, kind, created)),
+                  __version__, rendered_at)
 
 
-def render_html(payload: dict[str, Any], *, created: str | None = None, rendered_at: str | None = None,
+def render_html(result: ReportSource, *, created: str | None = None, rendered_at: str | None = None,
                 source: str = "result") -> str:
     """The whole report as one HTML string (inline CSS and SVG, nothing fetched, nothing executed); control,
-    bidi and zero-width characters from model output are shown (``␛``, ``\\u202e``), never emitted."""
-    kind, result, payload = report_result(payload, source)
+    bidi and zero-width characters from model output are shown (``␛``, ``\\u202e``), never emitted.
+
+    ``result`` is the typed result; a JSON object (a result file's content) is validated into one first."""
+    kind, typed = report_result(result, source)
     when = rendered_at or datetime.now(UTC).isoformat(timespec="seconds")
-    head = header(payload, kind, created=created, rendered_at=when)
+    head = header(typed, kind, created=created, rendered_at=when)
     env = _environment()
     view: object
-    if isinstance(result, EvalResult):  # kind "gloss"
-        section, view = "gloss", gloss_view(result)
-    elif kind == "semantic":
-        section, view = "semantic", semantic_view(payload)
+    if isinstance(typed, EvalResult):  # kind "gloss"
+        section, view = "gloss", gloss_view(typed)
+    elif isinstance(typed, SemanticMetricsResult):
+        section, view = "semantic", semantic_view(typed.model_dump(mode="json"))
     else:
-        section, view = "arms", comparisons(payload, kind)
+        section, view = "arms", comparisons(typed)
     page = env.get_template("page").render(head=head, css=Markup(CSS),  # our constant, not user text
                                            section=section, view=view, axes_titles=AXIS_TITLES,
-                                           ships=payload.get("ships") if kind == "plan" else None)
+                                           ships=typed.ships if isinstance(typed, PlanRunResult) else None)
     return visible(page)  # last, over the whole page: no control character reaches the file, wherever it sat

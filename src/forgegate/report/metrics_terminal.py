@@ -1,4 +1,5 @@
-"""Rich terminal rendering of the instrument reports (voice, memorisation, damage, checkpoints, fixture)."""
+"""Rich terminal rendering of the instrument results (voice, memorisation, damage: their typed results), checkpoints
+and fixture builds."""
 
 from __future__ import annotations
 
@@ -6,14 +7,15 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from forgegate.core.verdict import Gate, Verdict
+from forgegate.core.verdict import Gate
 from forgegate.fixture.builder import FixtureBuild
 from forgegate.gate.arms import gate_label
 from forgegate.gate.voice import format_ratio
 from forgegate.metrics.checkpoints import CheckpointTies
-from forgegate.metrics.damage import DamageReport
-from forgegate.metrics.memorization import MemorizationReport
-from forgegate.metrics.voice import VoiceReport, floors_disagree
+from forgegate.results.base import Gated
+from forgegate.results.damage import DamageAxis
+from forgegate.results.memorization import MemorizationAxis
+from forgegate.results.voice import VoiceAxis
 
 
 def gate_markup(gate: Gate) -> str:
@@ -21,73 +23,85 @@ def gate_markup(gate: Gate) -> str:
     return f"[{gate.colour}]{escape(gate_label(gate))}[/]"
 
 
-def print_verdict(verdict: Verdict, console: Console, *, title: str = "GATE") -> None:
+def print_verdict(result: Gated, console: Console, *, title: str = "GATE") -> None:
     """The gate word and every reason that decided it."""
-    for reason in verdict.reasons:
+    for reason in result.reasons:
         console.print(f"  {gate_markup(reason.outcome)}  {escape(reason.rule)}: {escape(reason.detail)}")
-    console.print(f"{title}: {gate_markup(verdict.gate)}")
+    console.print(f"{title}: {gate_markup(result.gate)}")
 
 
-def print_voice(report: VoiceReport, console: Console) -> None:
-    author = escape(report.author)
-    ref = report.reference
+def _seed_order(seed: str) -> tuple[int, int | str]:
+    """Seeds in numeric order (the JSON keys them as strings: "10" after "2")."""
+    try:
+        return 0, int(seed)
+    except ValueError:
+        return 1, seed
+
+
+def _f3(value: float | None) -> str:
+    return "—" if value is None else f"{value:.3f}"
+
+
+def print_voice(result: VoiceAxis, console: Console) -> None:
+    author = escape(result.author)
+    ref = result.reference
     console.print(f"VOICE — author: [bold]{author}[/] — reference: held-out {author}, {ref.words} words in "
-                  f"{ref.segments} segments of {ref.segment_words}; {ref.n_features} character-bigram features")
-    seeds = sorted({s for arm in report.arms.values() for s in arm.by_seed})
+                  f"{ref.segments} segments of {ref.segment_words}; {ref.features} character-bigram features")
+    seeds = sorted({s for arm in result.arms.values() for s in arm.delta_by_seed}, key=_seed_order)
     table = Table(title=f"Burrows's Delta to held-out {author} (lower is closer)")
     table.add_column("arm")
     for seed in seeds:
         table.add_column(f"seed {seed}", justify="right")
     table.add_column("delta", justify="right")
     table.add_column("spread", justify="right")
-    for name, arm in report.arms.items():
-        role = " (control)" if name == report.control else " (candidate)" if name == report.candidate else ""
-        cells = [f"{arm.by_seed[s]:.3f}" if s in arm.by_seed else "—" for s in seeds]
-        mean = f"{arm.mean:.3f}" if arm.by_seed else "—"
-        spread = f"{arm.spread:.3f}" if arm.by_seed else "—"
-        table.add_row(escape(name + role), *cells, mean, spread)
+    for name, arm in result.arms.items():
+        role = " (control)" if name == result.control else " (candidate)" if name == result.candidate else ""
+        cells = [f"{arm.delta_by_seed[s]:.3f}" if s in arm.delta_by_seed else "—" for s in seeds]
+        measured = bool(arm.delta_by_seed)
+        table.add_row(escape(name + role), *cells, _f3(arm.delta) if measured else "—",
+                      _f3(arm.spread) if measured else "—")
     console.print(table)
-    comp = report.comparison
-    if comp is not None:
-        flag = "  [bold yellow]⚠ the two floor rules DISAGREE[/]" if floors_disagree(comp) else ""
-        console.print(f"gap {comp.gap:+.3f}; floor pairwise {comp.floor_pairwise:.3f} "
-                      f"(ratio {format_ratio(comp.ratio)}), all-arms {comp.floor_all_arms:.3f} "
-                      f"(from {escape(comp.floor_all_arms_from)}); verdict uses the {report.floor_rule} "
+    if result.gap is not None and result.floor_pairwise is not None and result.floor_all_arms is not None:
+        flag = "  [bold yellow]⚠ the two floor rules DISAGREE[/]" if result.floors_disagree else ""
+        console.print(f"gap {result.gap:+.3f}; floor pairwise {result.floor_pairwise:.3f} "
+                      f"(ratio {format_ratio(result.ratio)}), all-arms {result.floor_all_arms:.3f} "
+                      f"(from {escape(str(result.floor_all_arms_from))}); verdict uses the {result.floor_rule} "
                       f"floor{flag}")
-    print_verdict(report.verdict, console, title=f"VOICE ({author})")
+    print_verdict(result, console, title=f"VOICE ({author})")
 
 
-def print_memorization(report: MemorizationReport, console: Console) -> None:
-    console.print(f"NOT COPIED — longest verbatim run of ≥{report.n} words against a corpus of "
-                  f"{report.corpus_words:,} words")
+def print_memorization(result: MemorizationAxis, console: Console) -> None:
+    console.print(f"NOT COPIED — longest verbatim run of ≥{result.n} words against a corpus of "
+                  f"{result.corpus_words:,} words")
     table = Table()
     for column in ("arm", "generations", "hits", "hit rate", "max (words)"):
         table.add_column(column, justify="left" if column == "arm" else "right")
-    for name, arm in report.arms.items():
-        role = " (control)" if name == report.control else " (candidate)" if name == report.candidate else ""
+    for name, arm in result.arms.items():
+        role = " (control)" if name == result.control else " (candidate)" if name == result.candidate else ""
         table.add_row(escape(name + role), str(arm.generations), str(arm.hits), f"{arm.hit_rate:.3f}",
                       str(arm.max))
-    c = report.controls
-    table.add_row("positive control", str(c.passages), "", f"{c.positive_hit_rate:.3f}",
-                  f"{c.positive_max} of {c.passage_words}")
-    table.add_row("negative control", str(c.passages), "", f"{c.negative_hit_rate:.3f}", str(c.negative_max))
+    pos, neg = result.positive_control, result.negative_control
+    table.add_row("positive control", str(pos.passages), "", f"{pos.hit_rate:.3f}",
+                  f"{pos.max} of {pos.passage_words}")
+    table.add_row("negative control", str(neg.passages), "", f"{neg.hit_rate:.3f}", str(neg.max))
     console.print(table)
-    print_verdict(report.verdict, console, title="NOT COPIED")
+    print_verdict(result, console, title="NOT COPIED")
 
 
-def print_damage(report: DamageReport, console: Console) -> None:
-    low, high = report.band
+def print_damage(result: DamageAxis, console: Console) -> None:
+    low, high = result.band
     console.print(f"NO DAMAGE — band {low}-{high} words; ran-on = hit the token cap")
     table = Table()
     for column in ("metric", "arm", "rate by seed", "rate", "spread"):
         table.add_column(column, justify="right" if column in ("rate", "spread") else "left")
-    for metric, result in report.metrics.items():
-        for name, arm in result.arms.items():
-            by_seed = " ".join(f"{s}:{v:.3f}" for s, v in arm.by_seed.items()) or "not measured"
-            table.add_row(metric.replace("_", "-"), escape(name), by_seed,
-                          f"{arm.mean:.3f}" if arm.by_seed else "—", f"{arm.spread:.3f}" if arm.by_seed else "—")
+    for metric, res in result.metrics.items():
+        for name, arm in res.arms.items():
+            by_seed = " ".join(f"{s}:{v:.3f}" for s, v in arm.rate_by_seed.items()) or "not measured"
+            measured = bool(arm.rate_by_seed)
+            table.add_row(metric.replace("_", "-"), escape(name), by_seed, _f3(arm.rate) if measured else "—",
+                          _f3(arm.spread) if measured else "—")
     console.print(table)
-    print_verdict(report.verdict, console, title="NO DAMAGE")
+    print_verdict(result, console, title="NO DAMAGE")
 
 
 def print_checkpoints(ties: CheckpointTies, console: Console) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
@@ -10,10 +10,7 @@ from rich.table import Table
 
 from forgegate.report.eval_terminal import print_eval
 from forgegate.report.semantic_terminal import fmt, render_metrics
-
-if TYPE_CHECKING:  # the shapes rendered; report/ runs nothing of the pipeline's (pyproject's import contract)
-    from forgegate.pipeline.plan_gloss import GlossOutcome
-    from forgegate.pipeline.plan_semantic import SemanticOutcome
+from forgegate.results.plan_run import PlanGloss, PlanSemantic
 
 
 def primary_text(value: dict[str, Any] | None) -> str:
@@ -36,7 +33,7 @@ def _gloss_cell(arm: dict[str, Any]) -> str:
     return f"{arm['gate']} (sigma_total {'n/a' if sigma is None else f'{sigma:.3f}'})"
 
 
-def print_semantic(outcome: SemanticOutcome, console: Console) -> None:
+def print_semantic(outcome: PlanSemantic, console: Console) -> None:
     book = outcome.codebook
     console.rule("semantic (T_GPT v0.8.1)")
     judge = book.get("judge") or {}
@@ -53,7 +50,7 @@ def print_semantic(outcome: SemanticOutcome, console: Console) -> None:
     if outcome.metrics is not None:
         render_metrics(outcome.metrics, console)
     else:
-        for reason in outcome.verdict.reasons:
+        for reason in outcome.reasons:
             console.print(f"  {reason.outcome.value}: {escape(reason.detail)}")
     cost = {k: v for k, v in outcome.cost.items() if k != "note"}
     if cost:
@@ -77,19 +74,19 @@ def cost_text(v: dict[str, Any]) -> str:
             f"{'unknown' if wall is None else f'{wall:.1f} s'}, {price}")
 
 
-def print_gloss(outcome: GlossOutcome, console: Console, *, details: bool) -> None:
+def print_gloss(outcome: PlanGloss, console: Console, *, details: bool) -> None:
     console.rule("gloss")
     if details:
-        for arm in outcome.arms:
-            print_eval(arm.contract.model_dump(mode="json"), console, title=f"GLOSS — arm {arm.arm} ({arm.role})",
+        for arm in outcome.arms.values():
+            print_eval(arm, console, title=f"GLOSS — arm {arm.arm} ({arm.role})",
                        failure_report=False)
             console.print()
     table = Table(title="GLOSS per arm")
     for column in ("arm", "role", "GLOSS", "sigma_total", "failed categories", "decides"):
         table.add_column(column)
-    for arm in outcome.arms:
-        sigma = arm.result.gloss.sigma_total
-        table.add_row(escape(arm.arm), arm.role, arm.verdict.gate.value, "n/a" if sigma is None else f"{sigma:.2f}",
-                      escape(", ".join(arm.result.gloss.failed_categories) or "none"),
+    for arm in outcome.arms.values():
+        sigma = arm.sigma_total
+        table.add_row(escape(arm.arm), arm.role, arm.gate.value, "n/a" if sigma is None else f"{sigma:.2f}",
+                      escape(", ".join(arm.failed_categories) or "none"),
                       "yes" if arm.decides else "no: control")
     console.print(table)

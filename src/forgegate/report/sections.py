@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Literal
+
+from pydantic import BaseModel
 
 from forgegate.errors import InputError
 from forgegate.results import (
@@ -38,8 +41,13 @@ def renderable(result: ResultModel, source: str = "result") -> Renderable:
     return result
 
 
-def report_result(payload: Any, source: str = "result") -> tuple[Kind, Renderable, dict[str, Any]]:
-    """(section kind, typed result, its JSON contract) for a result a report can render."""
-    result = renderable(parse_result(payload, source), source)
-    kind: Kind = "gloss" if isinstance(result, EvalResult) else result.kind
-    return kind, result, result.model_dump(mode="json")
+ReportSource = ResultModel | Mapping[str, Any]
+"""What a renderer takes: the typed result the pipeline returned, or a result file's JSON object (validated
+into its model first, the one place a report reads JSON); a kind no report renders is refused by ``renderable``."""
+
+
+def report_result(result: ReportSource, source: str = "result") -> tuple[Kind, Renderable]:
+    """(section kind, typed result) for a result a report can render."""
+    typed = renderable(result if isinstance(result, BaseModel) else parse_result(result, source), source)
+    kind: Kind = "gloss" if isinstance(typed, EvalResult) else typed.kind
+    return kind, typed

@@ -9,6 +9,7 @@ from typing import Any
 from forgegate.errors import UsageError
 from forgegate.jsonio import write_bytes_atomic
 from forgegate.report.markdown import render_markdown
+from forgegate.report.sections import ReportSource
 
 
 def _html_renderer() -> Any:
@@ -22,16 +23,17 @@ def _html_renderer() -> Any:
         raise
 
 
-def write_reports(payload: dict[str, Any], html: Path | None, markdown: Path | None, *,
+def write_reports(result: ReportSource, html: Path | None, markdown: Path | None, *,
                   created: str | None = None) -> None:
-    """Write ``html`` and/or ``markdown`` for ``payload`` (any forgegate result JSON); None skips that one.
+    """Write ``html`` and/or ``markdown`` for ``result`` (a typed result, or a result file's JSON); None skips
+    that one.
 
     Both are rendered before either is written, so a bad payload leaves no half-made pair.
     """
     pages: list[tuple[Path, str]] = []
     if html is not None:
-        pages.append((Path(html), _html_renderer()(payload, created=created)))
+        pages.append((Path(html), _html_renderer()(result, created=created)))
     if markdown is not None:
-        pages.append((Path(markdown), render_markdown(payload)))
+        pages.append((Path(markdown), render_markdown(result)))
     for path, text in pages:
         write_bytes_atomic(path, text.encode("utf-8"))

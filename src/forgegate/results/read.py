@@ -83,12 +83,6 @@ class ReportInput:
     source: str
     created: str | None
 
-    @property
-    def payload(self) -> dict[str, Any]:
-        """The result's JSON contract (what the renderers read)."""
-        dumped: dict[str, Any] = self.result.model_dump(mode="json")
-        return dumped
-
 
 def read_result_json(path: Path) -> ReportInput:
     """A result JSON any forgegate command wrote, validated by its kind's model."""

@@ -16,16 +16,17 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
 from forgegate.errors import ForgegateError
+from forgegate.report.sections import ReportSource
 from forgegate.results.read import read_result_json
 from forgegate.view.render import config_of, numbered_file, render
 from forgegate.view.scored import load_run
 from forgegate.view.security import REPORT_CSP, Refused
 
 
-def _report(payload: dict[str, Any], created: str | None, source: str) -> Response:
+def _report(result: ReportSource, created: str | None, source: str) -> Response:
     from forgegate.report import render_html
 
-    html = render_html(payload, created=created, source=source)
+    html = render_html(result, created=created, source=source)
     return HTMLResponse(html, headers={"Content-Security-Policy": REPORT_CSP})
 
 
@@ -33,10 +34,10 @@ def summaries(files: tuple[Path, ...]) -> list[dict[str, Any]]:
     out = []
     for index, path in enumerate(files):
         try:
-            payload = read_result_json(path).payload
-            out.append({"index": index, "path": str(path), "kind": str(payload.get("kind") or "-"),
-                        "run_id": str(payload.get("run_id") or "-"), "gate": str(payload.get("gate") or "-"),
-                        "problem": None})
+            result = read_result_json(path).result
+            run_id, gate = getattr(result, "run_id", None), getattr(result, "gate", None)  # not every kind has them
+            out.append({"index": index, "path": str(path), "kind": result.kind, "run_id": str(run_id or "-"),
+                        "gate": str(gate or "-"), "problem": None})
         except ForgegateError as exc:
             out.append({"index": index, "path": str(path), "kind": "-", "run_id": "-", "gate": "-",
                         "problem": str(exc)})
@@ -51,7 +52,7 @@ def result_page(request: Request) -> Response:
     files = config_of(request).results
     _, path = numbered_file(request, files, "result", "--result")
     read = read_result_json(path)
-    return _report(read.payload, read.created, read.source)
+    return _report(read.result, read.created, read.source)
 
 
 def run_report(request: Request) -> Response:

@@ -48,7 +48,8 @@ def load_run(store_dir: Path, run_id: str) -> StoredRun:
     result, why = None, None
     if meta.get("kind") in SCORED_KINDS:
         try:
-            result, _ = rescore_stored_run(str(path), store_dir=None, battery_path=None, gate_config_path=None)
+            scored, _ = rescore_stored_run(str(path), store_dir=None, battery_path=None, gate_config_path=None)
+            result = scored.to_json()  # the pages still read the JSON contract (not yet the model)
         except ForgegateError as exc:
             why = f"this run cannot be scored now: {exc}"
     else:
