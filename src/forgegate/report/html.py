@@ -148,7 +148,7 @@ def render_html(result: ReportSource, *, created: str | None = None, rendered_at
     if isinstance(typed, EvalResult):  # kind "gloss"
         section, view = "gloss", gloss_view(typed)
     elif isinstance(typed, SemanticMetricsResult):
-        section, view = "semantic", semantic_view(typed.model_dump(mode="json"))
+        section, view = "semantic", semantic_view(typed)
     else:
         section, view = "arms", comparisons(typed)
     page = env.get_template("page").render(head=head, css=Markup(CSS),  # our constant, not user text

@@ -1,6 +1,6 @@
 """T_GPT semantic metrics as report data: metrics with CIs, sensitivity, UNMAPPED rates, cluster mass charts.
 
-Read from the ``T_GPT_METRICS`` JSON of ``forgegate semantic metrics``. A cluster is marked
+Read from the typed ``T_GPT_METRICS`` result of ``forgegate semantic metrics``. A cluster is marked
 lost when it is in the reference condition's support list and not in the contracted
 condition's (the lists the JSON carries for the primary, relevance-filtered analysis);
 probability mass is each cluster's count over the condition's N, UNMAPPED included.
@@ -15,6 +15,7 @@ from forgegate.gate.semantic import control_word
 from forgegate.report.fmt import num, percent, with_ci
 from forgegate.report.plots import cluster_mass_chart
 from forgegate.report.table import Table
+from forgegate.results.semantic import SemanticMetricsBody
 
 PAIR = ("ES_LOSS", "REC_GAIN", "IRREV_OBS")
 CONDITION = ("D_sem", "H_sem", "P")
@@ -46,9 +47,9 @@ class SemanticView:
     charts: tuple[TaskChart, ...]
 
 
-def _role_order(result: dict[str, Any]) -> tuple[str, str, str]:
-    roles = result["roles"]
-    return roles["reference"], roles["contracted"], roles["recovery"]
+def _role_order(result: SemanticMetricsBody) -> tuple[str, str, str]:
+    roles = result.roles
+    return roles.reference, roles.contracted, roles.recovery
 
 
 def task_chart(task: str, block: dict[str, Any], order: tuple[str, str, str]) -> TaskChart:
@@ -69,40 +70,41 @@ def task_chart(task: str, block: dict[str, Any], order: tuple[str, str, str]) ->
     return TaskChart(task, lost, svg)
 
 
-def semantic_view(result: dict[str, Any]) -> SemanticView:
+def semantic_view(result: SemanticMetricsBody) -> SemanticView:
+    """The top level read from the typed result; the per-task, across-task and sensitivity tables are the
+    library's keyed JSON objects (the model keeps them as such: their keys are the data's)."""
     order = _role_order(result)
-    across = result["across_tasks"]
-    across_rows = tuple((m, result.get("endpoints", {}).get(m, {}).get("label", ""), with_ci(across[m]),
+    across = result.across_tasks
+    endpoints = result.endpoints
+    across_rows = tuple((m, endpoints[m].label if m in endpoints else "", with_ci(across[m]),
                          str(across[m].get("n_tasks", "")), num(across[m].get("na_resamples")))
                         for m in PAIR)
     cond_rows = tuple((c, *(with_ci(across["conditions"].get(c, {}).get(m)) for m in CONDITION))
                       for c in order if c in across["conditions"])
     task_rows = []
     unmapped_rows = []
-    for task, block in result["tasks"].items():
+    for task, block in result.tasks.items():
         conds = block["conditions"]
         task_rows.append((task, "/".join(str(conds[c]["n"]) if c in conds else "-" for c in order),
                           "/".join(num(conds[c]["D_sem"], 0) if c in conds else "-" for c in order),
                           *(with_ci(block[m]) for m in PAIR)))
         unmapped_rows.append((task, *(f"{percent(conds[c]['unmapped_rate'])} ({conds[c]['counts'].get('UNMAPPED', 0)}"
                                       f" of {conds[c]['n']})" if c in conds else "-" for c in order)))
-    sens_rows = [(f"{result['tau_support']:g} (primary)", *(with_ci(across[m]) for m in PAIR))]
-    for tau, block in result.get("sensitivity", {}).items():
+    sens_rows = [(f"{result.tau_support:g} (primary)", *(with_ci(across[m]) for m in PAIR))]
+    for tau, block in result.sensitivity.items():
         sens_rows.append((tau, *(with_ci({"value": block["across_tasks"][m].get("value")}) for m in PAIR)))
-    unf = result.get("unfiltered", {}).get("across_tasks", {})
-    unf_rows = ((f"{result['tau_support']:g}, every cluster relevant", *(with_ci(unf.get(m)) for m in PAIR)),)
-    control_rows = tuple((c["name"], str(c["expected"]), str(c["observed"]), control_word(c["passed"]))
-                         for c in result.get("controls", []))
-    endpoint_rows = tuple((m, e.get("spec_role", ""), e.get("label", ""))
-                          for m, e in result.get("endpoints", {}).items())
-    boot = result.get("bootstrap", {})
+    unf = result.unfiltered.across_tasks
+    unf_rows = ((f"{result.tau_support:g}, every cluster relevant", *(with_ci(unf.get(m)) for m in PAIR)),)
+    control_rows = tuple((c.name, str(c.expected), str(c.observed), control_word(c.passed)) for c in result.controls)
+    endpoint_rows = tuple((m, e.spec_role, e.label) for m, e in endpoints.items())
+    boot = result.bootstrap
     a, b, r = order
     return SemanticView(
-        mode=str(result.get("mode")), exploratory_reasons=tuple(map(str, result.get("exploratory_reasons") or ())),
-        experiment=str(result.get("experiment") or "not declared"), roles=dict(result["roles"]),
-        tau=f"{result['tau_support']:g}",
-        bootstrap=(f"{boot.get('n_resamples')} {boot.get('method')} resamples, {boot.get('confidence_level')} "
-                   f"level, seed {boot.get('seed')} ({boot.get('library')})"),
+        mode=result.mode, exploratory_reasons=tuple(result.exploratory_reasons),
+        experiment=result.experiment or "not declared", roles=result.roles.model_dump(),
+        tau=f"{result.tau_support:g}",
+        bootstrap=(f"{boot.n_resamples} {boot.method} resamples, {boot.confidence_level} "
+                   f"level, seed {boot.seed} ({boot.library})"),
         endpoints=Table(("endpoint", "spec role", "label in this analysis"), endpoint_rows),
         across=Table(("metric", "role", "across tasks, value [95% CI]", "tasks defined", "NA resamples"),
                      across_rows),
@@ -112,5 +114,5 @@ def semantic_view(result: dict[str, Any]) -> SemanticView:
         sensitivity=Table(("support tau", *PAIR), tuple(sens_rows)),
         unfiltered=Table(("analysis", *PAIR), unf_rows),
         controls=Table(("control", "expected", "observed", "result"), control_rows),
-        charts=tuple(task_chart(t, block, order) for t, block in result["tasks"].items()),
+        charts=tuple(task_chart(t, block, order) for t, block in result.tasks.items()),
     )
