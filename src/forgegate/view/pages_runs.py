@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
@@ -34,14 +36,15 @@ def run_page(request: Request) -> Response:
     run = load_run(config_of(request).store_dir, request.path_params["run_id"])
     query = request.query_params
     category, word, mode = query.get("category", ""), query.get("outcome", ""), query.get("mode", "")
-    items = []
-    if run.result is not None:
-        items = [{**i, "outcome": outcome(i), "key": item_key(i, run.rows)}
+    items: list[dict[str, Any]] = []
+    modes: list[str] = []
+    if run.result is not None:  # each row: the item's fields (typed values), its outcome word and store key
+        items = [{**dict(i), "outcome": outcome(i), "key": item_key(i, run.rows)}
                  for i in filtered_items(run.result, category, word, mode)]
-    modes = sorted({m for i in (run.result or {}).get("items", []) for m in i.get("failure_modes") or []})
+        modes = sorted({m for i in run.result.items for m in i.failure_modes})
     results = [r for r in summaries(config_of(request).results) if r["run_id"] == run.run_id]
     return render(request, "run.html", run=run, items=items, outcomes=OUTCOMES, modes=modes, results=results,
-                  categories=list((run.result or {}).get("categories", {})),
+                  categories=list(run.result.categories) if run.result is not None else [],
                   chosen={"category": category, "outcome": word, "mode": mode})
 
 
@@ -51,9 +54,9 @@ def item_page(request: Request) -> Response:
     row = next((r for r in run.rows if r.request_key == key), None)
     if row is None:
         raise Refused(404, f"run {run.run_id} has no item '{key}': open it from the run's page")
-    scored = next((i for i in (run.result or {}).get("items", [])
-                   if i.get("id") == row.item_id and i.get("seed") == row.seed), None)
-    parts, span, note = segments(row.response or "", scored.get("loop_span") if scored else None)
+    scored = next((i for i in (run.result.items if run.result is not None else [])
+                   if i.id == row.item_id and i.seed == row.seed), None)
+    parts, span, note = segments(row.response or "", scored.loop_span if scored else None)
     with RunStore.open(run.path, readonly=True) as store:
         history = list(store.history(key))
     return render(request, "item.html", run=run, row=row, scored=scored, parts=parts, span=span, span_note=note,

@@ -1,7 +1,7 @@
 """A stored run as its page shows it: scored through the same re-scoring ``forgegate rescore`` does.
 
 Nothing is scored here: an eval or live run goes through ``rescore_stored_run`` (under the
-gate config it was run with) and the page reads the result JSON that returns. A plan run
+gate config it was run with) and the page reads the typed result that returns. A plan run
 is shown as its stored answers: its verdict needs the plan (``forgegate run PLAN``).
 """
 
@@ -14,6 +14,7 @@ from typing import Any
 from forgegate.core.records import StoredResponse
 from forgegate.errors import ForgegateError, UsageError
 from forgegate.pipeline.rescore import rescore_stored_run
+from forgegate.results import EvalItem, EvalResult
 from forgegate.view.runs import Progress, progress_of, read_run, run_file
 from forgegate.view.security import Refused
 
@@ -28,8 +29,8 @@ class StoredRun:
     meta: dict[str, Any]
     rows: list[StoredResponse]
     progress: Progress
-    result: dict[str, Any] | None
-    """The result JSON of a re-scored eval/live run; None for a plan run or one that cannot be scored."""
+    result: EvalResult | None
+    """The typed result of a re-scored eval/live run; None for a plan run or one that cannot be scored."""
     not_scored: str | None
     """Why there is no result (None when there is one)."""
 
@@ -48,8 +49,7 @@ def load_run(store_dir: Path, run_id: str) -> StoredRun:
     result, why = None, None
     if meta.get("kind") in SCORED_KINDS:
         try:
-            scored, _ = rescore_stored_run(str(path), store_dir=None, battery_path=None, gate_config_path=None)
-            result = scored.to_json()  # the pages still read the JSON contract (not yet the model)
+            result, _ = rescore_stored_run(str(path), store_dir=None, battery_path=None, gate_config_path=None)
         except ForgegateError as exc:
             why = f"this run cannot be scored now: {exc}"
     else:
@@ -58,25 +58,25 @@ def load_run(store_dir: Path, run_id: str) -> StoredRun:
     return StoredRun(run_id, path, meta, rows, progress_of(meta, rows), result, why)
 
 
-def outcome(item: dict[str, Any]) -> str:
+def outcome(item: EvalItem) -> str:
     """One word for an item of a result: pass, fail, pending (awaits a reviewer) or error (no answer)."""
-    if item.get("response") is None or item.get("finish") in ("error", "missing"):
+    if item.response is None or item.finish in ("error", "missing"):
         return "error"
-    if item.get("needs_review") and item.get("review") is None:
+    if item.needs_review and item.review is None:
         return "pending"
-    return "pass" if item.get("passed") else "fail"
+    return "pass" if item.passed else "fail"
 
 
-def filtered_items(result: dict[str, Any], category: str, word: str, mode: str) -> list[dict[str, Any]]:
+def filtered_items(result: EvalResult, category: str, word: str, mode: str) -> list[EvalItem]:
     """The result's items that match every filter given (an empty filter matches all)."""
-    return [i for i in result.get("items", [])
-            if (not category or i.get("category") == category) and (not word or outcome(i) == word)
-            and (not mode or mode in (i.get("failure_modes") or []))]
+    return [i for i in result.items
+            if (not category or i.category == category) and (not word or outcome(i) == word)
+            and (not mode or mode in i.failure_modes)]
 
 
-def item_key(result_item: dict[str, Any], rows: list[StoredResponse]) -> str | None:
+def item_key(result_item: EvalItem, rows: list[StoredResponse]) -> str | None:
     """The store's request key of a result item (matched by item id and seed)."""
     for row in rows:
-        if row.item_id == result_item.get("id") and row.seed == result_item.get("seed"):
+        if row.item_id == result_item.id and row.seed == result_item.seed:
             return row.request_key
     return None
