@@ -209,7 +209,7 @@ def plan_payload(reports: dict[str, Any]) -> dict[str, Any]:
             "model_digests": {"base": "e" * 64, "tuned": None},
             "generation": {"planned": 24, "skipped_finished": 0, "generated": 24, "failed": 0, "tokens": 2880,
                            "stored_ok": 24, "errors": 0, "missing": 0},
-            "errors": [], "comparisons": [comp.to_json()], "semantic": None, "gloss": None,
+            "errors": [], "comparisons": [comp.model().to_json()], "semantic": None, "gloss": None,
             "reasons": [{"rule": "tuned vs base", "outcome": verdict.gate.value, "detail": gate_label(verdict.gate)}]}
 
 

@@ -1,8 +1,9 @@
 """Per-arm statistics: Burrows's Delta (voice), verbatim n-gram memorisation, damage rates, seed floors.
 
 ``forgegate run`` and the standalone instrument commands call the same functions:
-``voice_report``, ``memorization_report``, ``damage_report`` (each returns a report with
-``.verdict`` and ``.to_json()``), then ``forgegate.gate.arms.arms_verdict``.
+``voice_report``, ``memorization_report``, ``damage_report`` (each returns a report with its
+``.verdict``; its JSON is the results model built from it, e.g. ``forgegate.results.VoiceAxis.from_report``),
+then ``forgegate.gate.arms.arms_verdict``.
 """
 
 from forgegate.metrics.checkpoints import CheckpointTies, EvalPoint, checkpoint_ties, read_trainer_state

@@ -72,17 +72,6 @@ class MetricResult:
     comparison: FloorComparison | None
     reason: Reason
 
-    def to_json(self) -> dict[str, object]:
-        comp = self.comparison
-        return {
-            "arms": {name: {**arm.to_json("rate"), "unmeasured": self.unmeasured.get(name, 0)}
-                     for name, arm in self.arms.items()},
-            "difference": -comp.gap if comp else None,
-            "floor_pairwise": comp.floor_pairwise if comp else None,
-            "floor_all_arms": comp.floor_all_arms if comp else None,
-            "verdict": self.reason.outcome.value,
-        }
-
 
 @dataclass(frozen=True)
 class DamageReport:
@@ -93,12 +82,6 @@ class DamageReport:
     candidate: str
     metrics: Mapping[str, MetricResult]
     verdict: Verdict
-
-    def to_json(self) -> dict[str, object]:
-        return {"gate": self.verdict.gate.value, "band": list(self.band), "control": self.control,
-                "candidate": self.candidate,
-                "metrics": {name: result.to_json() for name, result in self.metrics.items()},
-                "verdict": self.verdict.gate.value, "reasons": self.verdict.to_json()["reasons"]}
 
 
 def _rates(generations: Sequence[Generation], metric: DamageMetric, band: tuple[int, int]

@@ -47,12 +47,6 @@ class ArmMemorization:
     def hit_rate(self) -> float:
         return self.hits / self.generations if self.generations else 0.0
 
-    def to_json(self) -> dict[str, object]:
-        return {"generations": self.generations, "hits": self.hits, "hit_rate": self.hit_rate,
-                "max": self.max,
-                "hit_rate_by_seed": {str(s): v for s, v in self.hit_rate_seeds.by_seed.items()},
-                "max_by_seed": {str(s): int(v) for s, v in self.max_seeds.by_seed.items()}}
-
 
 @dataclass(frozen=True)
 class MemorizationControls:
@@ -75,15 +69,6 @@ class MemorizationControls:
     def negative_clean(self) -> bool:
         return self.passages > 0 and self.negative_hit_rate <= NEGATIVE_MAX_HIT_RATE
 
-    def positive_json(self) -> dict[str, object]:
-        return {"passages": self.passages, "passage_words": self.passage_words,
-                "hit_rate": self.positive_hit_rate, "max": self.positive_max,
-                "min_found": self.positive_min_found, "saturated": self.saturated}
-
-    def negative_json(self) -> dict[str, object]:
-        return {"passages": self.passages, "hit_rate": self.negative_hit_rate, "max": self.negative_max,
-                "clean": self.negative_clean}
-
 
 @dataclass(frozen=True)
 class MemorizationReport:
@@ -98,15 +83,6 @@ class MemorizationReport:
     hit_rate_margin: float
     max_margin: int
     verdict: Verdict
-
-    def to_json(self) -> dict[str, object]:
-        return {"gate": self.verdict.gate.value, "n": self.n, "corpus_words": self.corpus_words,
-                "control": self.control, "candidate": self.candidate,
-                "hit_rate_margin": self.hit_rate_margin, "max_margin": self.max_margin,
-                "arms": {name: arm.to_json() for name, arm in self.arms.items()},
-                "positive_control": self.controls.positive_json(),
-                "negative_control": self.controls.negative_json(),
-                "verdict": self.verdict.gate.value, "reasons": self.verdict.to_json()["reasons"]}
 
 
 def sample_passages(documents: Sequence[str], words: int, count: int, rng: np.random.Generator) -> list[str]:

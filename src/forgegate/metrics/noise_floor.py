@@ -41,10 +41,6 @@ class ArmSeeds:
             raise ValueError(f"arm '{self.arm}' has no measured seed")
         return mean, spread
 
-    def to_json(self, name: str = "value") -> dict[str, object]:
-        return {f"{name}_by_seed": {str(seed): value for seed, value in self.by_seed.items()},
-                name: self.mean, "spread": self.spread}
-
 
 @dataclass(frozen=True)
 class FloorComparison:

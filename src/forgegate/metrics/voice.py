@@ -62,11 +62,6 @@ class VoiceControls:
             return False
         return all(self.heldout_max < delta for _, delta in self.contrasts)
 
-    def to_json(self) -> dict[str, object]:
-        return {"heldout_deltas": list(self.heldout_deltas), "heldout_max": self.heldout_max,
-                "chunk_words": self.chunk_words, "control_arm_min": self.control_arm_min,
-                "contrasts": {label: delta for label, delta in self.contrasts}, "passed": self.passed}
-
 
 @dataclass(frozen=True)
 class VoiceReport:
@@ -83,33 +78,10 @@ class VoiceReport:
     controls: VoiceControls
     verdict: Verdict
 
-    def to_json(self) -> dict[str, object]:
-        comp = self.comparison
-        arms: dict[str, object] = {}
-        for name, arm in self.arms.items():
-            row = arm.to_json("delta")
-            row["words_by_seed"] = {str(s): w for s, w in self.words[name].items()}
-            arms[name] = row
-        return {
-            "gate": self.verdict.gate.value,
-            "author": self.author,
-            "reference": {"words": self.reference.words, "segments": self.reference.segments,
-                          "segment_words": self.reference.segment_words,
-                          "features": self.reference.n_features},
-            "control": self.control,
-            "candidate": self.candidate,
-            "arms": arms,
-            "floor_rule": self.floor_rule,
-            "floor_pairwise": comp.floor_pairwise if comp else None,
-            "floor_all_arms": comp.floor_all_arms if comp else None,
-            "floor_all_arms_from": comp.floor_all_arms_from if comp else None,
-            "floors_disagree": floors_disagree(comp) if comp else None,
-            "gap": comp.gap if comp else None,
-            "ratio": comp.ratio if comp else None,
-            "controls": self.controls.to_json(),
-            "verdict": self.verdict.gate.value,
-            "reasons": self.verdict.to_json()["reasons"],
-        }
+    @property
+    def floors_disagree(self) -> bool | None:
+        """Whether the two floor rules give different verdicts on the gap; None when nothing was compared."""
+        return floors_disagree(self.comparison) if self.comparison is not None else None
 
 
 def parse_floor_rule(value: str) -> FloorRule:

@@ -65,16 +65,13 @@ class ScoredComparison:
     primary_value: dict[str, Any] | None = None
     """The primary endpoint's number when it is a semantic or gloss endpoint (the axes carry their own)."""
 
-    def to_json(self) -> dict[str, Any]:
-        return self.model().model_dump(mode="json")
-
     def model(self) -> ComparisonEntry:
         c = self.comparison
         return ComparisonEntry(
             control=c.control, candidate=c.candidate, primary=c.primary, primary_value=self.primary_value,
-            voice=VoiceAxis.model_validate(self.voice.to_json()) if self.voice else None,
-            memorization=MemorizationAxis.model_validate(self.memorization.to_json()) if self.memorization else None,
-            damage=DamageAxis.model_validate(self.damage.to_json()) if self.damage else None,
+            voice=VoiceAxis.from_report(self.voice) if self.voice else None,
+            memorization=MemorizationAxis.from_report(self.memorization) if self.memorization else None,
+            damage=DamageAxis.from_report(self.damage) if self.damage else None,
             gate=self.verdict.gate, label=gate_label(self.verdict.gate), reasons=reason_models(self.verdict))
 
 
@@ -99,11 +96,8 @@ class PlanResult:
                                self.gloss.verdict if self.gloss else None)
         object.__setattr__(self, "verdict", verdict)
 
-    def to_json(self) -> dict[str, Any]:
-        """``forgegate run --json``: the ``PlanRunResult`` contract."""
-        return self.model().model_dump(mode="json")
-
     def model(self) -> PlanRunResult:
+        """``forgegate run``'s typed result: what it prints, renders and writes (``--json`` is its dump)."""
         loaded = self.gens.locked.loaded
         s = self.gens.summary
         return PlanRunResult(

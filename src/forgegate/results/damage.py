@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal, Self
 
 from forgegate.core.declared import DamageMetric
 from forgegate.core.verdict import Gate
-from forgegate.results.base import SCHEMA_VERSION, Gated, SchemaVersion, Strict
+from forgegate.results.base import SCHEMA_VERSION, Gated, SchemaVersion, Strict, reason_models
 
-if TYPE_CHECKING:
-    from forgegate.metrics.damage import DamageReport
+if TYPE_CHECKING:  # read by attribute only: importing forgegate.metrics here would load numpy with every result
+    from forgegate.metrics.damage import DamageReport, MetricResult
 
 
 class DamageArm(Strict):
@@ -26,6 +26,16 @@ class DamageMetricResult(Strict):
     floor_all_arms: float | None
     verdict: Gate
 
+    @staticmethod
+    def of(result: MetricResult) -> DamageMetricResult:
+        comp = result.comparison
+        return DamageMetricResult(
+            arms={name: DamageArm(rate_by_seed={str(s): v for s, v in arm.by_seed.items()}, rate=arm.mean,
+                                  spread=arm.spread, unmeasured=result.unmeasured.get(name, 0))
+                  for name, arm in result.arms.items()},
+            difference=-comp.gap if comp else None, floor_pairwise=comp.floor_pairwise if comp else None,
+            floor_all_arms=comp.floor_all_arms if comp else None, verdict=result.reason.outcome)
+
 
 class DamageAxis(Gated):
     band: tuple[int, int]
@@ -33,6 +43,14 @@ class DamageAxis(Gated):
     candidate: str
     metrics: dict[DamageMetric, DamageMetricResult]
     verdict: str
+
+    @classmethod
+    def from_report(cls, report: DamageReport, **extra: Any) -> Self:
+        """The axis as the instrument measured it: the one place its figures become these fields."""
+        return cls(gate=report.verdict.gate, reasons=reason_models(report.verdict), band=report.band,
+                   control=report.control, candidate=report.candidate,
+                   metrics={result.metric: DamageMetricResult.of(result) for result in report.metrics.values()},
+                   verdict=report.verdict.gate.value, **extra)
 
 
 class DamageResult(DamageAxis):
@@ -43,4 +61,4 @@ class DamageResult(DamageAxis):
 
     @classmethod
     def of(cls, report: DamageReport) -> DamageResult:
-        return cls.model_validate({**report.to_json(), "kind": "damage", "schema_version": SCHEMA_VERSION})
+        return cls.from_report(report, kind="damage", schema_version=SCHEMA_VERSION)

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal, Self
 
 from forgegate.core.declared import FloorRule
-from forgegate.results.base import SCHEMA_VERSION, Gated, SchemaVersion, Strict
+from forgegate.results.base import SCHEMA_VERSION, Gated, SchemaVersion, Strict, reason_models
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # read by attribute only: importing forgegate.metrics here would load numpy with every result
     from forgegate.metrics.voice import VoiceReport
 
 
@@ -55,6 +55,31 @@ class VoiceAxis(Gated):
     verdict: str
     """The gate word again (older readers look for it here)."""
 
+    @classmethod
+    def from_report(cls, report: VoiceReport, **extra: Any) -> Self:
+        """The axis as the instrument measured it: the one place its figures become these fields."""
+        comp, ref, controls = report.comparison, report.reference, report.controls
+        return cls(
+            gate=report.verdict.gate, reasons=reason_models(report.verdict), author=report.author,
+            reference=VoiceReference(words=ref.words, segments=ref.segments, segment_words=ref.segment_words,
+                                     features=ref.n_features),
+            control=report.control, candidate=report.candidate,
+            arms={name: VoiceArm(delta_by_seed={str(s): v for s, v in arm.by_seed.items()}, delta=arm.mean,
+                                 spread=arm.spread,
+                                 words_by_seed={str(s): w for s, w in report.words[name].items()})
+                  for name, arm in report.arms.items()},
+            floor_rule=report.floor_rule,
+            floor_pairwise=comp.floor_pairwise if comp else None,
+            floor_all_arms=comp.floor_all_arms if comp else None,
+            floor_all_arms_from=comp.floor_all_arms_from if comp else None,
+            floors_disagree=report.floors_disagree,
+            gap=comp.gap if comp else None, ratio=comp.ratio if comp else None,
+            controls=VoiceControlsModel(heldout_deltas=list(controls.heldout_deltas),
+                                        heldout_max=controls.heldout_max, chunk_words=controls.chunk_words,
+                                        control_arm_min=controls.control_arm_min,
+                                        contrasts=dict(controls.contrasts), passed=controls.passed),
+            verdict=report.verdict.gate.value, **extra)
+
 
 class VoiceResult(VoiceAxis):
     """``forgegate voice --json``."""
@@ -64,7 +89,7 @@ class VoiceResult(VoiceAxis):
 
     @classmethod
     def of(cls, report: VoiceReport, reference_paths: list[str] | None = None) -> VoiceResult:
-        result = cls.model_validate({**report.to_json(), "kind": "voice", "schema_version": SCHEMA_VERSION})
+        result = cls.from_report(report, kind="voice", schema_version=SCHEMA_VERSION)
         if reference_paths is not None:
             result.reference.paths = reference_paths
         return result
