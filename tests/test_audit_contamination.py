@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from audit_helpers import TEXTS, gate_of
@@ -11,6 +12,13 @@ from forgegate.audit import AuditFinding, BatteryPrompt, CorpusRow, run_contamin
 from forgegate.audit import contamination as contamination_module
 from forgegate.core.verdict import Gate
 from forgegate.errors import InputError
+from forgegate.results.audit import ContaminationAuditResult
+
+
+def audit_body(report: Any) -> dict[str, Any]:
+    """The audit's JSON (its results model) without the verdict fields every audit result shares."""
+    shared = {"gate", "reasons", "finding", "kind", "schema_version"}
+    return {k: v for k, v in ContaminationAuditResult.of(report).to_json().items() if k not in shared}
 
 PASSAGE = ("It is a truth universally acknowledged, that a single man in possession of a good fortune, "
            "must be in want of a wife.")
@@ -30,7 +38,7 @@ def novel_rows(lines: int = 60) -> list[CorpusRow]:
 
 def test_clean_corpus_is_clean_and_short_items_are_counted() -> None:
     report = run_contamination_audit(BATTERY, novel_rows(), seed=0)
-    payload = report.to_json()
+    payload = audit_body(report)
     assert report.finding is AuditFinding.CLEAN
     assert payload["contaminated"] == 0
     assert payload["short_items_whole_match"] == 2
@@ -65,13 +73,13 @@ def test_an_index_that_finds_nothing_makes_the_audit_invalid(monkeypatch: pytest
     monkeypatch.setattr(contamination_module.ContaminationIndex, "scan", lambda self, corpus: [])
     report = run_contamination_audit(BATTERY, novel_rows(), seed=0)
     assert gate_of(report) is Gate.INVALID
-    assert report.to_json()["controls"]["planted_found"] == [0, 3]
+    assert audit_body(report)["controls"]["planted_found"] == [0, 3]
 
 
 def test_a_matcher_that_matches_every_row_fails_the_clean_control(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(contamination_module, "normalise_words", lambda text: ["⊙", "α"])
     report = run_contamination_audit(BATTERY, novel_rows(), seed=0)
-    assert report.to_json()["controls"]["clean_corpus_hits"] > 0
+    assert audit_body(report)["controls"]["clean_corpus_hits"] > 0
     assert gate_of(report) is Gate.INVALID
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 import pytest
 from audit_helpers import gate_of
@@ -12,6 +13,13 @@ from forgegate.audit import format_audit as format_module
 from forgegate.audit.format_shape import compare_shapes
 from forgegate.core.verdict import Gate
 from forgegate.errors import InputError
+from forgegate.results.audit import FormatAuditResult
+
+
+def audit_body(report: Any) -> dict[str, Any]:
+    """The audit's JSON (its results model) without the verdict fields every audit result shares."""
+    shared = {"gate", "reasons", "finding", "kind", "schema_version"}
+    return {k: v for k, v in FormatAuditResult.of(report).to_json().items() if k not in shared}
 
 BATTERY = [
     BatteryPrompt("LX-IDENTITY-01", "LX-IDENTITY", "⊹: ⊙ α?", ("NOUS",), True),
@@ -32,22 +40,22 @@ TRAINING = corpus_like(["⊹: ⊙ α?", "⊹: ⊙ ι?", "⊹: ⊙ ε?", "⊹: Wh
 def test_battery_shaped_like_the_corpus_is_clean() -> None:
     report = run_format_audit(BATTERY, TRAINING)
     assert report.finding is AuditFinding.CLEAN
-    assert report.to_json()["flagged_items"] == 0
-    assert report.to_json()["controls"]["mismatch_detected"] == [4, 4]
+    assert audit_body(report)["flagged_items"] == 0
+    assert audit_body(report)["controls"]["mismatch_detected"] == [4, 4]
 
 
 def test_corpus_without_the_speaker_prefix_flags_every_item() -> None:
     bare = corpus_like([p.removeprefix("⊹: ") for p in (r.prompt for r in TRAINING)])
     report = run_format_audit(BATTERY, bare)
     assert report.finding is AuditFinding.MISMATCH
-    payload = report.to_json()
+    payload = audit_body(report)
     assert payload["features"]["prefix"] == 4
     assert payload["categories"] == {"LX-IDENTITY": [2, 2], "LX-A": [1, 1], "LX-B": [1, 1]}
 
 
 def test_raw_completion_corpus_against_a_chat_battery_is_a_template_mismatch() -> None:
     report = run_format_audit(BATTERY, [replace(r, chat=False) for r in TRAINING])
-    assert report.to_json()["features"]["template"] == 4
+    assert audit_body(report)["features"]["template"] == 4
     assert gate_of(report).exit_code == 1
 
 
@@ -62,7 +70,7 @@ def test_prompts_far_longer_than_training_are_a_length_mismatch() -> None:
     long_corpus = corpus_like([f"⊹: {p} " + "and then some more context " * 20 for p in
                                (r.prompt.removeprefix("⊹: ") for r in TRAINING)])
     report = run_format_audit(BATTERY, long_corpus)
-    assert report.to_json()["features"]["length"] == 4
+    assert audit_body(report)["features"]["length"] == 4
     assert report.comparison.length_distribution_mismatch
 
 
@@ -73,7 +81,7 @@ def test_a_comparator_that_never_flags_makes_the_audit_invalid(monkeypatch: pyte
                                                                   flagged=(), length_distribution_mismatch=False))
     report = run_format_audit(BATTERY, corpus_like(["hello there"], chat=False))
     assert gate_of(report) is Gate.INVALID
-    assert report.to_json()["controls"]["mismatch_detected"] == [0, 4]
+    assert audit_body(report)["controls"]["mismatch_detected"] == [0, 4]
 
 
 def test_a_comparator_that_always_flags_fails_the_identical_control(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -83,13 +91,13 @@ def test_a_comparator_that_always_flags_fails_the_identical_control(monkeypatch:
                                                                   length_distribution_mismatch=True))
     report = run_format_audit(BATTERY, TRAINING)
     assert gate_of(report) is Gate.INVALID
-    assert report.to_json()["controls"]["identical_corpus_flags"] == 1
+    assert audit_body(report)["controls"]["identical_corpus_flags"] == 1
 
 
 def test_min_rows_raises_the_bar_for_a_shape_to_count_as_trained() -> None:
     one_chat = [*[replace(r, chat=False) for r in TRAINING[1:]], TRAINING[0]]
-    assert run_format_audit(BATTERY, one_chat).to_json()["features"]["template"] == 0
-    assert run_format_audit(BATTERY, one_chat, min_rows=2).to_json()["features"]["template"] == 4
+    assert audit_body(run_format_audit(BATTERY, one_chat))["features"]["template"] == 0
+    assert audit_body(run_format_audit(BATTERY, one_chat, min_rows=2))["features"]["template"] == 4
     with pytest.raises(InputError):
         run_format_audit(BATTERY, TRAINING, min_rows=0)
 

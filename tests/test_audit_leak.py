@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from audit_helpers import EXPECTED_SPLITS, KEPT_BY_RENAME, RENAME_MAP, TEXTS, build_leak_fixture, gate_of
@@ -16,6 +17,12 @@ from forgegate.fixture import read_pairs as read_fixture_pairs
 from forgegate.results.audit import LeakAuditResult
 
 
+def audit_body(report: Any) -> dict[str, Any]:
+    """The audit's JSON (its results model) without the verdict fields every audit result shares."""
+    shared = {"gate", "reasons", "finding", "kind", "schema_version"}
+    return {k: v for k, v in LeakAuditResult.of(report).to_json().items() if k not in shared}
+
+
 @pytest.fixture(scope="module")
 def fixture(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return build_leak_fixture(tmp_path_factory.mktemp("leak"))
@@ -24,7 +31,7 @@ def fixture(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 def test_map_audit_reports_the_planted_leaks_exactly(fixture: dict[str, Path]) -> None:
     report = run_leak_audit(fixture["source"], [fixture["renamed"]], [fixture["pairs"]], seed=7,
                             rename_map=fixture["map"])
-    assert report.to_json() == {
+    assert audit_body(report) == {
         "splits": EXPECTED_SPLITS,
         "controls": {"surfaces_found": [12, 12], "nonce_absent": True, "planted_detected": [6, 6]},
     }
@@ -39,7 +46,7 @@ def test_derived_names_are_exactly_the_names_the_rename_removed(fixture: dict[st
 
 def test_derived_audit_matches_the_map_audit(fixture: dict[str, Path]) -> None:
     report = run_leak_audit(fixture["source"], [fixture["renamed"]], [fixture["pairs"]], seed=3)
-    payload = report.to_json()
+    payload = audit_body(report)
     assert payload["splits"] == EXPECTED_SPLITS
     assert payload["controls"] == {"surfaces_found": [11, 11], "nonce_absent": True,
                                    "planted_detected": [6, 6]}
@@ -54,7 +61,7 @@ def test_pairs_without_leaks_are_clean(fixture: dict[str, Path], tmp_path: Path)
     report = run_leak_audit(fixture["source"], [fixture["renamed"]], [clean], seed=7, rename_map=fixture["map"])
     assert report.finding is AuditFinding.CLEAN
     assert gate_of(report).exit_code == 0
-    assert report.to_json()["splits"]["train"]["pairs"] == 35
+    assert audit_body(report)["splits"]["train"]["pairs"] == 35
 
 
 class _Blind(WordMatcher):
@@ -79,7 +86,7 @@ def test_a_blind_matcher_makes_the_audit_invalid_not_clean(fixture: dict[str, Pa
 def test_a_matcher_that_sees_everything_fails_the_nonce_control(fixture: dict[str, Path]) -> None:
     report = run_leak_audit(fixture["source"], [fixture["renamed"]], [fixture["pairs"]], seed=7,
                             rename_map=fixture["map"], matcher_factory=_SeesEverything)
-    assert report.to_json()["controls"]["nonce_absent"] is False
+    assert audit_body(report)["controls"]["nonce_absent"] is False
     assert gate_of(report) is Gate.INVALID
 
 
@@ -91,7 +98,7 @@ def test_a_map_name_missing_from_the_source_fails_the_surfaces_control(
                        + "Wickham\tPenrose\n", encoding="utf-8")
     report = run_leak_audit(fixture["source"], [fixture["renamed"]], [fixture["pairs"]], seed=7,
                             rename_map=bad_map)
-    assert report.to_json()["controls"]["surfaces_found"] == [12, 13]
+    assert audit_body(report)["controls"]["surfaces_found"] == [12, 13]
     assert report.missing_from_source == ("Wickham",)
     assert gate_of(report) is Gate.INVALID
 
@@ -194,7 +201,7 @@ def test_accented_name_from_a_tale_of_two_cities_counts_only_as_a_whole_word(tmp
     pairs.write_text("".join(json.dumps({"split": s, "instruction": i, "response": r}, ensure_ascii=False) + "\n"
                              for s, i, r in rows), encoding="utf-8")
     report = run_leak_audit(tmp_path / "source", [tmp_path / "renamed"], [pairs], seed=0, rename_map=rename_map)
-    assert report.to_json() == {
+    assert audit_body(report) == {
         "splits": {
             "train": {"pairs": 3, "leaking_instruction": 1, "leaking_response": 0, "names": {"Evrémonde": 1}},
             "val": {"pairs": 1, "leaking_instruction": 1, "leaking_response": 1,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -16,6 +17,13 @@ from forgegate.audit.synthetic import clean_corpus
 from forgegate.checks.loops import LoopFinding
 from forgegate.core.verdict import Gate
 from forgegate.errors import InputError
+from forgegate.results.audit import LoopAuditResult
+
+
+def audit_body(report: Any) -> dict[str, Any]:
+    """The audit's JSON (its results model) without the verdict fields every audit result shares."""
+    shared = {"gate", "reasons", "finding", "kind", "schema_version"}
+    return {k: v for k, v in LoopAuditResult.of(report).to_json().items() if k not in shared}
 
 CLEAN_ROWS = [
     {"prompt": "⊙ α?", "completion": "α = NOUS"},
@@ -43,8 +51,8 @@ def write_jsonl(path: Path, rows: list[dict[str, object]]) -> Path:
 def test_clean_corpus_comes_back_clean(tmp_path: Path) -> None:
     report = run_loop_audit(read_corpus(write_jsonl(tmp_path / "c.jsonl", CLEAN_ROWS)), seed=0)
     assert report.finding is AuditFinding.CLEAN
-    assert report.to_json()["flagged_rows"] == 0
-    assert report.to_json()["controls"] == {"planted_found": [7, 7], "clean_corpus_flags": 0}
+    assert audit_body(report)["flagged_rows"] == 0
+    assert audit_body(report)["controls"] == {"planted_found": [7, 7], "clean_corpus_flags": 0}
 
 
 def test_each_loop_pattern_is_flagged_on_its_line(tmp_path: Path) -> None:
@@ -54,7 +62,7 @@ def test_each_loop_pattern_is_flagged_on_its_line(tmp_path: Path) -> None:
     for offset, (_row, pattern) in enumerate(LOOPING):
         assert pattern in report.flagged[len(CLEAN_ROWS) + 1 + offset].patterns
     assert set(report.flagged) == {7, 8, 9}
-    counts = report.to_json()["patterns"]
+    counts = audit_body(report)["patterns"]
     assert counts["increment"] == 1 and counts["repeated_phrase"] == 1
     assert counts["echo"] == 2  # the v9 row also starts by echoing "⊙ α?"
 
@@ -64,14 +72,14 @@ def test_near_duplicates_dominating_one_prompt_flag_all_but_the_first(tmp_path: 
     rows = CLEAN_ROWS + dup + [{"prompt": "⊙ κ?", "completion": "κ is CLOD, the crew's logistics officer"}]
     report = run_loop_audit(read_corpus(write_jsonl(tmp_path / "c.jsonl", rows)), seed=0)
     assert sorted(report.flagged) == [8, 9, 10]
-    assert report.to_json()["patterns"]["dominant_duplicates"] == 3
+    assert audit_body(report)["patterns"]["dominant_duplicates"] == 3
 
 
 def test_write_clean_drops_flagged_lines_and_says_how_many(tmp_path: Path) -> None:
     source = write_jsonl(tmp_path / "c.jsonl", CLEAN_ROWS + [row for row, _ in LOOPING])
     audited = run_loop_audit(read_corpus(source), seed=0)
     report = with_clean_copy(audited, source, tmp_path / "clean.jsonl", gate_of(audited))
-    assert report.to_json()["write_clean"] == {"path": str(tmp_path / "clean.jsonl"), "written": True,
+    assert audit_body(report)["write_clean"] == {"path": str(tmp_path / "clean.jsonl"), "written": True,
                                                "kept": 6, "dropped": 3, "note": "dropped 3 flagged rows, kept 6"}
     cleaned = (tmp_path / "clean.jsonl").read_text(encoding="utf-8").splitlines()
     assert cleaned == source.read_text(encoding="utf-8").splitlines()[:6]
@@ -95,7 +103,7 @@ def test_a_detector_that_flags_everything_fails_the_clean_control(
     always = LoopFinding("RUNAWAY_LOOP", 1, 3, 0, 1, "x")
     monkeypatch.setattr(loops_module, "detect_loop", lambda *a, **k: always)
     report = run_loop_audit(read_corpus(write_jsonl(tmp_path / "c.jsonl", CLEAN_ROWS)), seed=0)
-    assert report.to_json()["controls"]["clean_corpus_flags"] == 40
+    assert audit_body(report)["controls"]["clean_corpus_flags"] == 40
     assert gate_of(report) is Gate.INVALID
 
 

@@ -17,6 +17,7 @@ import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Literal
 
 import ahocorasick
 import numpy as np
@@ -26,6 +27,9 @@ from forgegate.audit.corpus import CorpusRow
 from forgegate.audit.outcome import AuditFinding, Control, finding_of
 from forgegate.audit.synthetic import clean_corpus, nonce_vocabulary
 from forgegate.errors import InputError
+
+MatchMethod = Literal["ngram", "whole-item"]
+"""How an item was found: by its n-grams, or whole (an item too short for n-grams)."""
 
 LINES_KEPT = 5
 
@@ -42,16 +46,11 @@ class ItemHit:
 
     item_id: str
     category: str
-    method: str  # "ngram" or "whole-item"
+    method: MatchMethod
     overlap: float  # share of the item's n-grams found (1.0 for a whole-item match)
     lines: tuple[int, ...]  # first corpus lines where it matched
     rows: int  # corpus rows where it matched
     with_answer: bool  # a matching row's completion also holds an expected answer
-
-    def to_json(self) -> dict[str, object]:
-        return {"id": self.item_id, "category": self.category, "method": self.method,
-                "overlap": round(self.overlap, 4), "rows": self.rows, "lines": list(self.lines),
-                "with_answer": self.with_answer}
 
 
 class ContaminationIndex:
@@ -100,6 +99,7 @@ class ContaminationIndex:
         hits: list[ItemHit] = []
         for index in sorted(rows_hit):
             item, rows = self.battery[index], rows_hit[index]
+            method: MatchMethod
             if index in self.item_ngrams:
                 method, overlap = "ngram", len(grams_found[index]) / self.item_ngrams[index]
             else:
@@ -142,18 +142,6 @@ class ContaminationReport:
     seed: int
     controls: tuple[Control, ...]
     finding: AuditFinding
-
-    def to_json(self) -> dict[str, object]:
-        return {
-            "ngram": self.n, "items": self.items, "short_items_whole_match": self.short_items,
-            "items_without_words": list(self.empty_items), "corpus_rows": self.corpus_rows,
-            "contaminated": len(self.hits),
-            "contaminated_with_answer": sum(h.with_answer for h in self.hits),
-            "hits": [h.to_json() for h in self.hits],
-            "controls": {"planted_found": [self.planted_found, len(self.planted)],
-                         "clean_corpus_hits": self.clean_false_hits},
-            "seed": self.seed,
-        }
 
 
 def run_contamination_audit(

@@ -41,21 +41,6 @@ class FormatReport:
             totals[item.category][0] += 1
         return totals
 
-    def to_json(self) -> dict[str, object]:
-        c = self.comparison
-        return {
-            "items": c.items, "corpus_rows": c.corpus_rows, "min_rows": self.min_rows,
-            "flagged_items": len(c.flagged), "features": c.feature_counts(),
-            "length_distribution_mismatch": c.length_distribution_mismatch,
-            "categories": self.per_category(),
-            "flagged": [{"id": m.item_id, "category": m.category, "reasons": m.reasons} for m in c.flagged],
-            "battery": c.battery_profile, "corpus": c.corpus_profile,
-            "controls": {"identical_corpus_flags": self.identical_flags,
-                         "mismatch_detected": [sum(self.mismatch_controls.values()),
-                                               len(self.mismatch_controls)],
-                         "mismatch_by_feature": dict(self.mismatch_controls)},
-        }
-
 
 def run_format_audit(
     battery: list[BatteryPrompt], corpus: list[CorpusRow], *, min_rows: int = 1

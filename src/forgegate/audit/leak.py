@@ -39,10 +39,6 @@ class SplitLeaks:
     names: dict[str, int]
     examples: tuple[str, ...]
 
-    def to_json(self) -> dict[str, object]:
-        return {"pairs": self.pairs, "leaking_instruction": self.leaking_instruction,
-                "leaking_response": self.leaking_response, "names": dict(self.names)}
-
 
 @dataclass(frozen=True)
 class LeakReport:
@@ -61,17 +57,6 @@ class LeakReport:
     seed: int
     controls: tuple[Control, ...]
     finding: AuditFinding
-
-    def to_json(self) -> dict[str, object]:
-        found = len(self.surfaces) - len(self.missing_from_source)
-        return {
-            "splits": {name: split.to_json() for name, split in self.splits.items()},
-            "controls": {
-                "surfaces_found": [found, len(self.surfaces)],
-                "nonce_absent": self.nonce_absent,
-                "planted_detected": [self.planted_detected, len(self.planted)],
-            },
-        }
 
 
 def run_leak_audit(

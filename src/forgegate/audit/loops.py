@@ -92,16 +92,6 @@ class LoopReport:
     def pattern_counts(self) -> dict[str, int]:
         return {p: sum(p in f.patterns for f in self.flagged.values()) for p in PATTERNS}
 
-    def to_json(self) -> dict[str, object]:
-        return {
-            "rows": self.rows, "flagged_rows": len(self.flagged), "patterns": self.pattern_counts(),
-            "offenders": [{"line": f.line, "patterns": dict(f.patterns)} for f in self.offenders],
-            "controls": {"planted_found": [self.planted_found, self.planted],
-                         "clean_corpus_flags": self.clean_flags},
-            "write_clean": self.clean_copy.to_json() if self.clean_copy else None,
-            "seed": self.seed,
-        }
-
 
 @dataclass(frozen=True)
 class CleanCopy:
@@ -112,10 +102,6 @@ class CleanCopy:
     kept: int
     dropped: int
     note: str
-
-    def to_json(self) -> dict[str, object]:
-        return {"path": str(self.path), "written": self.written, "kept": self.kept,
-                "dropped": self.dropped, "note": self.note}
 
 
 def with_clean_copy(report: LoopReport, source: Path, out: Path, gate: Gate) -> LoopReport:

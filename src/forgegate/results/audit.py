@@ -22,10 +22,10 @@ class AuditBody(Gated):
     """The verdict of an audit; each kind adds ``finding`` (CLEAN or its own word), apart from the gate word."""
 
 
-def _gated(kind: str, body: dict[str, object], controls: tuple[Control, ...],
-           finding: AuditFinding) -> dict[str, Any]:
+def _gated(kind: str, controls: tuple[Control, ...], finding: AuditFinding) -> dict[str, Any]:
+    """The fields every audit result shares: the gate's word and reasons, the finding, kind and version."""
     verdict = audit_verdict(controls, finding)
-    return {**body, "gate": verdict.gate, "reasons": reason_models(verdict), "finding": finding.value,
+    return {"gate": verdict.gate, "reasons": reason_models(verdict), "finding": finding.value,
             "kind": kind, "schema_version": SCHEMA_VERSION}
 
 
@@ -54,7 +54,15 @@ class LeakAuditResult(AuditBody):
 
     @classmethod
     def of(cls, report: LeakReport) -> LeakAuditResult:
-        return cls.model_validate(_gated("leak_audit", report.to_json(), report.controls, report.finding))
+        """The audit's result from its report: the one place the report's figures become these fields."""
+        found = len(report.surfaces) - len(report.missing_from_source)
+        return cls(
+            splits={name: LeakSplit(pairs=split.pairs, leaking_instruction=split.leaking_instruction,
+                                    leaking_response=split.leaking_response, names=dict(split.names))
+                    for name, split in report.splits.items()},
+            controls=LeakControls(surfaces_found=(found, len(report.surfaces)), nonce_absent=report.nonce_absent,
+                                  planted_detected=(report.planted_detected, len(report.planted))),
+            **_gated("leak_audit", report.controls, report.finding))
 
 
 class LoopOffender(Strict):
@@ -91,7 +99,16 @@ class LoopAuditResult(AuditBody):
 
     @classmethod
     def of(cls, report: LoopReport) -> LoopAuditResult:
-        return cls.model_validate(_gated("loop_audit", report.to_json(), report.controls, report.finding))
+        """The audit's result from its report: the one place the report's figures become these fields."""
+        copy = report.clean_copy
+        return cls(
+            rows=report.rows, flagged_rows=len(report.flagged), patterns=report.pattern_counts(),
+            offenders=[LoopOffender(line=f.line, patterns=dict(f.patterns)) for f in report.offenders],
+            controls=LoopControls(planted_found=(report.planted_found, report.planted),
+                                  clean_corpus_flags=report.clean_flags),
+            write_clean=CleanCopyModel(path=str(copy.path), written=copy.written, kept=copy.kept,
+                                       dropped=copy.dropped, note=copy.note) if copy else None,
+            seed=report.seed, **_gated("loop_audit", report.controls, report.finding))
 
 
 class FormatFlagged(Strict):
@@ -129,7 +146,18 @@ class FormatAuditResult(AuditBody):
 
     @classmethod
     def of(cls, report: FormatReport) -> FormatAuditResult:
-        return cls.model_validate(_gated("format_audit", report.to_json(), report.controls, report.finding))
+        """The audit's result from its report: the one place the report's figures become these fields."""
+        c, mismatch = report.comparison, report.mismatch_controls
+        return cls(
+            items=c.items, corpus_rows=c.corpus_rows, min_rows=report.min_rows, flagged_items=len(c.flagged),
+            features=c.feature_counts(), length_distribution_mismatch=c.length_distribution_mismatch,
+            categories={k: (flagged, items) for k, (flagged, items) in report.per_category().items()},
+            flagged=[FormatFlagged(id=m.item_id, category=m.category, reasons=m.reasons) for m in c.flagged],
+            battery=c.battery_profile, corpus=c.corpus_profile,
+            controls=FormatControls(identical_corpus_flags=report.identical_flags,
+                                    mismatch_detected=(sum(mismatch.values()), len(mismatch)),
+                                    mismatch_by_feature=dict(mismatch)),
+            **_gated("format_audit", report.controls, report.finding))
 
 
 class ContaminationHit(Strict):
@@ -166,8 +194,17 @@ class ContaminationAuditResult(AuditBody):
 
     @classmethod
     def of(cls, report: ContaminationReport) -> ContaminationAuditResult:
-        return cls.model_validate(
-            _gated("contamination_audit", report.to_json(), report.controls, report.finding))
+        """The audit's result from its report: the one place the report's figures become these fields."""
+        return cls(
+            ngram=report.n, items=report.items, short_items_whole_match=report.short_items,
+            items_without_words=list(report.empty_items), corpus_rows=report.corpus_rows,
+            contaminated=len(report.hits), contaminated_with_answer=sum(h.with_answer for h in report.hits),
+            hits=[ContaminationHit(id=h.item_id, category=h.category, method=h.method, overlap=round(h.overlap, 4),
+                                   rows=h.rows, lines=list(h.lines), with_answer=h.with_answer)
+                  for h in report.hits],
+            controls=ContaminationControls(planted_found=(report.planted_found, len(report.planted)),
+                                           clean_corpus_hits=report.clean_false_hits),
+            seed=report.seed, **_gated("contamination_audit", report.controls, report.finding))
 
 
 AuditResult = LeakAuditResult | LoopAuditResult | FormatAuditResult | ContaminationAuditResult
