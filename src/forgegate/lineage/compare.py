@@ -18,7 +18,15 @@ from forgegate.lineage.stats import (
     mcnemar_exact,
     paired_bootstrap_difference,
 )
-from forgegate.results import SCHEMA_VERSION, ComparisonResult
+from forgegate.results import SCHEMA_VERSION, ComparisonResult, reason_models
+from forgegate.results.comparison import (
+    BootstrapRef,
+    CategoryComparisonModel,
+    McNemarModel,
+    RegressionModel,
+    RunSide,
+    Unpaired,
+)
 
 Call = Literal["regressed", "improved", "unchanged", "insufficient"]
 OVERALL = "overall"
@@ -65,26 +73,17 @@ class CategoryComparison:
     call: Call
     n_errored: int
 
-    def to_json(self) -> dict[str, Any]:
-        d = self.difference
-        mc = self.mcnemar
-        return {
-            "category": self.category,
-            "score_old": self.score_old,
-            "score_new": self.score_new,
-            "difference": None if d.n_pairs == 0 else d.difference,
-            "ci95": None if d.ci_low is None else [d.ci_low, d.ci_high],
-            "ci_method": d.method,
-            "n_items": d.n_clusters,
-            "n_pairs": d.n_pairs,
-            "n_errored_pairs": self.n_errored,
-            "mcnemar": None if mc is None else {
-                "both_pass": mc.both_pass, "lost": mc.lost, "gained": mc.gained,
-                "both_fail": mc.both_fail, "p": mc.pvalue,
-            },
-            "p_holm": self.p_holm,
-            "call": self.call,
-        }
+    def model(self) -> CategoryComparisonModel:
+        """This category's block of the ``ComparisonResult`` (the one place its fields are filled)."""
+        d, mc = self.difference, self.mcnemar
+        return CategoryComparisonModel(
+            category=self.category, score_old=self.score_old, score_new=self.score_new,
+            difference=None if d.n_pairs == 0 else d.difference,
+            ci95=None if d.ci_low is None or d.ci_high is None else (d.ci_low, d.ci_high),
+            ci_method=d.method, n_items=d.n_clusters, n_pairs=d.n_pairs, n_errored_pairs=self.n_errored,
+            mcnemar=None if mc is None else McNemarModel(both_pass=mc.both_pass, lost=mc.lost, gained=mc.gained,
+                                                         both_fail=mc.both_fail, p=mc.pvalue),
+            p_holm=self.p_holm, call=self.call)
 
 
 @dataclass(frozen=True)
@@ -116,7 +115,8 @@ class RunComparison:
     seed: int
     n_resamples: int
     mcnemar_clustered: bool
-    extra: dict[str, Any] = field(default_factory=dict)
+    runs: dict[Literal["old", "new"], RunSide]
+    """Each side's label, run id, model, gate and sigma_total."""
 
     @property
     def gate(self) -> Gate:
@@ -127,26 +127,23 @@ class RunComparison:
         return self.model().model_dump(mode="json")
 
     def model(self) -> ComparisonResult:
-        return ComparisonResult.model_validate({
-            "kind": "comparison",
-            "schema_version": SCHEMA_VERSION,
-            **self.verdict.to_json(),
-            "old": self.old_label,
-            "new": self.new_label,
-            "battery_sha256": self.battery_sha256,
-            "gate_config": self.gate_config,
-            "bootstrap": {"seed": self.seed, "n_resamples": self.n_resamples, "unit": "item",
-                          "confidence_level": 0.95},
-            "mcnemar_clustered": self.mcnemar_clustered,
-            "categories": [c.to_json() for c in self.categories],
-            "overall": self.overall.to_json(),
-            "regressions": [{"name": r.name, "kind": r.kind, "detail": r.detail} for r in self.regressions],
-            "new_failure_modes": {k: list(v) for k, v in self.new_failure_modes.items()},
-            "resolved_failure_modes": list(self.resolved_failure_modes),
-            "unpaired": {"old_only": list(self.unpaired_old), "new_only": list(self.unpaired_new)},
-            "errored_pairs": list(self.errored),
-            **self.extra,
-        })
+        """The ``ComparisonResult`` (``forgegate compare --json``): the one place its fields are filled."""
+        return ComparisonResult(
+            kind="comparison", schema_version=SCHEMA_VERSION, gate=self.verdict.gate,
+            reasons=reason_models(self.verdict), old=self.old_label, new=self.new_label,
+            battery_sha256=self.battery_sha256, gate_config=self.gate_config,
+            bootstrap=BootstrapRef(seed=self.seed, n_resamples=self.n_resamples, unit="item", confidence_level=0.95),
+            mcnemar_clustered=self.mcnemar_clustered,
+            categories=[c.model() for c in self.categories], overall=self.overall.model(),
+            regressions=[RegressionModel(name=r.name, kind=r.kind, detail=r.detail) for r in self.regressions],
+            new_failure_modes={k: list(v) for k, v in self.new_failure_modes.items()},
+            resolved_failure_modes=list(self.resolved_failure_modes),
+            unpaired=Unpaired(old_only=list(self.unpaired_old), new_only=list(self.unpaired_new)),
+            errored_pairs=list(self.errored), runs=self.runs)
+
+
+def _side(label: str, run: RunScores) -> RunSide:
+    return RunSide(label=label, run_id=run.run_id, model=run.model, gate=run.gate, sigma_total=run.sigma_total)
 
 
 def _call(diff: PairedDifference) -> Call:
@@ -310,7 +307,5 @@ def compare_runs(
         seed=seed,
         n_resamples=n_resamples,
         mcnemar_clustered=any(c.difference.n_pairs > c.difference.n_clusters for c in compared),
-        extra={"runs": {side: {"label": label, "run_id": run.run_id, "model": run.model,
-                               "gate": run.gate.value, "sigma_total": run.sigma_total}
-                        for side, label, run in (("old", old_label, old), ("new", new_label, new))}},
+        runs={"old": _side(old_label, old), "new": _side(new_label, new)},
     )
