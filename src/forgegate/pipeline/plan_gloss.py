@@ -9,7 +9,6 @@ them and decides nothing (a baseline is not shipped).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from forgegate.core.verdict import Gate, Verdict
 from forgegate.gate.plan import plan_gloss_verdict
@@ -17,8 +16,6 @@ from forgegate.pipeline.gloss_scoring import ScoredRun, eval_fields, record_last
 from forgegate.pipeline.plan_checks import gloss_inputs
 from forgegate.pipeline.plan_generate import PlanGenerations
 from forgegate.results import PlanArmGloss, PlanGloss, reason_models
-
-Json = dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -45,9 +42,6 @@ class GlossOutcome:
 
     def arm(self, name: str) -> ArmGloss:
         return next(a for a in self.arms if a.arm == name)
-
-    def to_json(self) -> Json:
-        return self.model().model_dump(mode="json")
 
     def model(self) -> PlanGloss:
         first = self.arms[0].contract if self.arms else None

@@ -46,9 +46,6 @@ class SemanticOutcome:
     experiment_note: str | None
     verdict: Verdict
 
-    def to_json(self) -> Json:
-        return self.model().model_dump(mode="json")
-
     def model(self) -> PlanSemantic:
         return PlanSemantic(gate=self.verdict.gate, reasons=reason_models(self.verdict), codebook=self.codebook,
                             cost=self.cost, out_dir=str(self.out_dir), experiment_note=self.experiment_note,
