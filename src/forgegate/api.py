@@ -28,7 +28,6 @@ from forgegate.core.sync import run_sync
 from forgegate.errors import UsageError
 from forgegate.lineage import compare_runs
 from forgegate.pipeline.eval_session import run_session_async
-from forgegate.pipeline.gloss_scoring import eval_result
 from forgegate.pipeline.plan_generate import generate_plan_async
 from forgegate.pipeline.plan_score import score_plan
 from forgegate.pipeline.session_options import SessionOptions
@@ -63,8 +62,8 @@ async def evaluate_async(
         "seed": seed, "temperature": temperature, "top_p": top_p, "system": system, "retries": retries,
         "timeout": timeout, "idle_timeout": idle_timeout, "api_key_env": api_key_env,
         "check_failure_modes": check_failure_modes, "quiet": quiet, "wait": wait, "loop_cutoff": loop_cutoff})
-    scored, _payload, _summary = await run_session_async(options)
-    return eval_result(scored)
+    _scored, result, _summary = await run_session_async(options)
+    return result
 
 
 def _live_kind(live: object) -> str:
