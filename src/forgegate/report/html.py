@@ -107,7 +107,7 @@ def _provenance(result: Renderable, kind: Kind, created: str | None) -> list[tup
 def _axis_inputs(result: VoiceResult | MemorizationResult | DamageResult) -> dict[str, object]:
     """What a one-axis command was given beside its generations, as its JSON records it."""
     if isinstance(result, VoiceResult):
-        return {"reference": result.reference.model_dump(mode="json")}
+        return {"reference": dict(result.reference)}  # printed as the JSON block reads
     if isinstance(result, MemorizationResult):
         return {"corpus": result.corpus, "control_seed": result.control_seed}
     return {}

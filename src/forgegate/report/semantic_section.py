@@ -101,7 +101,7 @@ def semantic_view(result: SemanticMetricsBody) -> SemanticView:
     a, b, r = order
     return SemanticView(
         mode=result.mode, exploratory_reasons=tuple(result.exploratory_reasons),
-        experiment=result.experiment or "not declared", roles=result.roles.model_dump(),
+        experiment=result.experiment or "not declared", roles=dict(result.roles),
         tau=f"{result.tau_support:g}",
         bootstrap=(f"{boot.n_resamples} {boot.method} resamples, {boot.confidence_level} "
                    f"level, seed {boot.seed} ({boot.library})"),
