@@ -38,8 +38,8 @@ def test_a_server_that_died_on_its_own_keeps_its_log_and_says_where(capsys: pyte
 
 
 def test_a_server_that_never_became_healthy_keeps_its_log_for_the_error() -> None:
-    broken = LaunchSpec(label="broken server", argv=(sys.executable, "-c", "print('no model here'); raise SystemExit(3)"),
-                        health_path="/")
+    crash = "print('no model here'); raise SystemExit(3)"
+    broken = LaunchSpec(label="broken server", argv=(sys.executable, "-c", crash), health_path="/")
     with pytest.raises(UsageError, match="no model here") as refused:
         start_server(broken, port=None, timeout_s=30)
     log = Path(str(refused.value).split("last lines of its log (")[1].split(")")[0])
