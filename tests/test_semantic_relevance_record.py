@@ -1,4 +1,4 @@
-"""The adjudicated relevance record: written by `semantic relevance`, checked on reading, required by confirmatory plans.
+"""The adjudicated relevance record: written by `semantic relevance`, checked on reading, needed by confirmatory plans.
 
 T_GPT v0.8.1: R(c) is "Binary adjudicated relevance of frozen cluster c to the task, based on
 condition-masked double annotation", ``author_primary_annotation_forbidden: true``.

@@ -78,12 +78,17 @@ def read_labels(path: Path, column: str = "relevant") -> dict[str, int]:
     return out
 
 
-def write_labels(path: Path, labels: dict[str, int], column: str = "relevant") -> None:
-    """cluster -> 0/1 as the CSV ``read_labels`` reads (an adjudication file), written atomically."""
+def write_labels(path: Path, labels: dict[str, int], column: str = "relevant", *,
+                 adjudicator: str | None = None) -> None:
+    """cluster -> 0/1 as the CSV ``read_labels`` reads (an adjudication file), written atomically.
+
+    ``adjudicator`` adds a column with the adjudicator's name on every row (``read_labels`` ignores it; the
+    view reads it back to print the ``--adjudicator`` of the record's command)."""
     buffer = io.StringIO(newline="")
     writer = csv.writer(buffer)
-    writer.writerow(["cluster", column])
-    writer.writerows((spreadsheet_cell(cluster), label) for cluster, label in sorted(labels.items()))
+    who = [] if adjudicator is None else [spreadsheet_cell(adjudicator)]
+    writer.writerow(["cluster", column, *(["adjudicator"] if who else [])])
+    writer.writerows((spreadsheet_cell(cluster), label, *who) for cluster, label in sorted(labels.items()))
     write_bytes_atomic(path, buffer.getvalue().encode("utf-8"))
 
 
