@@ -13,7 +13,7 @@ from typing import Any
 
 from forgegate.core.declared import SEMANTIC_FIELDS, SemanticField
 
-FIELD_TYPES: dict[SemanticField, str] = {
+FIELD_TYPES: dict[str, str] = {
     "FIELD_TOK": "conditional token-probability distribution when available",
     "FIELD_SEM": "empirical distribution over frozen semantic cluster identities",
     "FIELD_TRAJ": "set or graph of reasoning/agent trajectories with provenance",
