@@ -118,3 +118,16 @@ def test_sheets_command_writes_the_masked_relevance_sheet_of_a_frozen_codebook(t
     again, _, stderr = run_cli(["semantic", "sheets", "--codebook", str(book), "--out", str(tmp_path)],
                                capsys, monkeypatch)
     assert again == 2 and "exists" in stderr
+
+
+def test_the_report_line_says_who_when_and_kappa_or_that_rc_is_not_adjudicated() -> None:
+    from forgegate.report.semantic_section import relevance_text
+
+    adjudication = {"adjudicator": "Carol", "adjudicated_at": "2026-12-02T01:00:00+00:00", "annotators": ["ana", "ben"],
+                    "plan_author": "Carol", "cohens_kappa": None, "observed_agreement": 1.0, "disagreements": 0}
+    line = relevance_text({"inputs": {"relevance": {"path": "r.jsonl", "adjudication": adjudication}}})
+    assert line is not None and "adjudicated by Carol at 2026-12-02T01:00:00+00:00" in line
+    assert "annotators ana and ben" in line and "Cohen's kappa NA" in line
+    bare = relevance_text({"inputs": {"relevance": {"path": "r.jsonl", "clusters": 3, "adjudication": None}}})
+    assert bare == "R(c) not adjudicated: r.jsonl is a bare cluster/relevant file"
+    assert relevance_text({"inputs": {"samples": "s", "relevance": "r.jsonl", "aggregates": None}}) is None

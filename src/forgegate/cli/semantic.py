@@ -20,7 +20,8 @@ semantic_app = typer.Typer(help="T_GPT v0.8.1 semantic support and recoverabilit
 @semantic_app.command("metrics")
 def metrics(
     samples: Path = typer.Option(..., "--samples", help="JSONL: task, condition, sample, cluster (or UNMAPPED)."),
-    relevance: Path = typer.Option(..., "--relevance", help="JSONL: cluster, relevant (0/1, adjudicated)."),
+    relevance: Path = typer.Option(..., "--relevance", help="R(c): the record `semantic relevance` writes, or "
+                                                           "JSONL: cluster, relevant (0/1)."),
     reference: str = typer.Option(..., "--reference", help="Condition A: the wider reference."),
     contracted: str = typer.Option(..., "--contracted", help="Condition B: the contracted candidate."),
     recovery: str = typer.Option(..., "--recovery", help="Condition R: B under generic recovery probes."),
