@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from forgegate.core.verdict import Verdict
+from forgegate.core.verdict import Reason, Verdict
 from forgegate.errors import UsageError
-from forgegate.gate.semantic import plan_semantic_verdict, semantic_unscored
+from forgegate.gate.semantic import plan_semantic_verdict, relevance_reason, semantic_unscored
 from forgegate.pipeline.plan_checks import SemanticInputs, semantic_inputs
 from forgegate.pipeline.plan_cost import condition_cost
 from forgegate.pipeline.plan_generate import PlanGenerations, fixture_items
@@ -29,6 +29,7 @@ from forgegate.semantic.bootstrap import BootstrapSettings
 from forgegate.semantic.codebook import TextSample
 from forgegate.semantic.develop_confirm import confirm, develop
 from forgegate.semantic.input_rows import UNMAPPED, read_samples
+from forgegate.semantic.relevance_record import ADJUDICATE_COMMAND, SHEETS_COMMAND
 from forgegate.semantic.validate import check_sample_sizes, group_samples
 from forgegate.store import RunStore
 
@@ -116,6 +117,33 @@ def _cost(gens: PlanGenerations, n_items: int) -> Json:
     return condition_cost(gens.locked.loaded.plan, rows, n_items)
 
 
+def _relevance(inputs: SemanticInputs, rows: list[SampleRow], *,
+               confirmatory: bool) -> tuple[dict[str, int], Json, Reason]:
+    """R(c) for the table, what the result records about it (path, adjudication provenance), and its reason.
+
+    Without a file every mapped cluster counts as relevant (the filtered analysis is the unfiltered one); the
+    gate decides whether the table may stand without an adjudicated record (``relevance_reason``).
+    """
+    record = inputs.relevance_record
+    remedy = (f"make the condition-masked sheet with `{SHEETS_COMMAND}`, have two annotators other than the "
+              f"plan's author fill a copy each, then `{ADJUDICATE_COMMAND}` and name that record as the plan's "
+              "[instruments.semantic] relevance")
+    if inputs.relevance is None:
+        labels = {r.cluster: 1 for r in rows if r.cluster != UNMAPPED}
+        info: Json = {"path": None, "note": "no relevance declared: every cluster counts as relevant, "
+                                            "so the filtered analysis is the unfiltered one"}
+        source = "no relevance file: every cluster counted as relevant"
+    else:
+        labels = inputs.relevance
+        info = {"path": str(inputs.relevance_path), "clusters": len(labels)}
+        source = f"{inputs.relevance_path} is a bare {{cluster, relevant}} file"
+    provenance = None if record is None else record.provenance()
+    if provenance is not None:
+        info["adjudication"] = provenance
+    why = relevance_reason(confirmatory=confirmatory, adjudication=provenance, source=source, remedy=remedy)
+    return labels, info, why
+
+
 def score_semantic(gens: PlanGenerations) -> SemanticOutcome:
     """Codebook, assignments and the metrics table for the plan's semantic instrument."""
     loaded = gens.locked.loaded
@@ -135,13 +163,7 @@ def score_semantic(gens: PlanGenerations) -> SemanticOutcome:
         path, book_info = _frozen_assignments(samples, inputs, out_dir)
     rows: list[SampleRow] = read_samples(path)
     exploratory = not params.confirmatory
-    if inputs.relevance is None:
-        relevance = {r.cluster: 1 for r in rows if r.cluster != UNMAPPED}
-        relevance_info: Json = {"path": None, "note": "no relevance declared: every cluster counts as relevant, "
-                                                      "so the filtered analysis is the unfiltered one"}
-    else:
-        relevance = inputs.relevance
-        relevance_info = {"path": str(inputs.relevance_path), "clusters": len(relevance)}
+    relevance, relevance_info, relevance_why = _relevance(inputs, rows, confirmatory=params.confirmatory)
     grouped = group_samples(rows)
     try:
         small = check_sample_sizes(grouped, exploratory)
@@ -165,7 +187,9 @@ def score_semantic(gens: PlanGenerations) -> SemanticOutcome:
     metrics = compute_metrics(request)
     metrics["inputs"] = {"assignments": str(path), "relevance": relevance_info}
     metrics["declared_experiment"] = params.experiment
-    verdict = plan_semantic_verdict(metrics["reasons"], draft_codebook=not book_info["frozen"])
+    metrics["bridges"] = [b.model_dump(mode="json") for b in params.bridges]  # the plan's, for `semantic compare`
+    verdict = plan_semantic_verdict(metrics["reasons"], draft_codebook=not book_info["frozen"],
+                                    relevance=relevance_why)
     return SemanticOutcome(metrics, book_info, cost, out_dir, note, verdict)
 
 

@@ -8,6 +8,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from forgegate.core.verdict import Gate
+from forgegate.gate.semantic import RELEVANCE_RULE
 from forgegate.report.eval_terminal import print_eval
 from forgegate.report.semantic_terminal import fmt, render_metrics
 
@@ -52,6 +54,9 @@ def print_semantic(outcome: SemanticOutcome, console: Console) -> None:
         console.print(f"experiment: {escape(outcome.experiment_note)}")
     if outcome.metrics is not None:
         render_metrics(outcome.metrics, console)
+        for reason in outcome.verdict.reasons:  # the plan's own rules on the table (relevance R(c))
+            if reason.rule == RELEVANCE_RULE and reason.outcome is not Gate.PASS:
+                console.print(f"  {reason.outcome.value}: {escape(reason.detail)}")
     else:
         for reason in outcome.verdict.reasons:
             console.print(f"  {reason.outcome.value}: {escape(reason.detail)}")

@@ -44,6 +44,8 @@ class SemanticView:
     unfiltered: Table
     controls: Table
     charts: tuple[TaskChart, ...]
+    field: str = "FIELD_SEM"
+    relevance: str | None = None
 
 
 def _role_order(result: dict[str, Any]) -> tuple[str, str, str]:
@@ -67,6 +69,22 @@ def task_chart(task: str, block: dict[str, Any], order: tuple[str, str, str]) ->
                              title=f"task {task}: cluster probability mass (lost in {contracted}: "
                                    f"{', '.join(lost) or 'none'})")
     return TaskChart(task, lost, svg)
+
+
+def relevance_text(result: dict[str, Any]) -> str | None:
+    """Who annotated R(c), who adjudicated, when, and the agreement (a plan run's adjudicated record); what
+    stands in for it otherwise; None for ``semantic metrics`` from files (its input is the path)."""
+    rel = (result.get("inputs") or {}).get("relevance")
+    if not isinstance(rel, dict):
+        return None
+    adj = rel.get("adjudication")
+    if not adj:
+        return f"R(c) not adjudicated: {rel.get('note') or str(rel.get('path')) + ' is a bare cluster/relevant file'}"
+    kappa = adj.get("cohens_kappa")
+    return (f"R(c) adjudicated by {adj['adjudicator']} at {adj['adjudicated_at']}; annotators "
+            f"{' and '.join(adj['annotators'])} (plan author {adj['plan_author']} excluded); Cohen's kappa "
+            f"{'NA' if kappa is None else f'{kappa:.3f}'}, observed agreement {adj['observed_agreement']:.3f}, "
+            f"{adj['disagreements']} adjudicated")
 
 
 def semantic_view(result: dict[str, Any]) -> SemanticView:
@@ -113,4 +131,5 @@ def semantic_view(result: dict[str, Any]) -> SemanticView:
         unfiltered=Table(("analysis", *PAIR), unf_rows),
         controls=Table(("control", "expected", "observed", "result"), control_rows),
         charts=tuple(task_chart(t, block, order) for t, block in result["tasks"].items()),
+        field=str(result.get("field", "FIELD_SEM")), relevance=relevance_text(result),
     )

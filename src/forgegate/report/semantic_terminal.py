@@ -5,7 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
+
+from forgegate.report.semantic_section import relevance_text
 
 
 def fmt(entry: Any, digits: int = 3) -> str:
@@ -41,6 +44,10 @@ def render_metrics(result: dict[str, Any], console: Console) -> None:
     table.add_row(f"[bold]across {across['n_tasks']} tasks[/]", "", "", "", fmt(across["ES_LOSS"]),
                   fmt(across["REC_GAIN"]), fmt(across["IRREV_OBS"]))
     console.print(table)
+    console.print(f"field: {result.get('field', 'FIELD_SEM')} (not comparable with another field without a bridge)")
+    relevance = relevance_text(result)
+    if relevance is not None:
+        console.print(escape(relevance))
     for which in ("AGG_COVERAGE", "MINORITY_RECALL"):
         if across[which]:
             console.print(f"{which} across tasks: " + "; ".join(f"{agg} {fmt(v)}" for agg, v in across[which].items()))

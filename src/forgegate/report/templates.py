@@ -221,6 +221,8 @@ SEMANTIC = _IMPORT + r"""
 <p>Mode {{ view.mode }}; experiment {{ view.experiment }}; roles: reference {{ view.roles.reference }},
 contracted {{ view.roles.contracted }}, recovery {{ view.roles.recovery }}; support tau {{ view.tau }};
 bootstrap {{ view.bootstrap }}.</p>
+<p>Field {{ view.field }} (T_GPT: not comparable with another field without a measurement bridge).
+{% if view.relevance %}{{ view.relevance }}.{% endif %}</p>
 <h3>Metrics across tasks (95% CIs)</h3>{{ table(view.across) }}
 <h3>Condition metrics across tasks</h3>{{ table(view.conditions) }}
 <h3>Per task</h3>{{ table(view.tasks) }}

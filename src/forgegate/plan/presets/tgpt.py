@@ -50,7 +50,7 @@ recovery = "R"
 experiment = "E2_RECOVERY"
 confirmatory = true           # false = exploratory (development data; N < 64 allowed)
 codebook = "codebook.json"    # frozen before confirmation: forgegate semantic freeze
-relevance = "relevance.jsonl" # adjudicated R(c); the unfiltered analysis is always reported too
+relevance = "relevance.adjudicated.jsonl" # adjudicated R(c) record: forgegate semantic sheets, then semantic relevance
 tau_support = 0.02            # k_X = max(minimum_count, ceil(tau_support * N_X))
 minimum_count = 2
 sensitivity = [0.01, 0.03, 0.05]
