@@ -15,6 +15,7 @@ from pydantic import Field, ValidationInfo, field_validator, model_validator
 from forgegate.core.declared import DAMAGE_METRICS, VERDICT_FLOOR_RULE, DamageMetric, FloorRule
 from forgegate.core.limits import MAX_COUNT, MAX_PASSAGES, MIN_SEGMENT_WORDS
 from forgegate.plan.experiments import Experiment
+from forgegate.plan.quality import QualityDeclaration
 from forgegate.userfile import Count, RngSeed, UserFileModel
 
 InstrumentName = Literal["voice", "memorization", "damage", "gloss", "semantic"]
@@ -146,6 +147,11 @@ class SemanticParams(UserFileModel):
     bootstrap_resamples: Count = Field(default=10_000, ge=100)
     bootstrap_seed: RngSeed
     """Seed of the bootstrap's numpy Generator (explicit: CIs must be reproducible)."""
+    q_task: QualityDeclaration | None = None
+    """T_GPT v0.8.1's Q_task guardrail, declared per task before confirmation (``plan.quality``): required for a
+    confirmatory E1_STAGE, with its ``margin``."""
+    q_fact: QualityDeclaration | None = None
+    """T_GPT v0.8.1's Q_fact guardrail, only on the tasks with externally checkable factual claims."""
 
     @field_validator("primary_endpoint")
     @classmethod
@@ -167,6 +173,22 @@ class SemanticParams(UserFileModel):
         if self.confirmatory and self.codebook is None:
             raise ValueError("a confirmatory collection needs the frozen 'codebook' (assignments map to "
                              "frozen IDs or UNMAPPED)")
+        return self
+
+    @model_validator(mode="after")
+    def _e1_guardrails(self) -> SemanticParams:
+        """E1_STAGE is "... with Q_task/Q_fact guardrails": a confirmatory E1 declares Q_task, every E1 guardrail
+        its margin (a guardrail without one could flag nothing)."""
+        if self.experiment != "E1_STAGE":
+            return self
+        if self.confirmatory and self.q_task is None:
+            raise ValueError("a confirmatory E1_STAGE needs its Q_task guardrail declared before confirmation: "
+                             "[instruments.semantic.q_task] with 'margin' and a scorer per task")
+        for name in ("q_task", "q_fact"):
+            declared = getattr(self, name)
+            if declared is not None and declared.margin is None:
+                raise ValueError(f"E1_STAGE reports {name} as a guardrail: set "
+                                 f"[instruments.semantic.{name}] margin (the largest loss that is not flagged)")
         return self
 
 
