@@ -155,7 +155,7 @@ def write_review_sheets(loaded: LoadedPlan, generations: Sequence[Generation], p
                         out_dir: Path, seed: int) -> list[Path]:
     """Every declared human-review sheet, blinded (no arm, no seed; rows shuffled by ``seed``), its key beside the
     run store. A sheet that exists already is not overwritten (it may hold a reviewer's scores)."""
-    by_sheet: dict[str, list[tuple[str, str]]] = {}
+    by_sheet: dict[str, list[tuple[QualityMeasure, str]]] = {}
     for measure, decl in declarations(loaded).items():
         for task, task_decl in decl.tasks.items():
             if QUALITY_SCORERS.get(str(task_decl.scorer)).human:
@@ -167,16 +167,18 @@ def write_review_sheets(loaded: LoadedPlan, generations: Sequence[Generation], p
         path = loaded.resolve(sheet)
         if path.exists():
             raise UsageError(f"{path} exists (it may hold a reviewer's scores): move it away to write it again")
-        entries = [(m, t, g) for m, t in pairs for g in generations if g.item == t]
+        entries: list[tuple[QualityMeasure, str, Generation]] = [
+            (m, t, g) for m, t in pairs for g in generations if g.item == t]
         if not entries:
             raise UsageError(f"no stored answer for the task(s) of {sheet}: run the plan first (forgegate run "
                              f"{loaded.path})")
         order = np.random.default_rng([seed, len(entries)]).permutation(len(entries))
-        rows, key = [], {}
+        rows: list[Json] = []
+        key: dict[str, Json] = {}
         for number, index in enumerate(order, start=1):
             measure, task, gen = entries[int(index)]
             row_id = f"r{number:04d}"
-            rows.append(ReviewRow(row=row_id, measure=measure, task=task, prompt=prompts[task],  # type: ignore[arg-type]
+            rows.append(ReviewRow(row=row_id, measure=measure, task=task, prompt=prompts[task],
                                   answer=gen.text).model_dump(mode="json"))
             key[row_id] = {"measure": measure, "task": task, "condition": gen.arm, "sample": gen.seed}
         path.parent.mkdir(parents=True, exist_ok=True)

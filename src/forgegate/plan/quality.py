@@ -53,4 +53,4 @@ class QualityDeclaration(UserFileModel):
     """Task id (a fixture item's id) -> ``{ scorer = "<name>", ... }``; the scorer's fields follow it."""
 
     def scorer_names(self) -> dict[str, str]:
-        return {task: str(getattr(decl, "scorer")) for task, decl in self.tasks.items()}
+        return {task: str(decl.scorer) for task, decl in self.tasks.items()}
