@@ -169,5 +169,17 @@ def relevance_cmd(
     exit_with(gate)
 
 
+@semantic_app.command("quality-sheet")
+def quality_sheet_cmd(
+    plan: Path = typer.Argument(..., help="The plan whose Q_task / Q_fact declares a human-review scorer."),
+    store: Path | None = typer.Option(None, "--store", help="Run store folder (default ./.forgegate/runs)."),
+) -> None:
+    """Write the blinded Q_task / Q_fact review sheet(s) a plan's human-review tasks are scored from."""
+    from forgegate.pipeline.plan_quality import review_sheets_for_plan
+
+    for path in review_sheets_for_plan(plan, store):
+        console.print(f"wrote {path}: fill each row's score (0 to 1), then run the plan again")
+
+
 def register(app: typer.Typer) -> None:
     app.add_typer(semantic_app, name="semantic")
