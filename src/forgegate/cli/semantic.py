@@ -175,7 +175,7 @@ def quality_sheet_cmd(
     store: Path | None = typer.Option(None, "--store", help="Run store folder (default ./.forgegate/runs)."),
 ) -> None:
     """Write the blinded Q_task / Q_fact review sheet(s) a plan's human-review tasks are scored from."""
-    from forgegate.pipeline.plan_quality import review_sheets_for_plan
+    from forgegate.pipeline.quality_sheet import review_sheets_for_plan
 
     for path in review_sheets_for_plan(plan, store):
         console.print(f"wrote {path}: fill each row's score (0 to 1), then run the plan again")

@@ -2,8 +2,8 @@
 then the per-arm tables with bootstrap CIs (``semantic.quality``); the gate reads them as E1's guardrails.
 
 A ``human-review`` task is scored from a sheet a person fills: ``forgegate semantic quality-sheet PLAN``
-writes it from the stored answers, condition-masked and shuffled, with the key (row -> arm, seed) kept
-beside the run store where the reviewer does not look. Until every row of the task carries a score, the
+(``pipeline.quality_sheet``) writes it from the stored answers, condition-masked and shuffled, with the key
+(row -> arm, seed) kept beside the run store where the reviewer does not look. Until every row of the task carries a score, the
 measure is INCOMPLETE and says which command writes the sheet.
 """
 
@@ -187,27 +187,3 @@ def write_review_sheets(loaded: LoadedPlan, generations: Sequence[Generation], p
         written.append(path)
     return written
 
-
-def review_sheets_for_plan(plan_path: Path, store_dir: Path | None) -> list[Path]:
-    """``forgegate semantic quality-sheet``: the plan's human-review sheets from its run store's answers (nothing
-    is generated; the run must have stored them)."""
-    from forgegate.fixture.builder import load_fixture
-    from forgegate.pipeline.plan_semantic import semantic_out_dir  # here: plan_semantic imports this module
-    from forgegate.plan import load_plan
-    from forgegate.run.plan_store import plan_run_state
-    from forgegate.store import RunStore
-
-    loaded = load_plan(plan_path)
-    params = loaded.plan.instruments.semantic
-    if params is None or loaded.plan.fixture.path is None:
-        raise UsageError(f"{plan_path} declares no semantic instrument over a fixture JSONL: no quality to review")
-    state = plan_run_state(loaded, store_dir)
-    if not state.has_generations:
-        raise UsageError(f"no stored answer in {state.store_path}: run the plan first (forgegate run {plan_path})")
-    prompts = {item.id: item.prompt for item in load_fixture(loaded.resolve(loaded.plan.fixture.path))}
-    with RunStore.open(state.store_path, readonly=True) as store:
-        rows = [r for r in store.latest() if r.ok and r.item_id in prompts]
-    generations = [Generation(arm=r.arm, seed=r.seed if r.seed is not None else 0, text=r.response or "",
-                              item=r.item_id) for r in rows]
-    return write_review_sheets(loaded, generations, prompts, semantic_out_dir(state.store_path),
-                               params.bootstrap_seed)
