@@ -3,8 +3,8 @@ then the per-arm tables with bootstrap CIs (``semantic.quality``); the gate read
 
 A ``human-review`` task is scored from a sheet a person fills: ``forgegate semantic quality-sheet PLAN``
 (``pipeline.quality_sheet``) writes it from the stored answers, condition-masked and shuffled, with the key
-(row -> arm, seed) kept beside the run store where the reviewer does not look. Until every row of the task carries a score, the
-measure is INCOMPLETE and says which command writes the sheet.
+(row -> arm, seed) kept beside the run store where the reviewer does not look. Until every row of the task
+carries a score, the measure is INCOMPLETE and says which command writes the sheet.
 """
 
 from __future__ import annotations
