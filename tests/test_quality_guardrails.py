@@ -245,3 +245,18 @@ def test_human_review_without_a_filled_sheet_is_incomplete_with_the_command_that
     assert (colour["A"]["value"], colour["B"]["value"], colour["R"]["value"]) == (1.0, 0.5, 0.0)
     assert done["Q_task"]["sheets"]["review/q_task.jsonl"] is not None
     assert with_quality_guardrails(HELD, done).gate == Gate.HOLD  # loss 0.25 <= 0.5
+
+
+def test_a_review_sheet_score_outside_0_to_1_is_refused_at_its_line(tmp_path: Path) -> None:
+    loaded = plan(HUMAN, tmp_path)
+    out = tmp_path / "run.semantic"
+    rows = gens("colour", {"A": ["Red", "blue"], "B": ["Red", "x"]})
+    [sheet] = write_review_sheets(loaded, rows, PROMPTS, out, seed=7)
+    lines = [json.loads(x) for x in sheet.read_text().splitlines()]
+    lines[2]["score"] = 2
+    sheet.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    with pytest.raises(InputError) as err:
+        score_quality(loaded, rows, PROMPTS, out, SETTINGS)
+    assert err.value.line == 3 and "score" in str(err.value)
+    with pytest.raises(Exception, match="exists"):  # a filled sheet is never overwritten
+        write_review_sheets(loaded, rows, PROMPTS, out, seed=7)
