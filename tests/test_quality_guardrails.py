@@ -260,3 +260,39 @@ def test_a_review_sheet_score_outside_0_to_1_is_refused_at_its_line(tmp_path: Pa
     assert err.value.line == 3 and "score" in str(err.value)
     with pytest.raises(Exception, match="exists"):  # a filled sheet is never overwritten
         write_review_sheets(loaded, rows, PROMPTS, out, seed=7)
+
+
+Q_FACT = """
+[instruments.semantic.q_fact]
+margin = 0.1
+
+[instruments.semantic.q_fact.tasks.sum]
+scorer = "numeric"
+answer = 1234
+"""
+
+
+def test_q_fact_covers_only_the_tasks_with_checkable_claims(tmp_path: Path) -> None:
+    loaded = plan(Q_TASK.replace("{margin}", "0.5") + Q_FACT, tmp_path)
+    check_quality_declarations(loaded, ["colour", "sum"])  # Q_fact need not name 'colour'
+    rows = gens("sum", {"A": ["1234"] * 3, "B": ["1234", "99", "99"], "R": ["1234"] * 3}) + gens(
+        "colour", {"A": ["red"] * 3, "B": ["red"] * 3, "R": ["red"] * 3})
+    quality = score_quality(loaded, rows, PROMPTS, tmp_path / "out", SETTINGS)
+    assert quality is not None and list(quality) == ["Q_task", "Q_fact"]
+    fact = quality["Q_fact"]
+    assert list(fact["tasks"]) == ["sum"] and fact["spec"].startswith("Factuality measure")
+    assert fact["change"]["loss"] == pytest.approx(2 / 3)
+    gates = {r.rule: r.outcome for r in quality_guardrails(quality)}
+    assert gates == {"semantic: Q_task guardrail": Gate.PASS, "semantic: Q_fact guardrail": Gate.FAIL}
+
+
+def test_quality_sheet_command_refuses_a_plan_with_no_stored_answers(tmp_path: Path) -> None:
+    from eval_helpers import run_cli
+
+    folder = tmp_path / "p"
+    folder.mkdir()
+    (folder / "plan.toml").write_text(PLAN.replace("{quality}", HUMAN))
+    (folder / "tasks.jsonl").write_text("".join(json.dumps({"id": k, "prompt": v}) + "\n" for k, v in PROMPTS.items()))
+    result = run_cli("semantic", "quality-sheet", str(folder / "plan.toml"), "--store", str(tmp_path / "runs"),
+                     env={"PYTHONPATH": str(Path(__file__).parents[1] / "src")})
+    assert result.returncode == 2 and "run the plan first" in " ".join(result.stderr.split()), result.stderr
