@@ -235,6 +235,16 @@ def compare_cmd(
         entries = across_value(table, endpoint) or [(endpoint, None)]
         values = "; ".join(f"{label} {fmt(v)}" for label, v in entries)
         console.print(escape(f"{path} ({table.get('mode')}): {values}"))
+@semantic_app.command("quality-sheet")
+def quality_sheet_cmd(
+    plan: Path = typer.Argument(..., help="The plan whose Q_task / Q_fact declares a human-review scorer."),
+    store: Path | None = typer.Option(None, "--store", help="Run store folder (default ./.forgegate/runs)."),
+) -> None:
+    """Write the blinded Q_task / Q_fact review sheet(s) a plan's human-review tasks are scored from."""
+    from forgegate.pipeline.quality_sheet import review_sheets_for_plan
+
+    for path in review_sheets_for_plan(plan, store):
+        console.print(f"wrote {path}: fill each row's score (0 to 1), then run the plan again")
 
 
 def register(app: typer.Typer) -> None:

@@ -98,6 +98,50 @@ def relevance_reason(*, confirmatory: bool, adjudication: Mapping[str, Any] | No
     if confirmatory:
         return Reason(RELEVANCE_RULE, Gate.INCOMPLETE, f"{missing}; a confirmatory table needs it: {remedy}")
     return Reason(RELEVANCE_RULE, Gate.PASS, f"{missing}: the table is exploratory")
+MARGIN_TOLERANCE = 1e-12
+"""A loss equal to the declared margin is within it: float sums of 0/1 means must not flag it by rounding."""
+
+
+def quality_guardrails(quality: Mapping[str, Mapping[str, Any]]) -> list[Reason]:
+    """T_GPT v0.8.1's Q_task / Q_fact guardrails (E1_STAGE: "... with Q_task/Q_fact guardrails"), from the
+    quality tables (``semantic.quality``): a task the measure could not score (a human-review sheet not written
+    or not filled) is INCOMPLETE with the command that writes the sheet; a stage change (reference ->
+    contracted) that loses more of the measure than its declared margin is flagged FAIL; within the margin PASS;
+    a change that cannot be computed INCOMPLETE. Without a margin the measure is reported, not a guardrail."""
+    reasons: list[Reason] = []
+    for measure, table in quality.items():
+        rule = f"semantic: {measure} guardrail"
+        for miss in table.get("missing", ()):
+            reasons.append(Reason(f"semantic: {measure} scored", Gate.INCOMPLETE,
+                                  f"{measure} of task {miss['task']!r}: {miss['why']}; write the review sheet "
+                                  f"with `{miss['command']}`, fill every row's score (0 to 1), run again"))
+        margin, change = table.get("margin"), table["change"]
+        if margin is None:
+            reasons.append(Reason(rule, Gate.PASS, f"{measure} reported beside the metrics; no margin declared, "
+                                  "so it flags nothing"))
+            continue
+        loss = change.get("loss")
+        numbers = {"margin": margin, "loss": loss, "reference": change["reference"],
+                   "contracted": change["contracted"]}
+        if loss is None:
+            reasons.append(Reason(rule, Gate.INCOMPLETE, f"{measure} change from {change['reference']} to "
+                                  f"{change['contracted']} not computed: {change.get('note', 'no scores')}", numbers))
+        elif loss > margin + MARGIN_TOLERANCE:
+            reasons.append(Reason(rule, Gate.FAIL, f"flagged: {measure} fell by {loss:.3f} from "
+                                  f"{change['reference']} to {change['contracted']}, beyond the declared margin "
+                                  f"{margin:g}", numbers))
+        else:
+            reasons.append(Reason(rule, Gate.PASS, f"{measure} change from {change['reference']} to "
+                                  f"{change['contracted']} is {-loss:+.3f}: within the declared margin "
+                                  f"{margin:g}", numbers))
+    return reasons
+
+
+def with_quality_guardrails(verdict: Verdict, quality: Mapping[str, Mapping[str, Any]] | None) -> Verdict:
+    """A plan's semantic verdict with its declared quality guardrails' reasons added (none declared: unchanged)."""
+    if not quality:
+        return verdict
+    return Verdict.combine([*verdict.reasons, *quality_guardrails(quality)])
 
 
 def relevance_gate(complete: bool) -> Gate:

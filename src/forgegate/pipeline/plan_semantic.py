@@ -16,10 +16,16 @@ from typing import Any
 
 from forgegate.core.verdict import Reason, Verdict
 from forgegate.errors import UsageError
-from forgegate.gate.semantic import plan_semantic_verdict, relevance_reason, semantic_unscored
+from forgegate.gate.semantic import (
+    plan_semantic_verdict,
+    relevance_reason,
+    semantic_unscored,
+    with_quality_guardrails,
+)
 from forgegate.pipeline.plan_checks import SemanticInputs, semantic_inputs
 from forgegate.pipeline.plan_cost import condition_cost
 from forgegate.pipeline.plan_generate import PlanGenerations, fixture_items
+from forgegate.pipeline.plan_quality import score_quality
 from forgegate.pipeline.semantic_judge import draft_judge, frozen_judge
 from forgegate.plan import SemanticParams
 from forgegate.plan.experiments import primary_endpoint
@@ -46,6 +52,8 @@ class SemanticOutcome:
     out_dir: Path
     experiment_note: str | None
     verdict: Verdict
+    quality: Json | None = None
+    """The declared Q_task / Q_fact tables (``pipeline.plan_quality``); None: none declared."""
 
     def to_json(self) -> Json:
         return self.model().model_dump(mode="json")
@@ -53,7 +61,8 @@ class SemanticOutcome:
     def model(self) -> PlanSemantic:
         return PlanSemantic(gate=self.verdict.gate, reasons=reason_models(self.verdict), codebook=self.codebook,
                             cost=self.cost, out_dir=str(self.out_dir), experiment_note=self.experiment_note,
-                            metrics=None if self.metrics is None else PlanSemanticMetrics.model_validate(self.metrics))
+                            metrics=None if self.metrics is None else PlanSemanticMetrics.model_validate(self.metrics),
+                            quality=self.quality)
 
 
 def semantic_out_dir(store_path: Path) -> Path:
@@ -190,7 +199,9 @@ def score_semantic(gens: PlanGenerations) -> SemanticOutcome:
     metrics["bridges"] = [b.model_dump(mode="json") for b in params.bridges]  # the plan's, for `semantic compare`
     verdict = plan_semantic_verdict(metrics["reasons"], draft_codebook=not book_info["frozen"],
                                     relevance=relevance_why)
-    return SemanticOutcome(metrics, book_info, cost, out_dir, note, verdict)
+    quality = score_quality(loaded, gens.generations, {i.id: i.prompt for i in items}, out_dir, request.settings)
+    verdict = with_quality_guardrails(verdict, quality)
+    return SemanticOutcome(metrics, book_info, cost, out_dir, note, verdict, quality)
 
 
 def endpoint_value(outcome: SemanticOutcome, endpoint: str, control: str, candidate: str) -> Json:

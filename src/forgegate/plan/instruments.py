@@ -15,6 +15,7 @@ from pydantic import Field, ValidationInfo, field_validator, model_validator
 from forgegate.core.declared import DAMAGE_METRICS, VERDICT_FLOOR_RULE, DamageMetric, FloorRule, SemanticField
 from forgegate.core.limits import MAX_COUNT, MAX_PASSAGES, MIN_SEGMENT_WORDS
 from forgegate.plan.experiments import Experiment
+from forgegate.plan.quality import QualityDeclaration
 from forgegate.userfile import Count, RngSeed, UserFileModel
 
 InstrumentName = Literal["voice", "memorization", "damage", "gloss", "semantic"]
@@ -171,6 +172,11 @@ class SemanticParams(UserFileModel):
     bridges: tuple[FieldBridge, ...] = ()
     """Measurement bridges this plan declares between T_GPT fields (none: its FIELD_SEM result is compared
     only with FIELD_SEM results)."""
+    q_task: QualityDeclaration | None = None
+    """T_GPT v0.8.1's Q_task guardrail, declared per task before confirmation (``plan.quality``): required for a
+    confirmatory E1_STAGE, with its ``margin``."""
+    q_fact: QualityDeclaration | None = None
+    """T_GPT v0.8.1's Q_fact guardrail, only on the tasks with externally checkable factual claims."""
 
     @field_validator("primary_endpoint")
     @classmethod
@@ -192,6 +198,22 @@ class SemanticParams(UserFileModel):
         if self.confirmatory and self.codebook is None:
             raise ValueError("a confirmatory collection needs the frozen 'codebook' (assignments map to "
                              "frozen IDs or UNMAPPED)")
+        return self
+
+    @model_validator(mode="after")
+    def _e1_guardrails(self) -> SemanticParams:
+        """E1_STAGE is "... with Q_task/Q_fact guardrails": a confirmatory E1 declares Q_task, every E1 guardrail
+        its margin (a guardrail without one could flag nothing)."""
+        if self.experiment != "E1_STAGE":
+            return self
+        if self.confirmatory and self.q_task is None:
+            raise ValueError("a confirmatory E1_STAGE needs its Q_task guardrail declared before confirmation: "
+                             "[instruments.semantic.q_task] with 'margin' and a scorer per task")
+        for name in ("q_task", "q_fact"):
+            declared = getattr(self, name)
+            if declared is not None and declared.margin is None:
+                raise ValueError(f"E1_STAGE reports {name} as a guardrail: set "
+                                 f"[instruments.semantic.{name}] margin (the largest loss that is not flagged)")
         return self
 
 

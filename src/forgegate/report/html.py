@@ -15,6 +15,7 @@ from forgegate.core.version import __version__
 from forgegate.report.arms_cells import AXIS_TITLES
 from forgegate.report.arms_section import comparisons
 from forgegate.report.gloss_section import gloss_view
+from forgegate.report.quality_section import quality_view
 from forgegate.report.sections import Kind, report_result
 from forgegate.report.semantic_section import semantic_view
 from forgegate.report.templates import CSS, TEMPLATES, svg_filter
@@ -141,5 +142,6 @@ def render_html(payload: dict[str, Any], *, created: str | None = None, rendered
         section, view = "arms", comparisons(payload, kind)
     page = env.get_template("page").render(head=head, css=Markup(CSS),  # our constant, not user text
                                            section=section, view=view, axes_titles=AXIS_TITLES,
-                                           ships=payload.get("ships") if kind == "plan" else None)
+                                           ships=payload.get("ships") if kind == "plan" else None,
+                                           quality=quality_view(payload.get("semantic")) if kind == "plan" else None)
     return visible(page)  # last, over the whole page: no control character reaches the file, wherever it sat

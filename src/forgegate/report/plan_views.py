@@ -11,6 +11,7 @@ from rich.table import Table
 from forgegate.core.verdict import Gate
 from forgegate.gate.semantic import RELEVANCE_RULE
 from forgegate.report.eval_terminal import print_eval
+from forgegate.report.quality_section import quality_lines
 from forgegate.report.semantic_terminal import fmt, render_metrics
 
 if TYPE_CHECKING:  # the shapes rendered; report/ runs nothing of the pipeline's (pyproject's import contract)
@@ -60,6 +61,8 @@ def print_semantic(outcome: SemanticOutcome, console: Console) -> None:
     else:
         for reason in outcome.verdict.reasons:
             console.print(f"  {reason.outcome.value}: {escape(reason.detail)}")
+    for line in quality_lines(outcome.to_json()):
+        console.print(escape(line))
     cost = {k: v for k, v in outcome.cost.items() if k != "note"}
     if cost:
         console.print("cost per condition: " + "; ".join(escape(f"{c} {cost_text(v)}") for c, v in cost.items()))

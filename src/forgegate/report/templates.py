@@ -105,6 +105,12 @@ prior: {{ ships.prior or 'none declared' }}.</p>
 {{ reasons(ships.reasons) }}
 </section>
 {% endif %}
+{% if quality %}
+<section id="quality"><h2>T_GPT quality guardrails (Q_task / Q_fact)</h2>
+{% for title, t in quality.tables %}<h3>{{ title }}</h3>{{ table(t) }}
+{% endfor %}{{ reasons(quality.reasons) }}
+</section>
+{% endif %}
 {% include section %}
 <footer>Rendered by forgegate {{ head.renderer_version }} at {{ head.rendered_at }}.
 Self-contained: no scripts, no network; every model output and user string is escaped.</footer>

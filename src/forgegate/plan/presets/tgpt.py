@@ -57,6 +57,15 @@ sensitivity = [0.01, 0.03, 0.05]
 bootstrap_resamples = 10000   # percentile 95% CIs
 bootstrap_seed = 20260911     # explicit: the CIs are reproducible
 
+# Q_task (and Q_fact, on tasks with checkable factual claims): a scorer per task, declared before confirmation
+# (battery-rule, exact, numeric or human-review; see docs/guides/tgpt.md). Required for a confirmatory E1_STAGE.
+# [instruments.semantic.q_task]
+# margin = 0.1                  # a stage change (A -> B) losing more than this is flagged
+# [instruments.semantic.q_task.tasks.<task id>]
+# scorer = "battery-rule"
+# eval_type = "contains"
+# expected = ["..."]
+
 # One primary endpoint per experiment; everything else is exploratory / Holm-adjusted.
 [[comparisons]]
 control = "A"
