@@ -13,7 +13,7 @@ from forgegate.battery import load_battery
 from forgegate.core.records import Completion, GenerationRequest
 from forgegate.gate.gloss_config import load_gate_config
 from forgegate.pipeline.gloss_scoring import eval_result, score_store
-from forgegate.store import RunStore
+from forgegate.store import RunMeta, RunStore
 
 REPO = Path(__file__).resolve().parents[1]
 TEXTS = REPO / "data" / "texts"
@@ -86,10 +86,10 @@ def stored_run(folder: Path, answers: dict[str, str], errors: dict[str, str] | N
     store_dir = folder / "runs"
     store_path = store_dir / f"{run_id}.sqlite"
     with RunStore.open(store_path) as store:
-        store.init_meta({"kind": "eval", "backend": "scripted", "model": "adversary-1", "adapter": None,
-                         "battery_sha256": battery.sha256, "seed": 0, "temperature": 0.0, "top_p": 1.0,
-                         "system": None, "run_id": run_id, "battery_path": str(battery_path)})
-        store.set_meta("model_digest", "d" * 64)
+        store.init_meta(RunMeta(kind="eval", backend="scripted", model="adversary-1", adapter=None,
+                                battery_sha256=battery.sha256, seed=0, temperature=0.0, top_p=1.0,
+                                system=None, run_id=run_id, battery_path=str(battery_path)))
+        store.update_meta(RunMeta(model_digest="d" * 64))
         for item in battery.items:
             request = GenerationRequest(prompt=item.prompt, max_tokens=item.max_tokens, seed=0)
             key = f"model/{item.item_id}/0"

@@ -120,6 +120,21 @@ def test_an_error_code_that_is_no_failure_mode_names_its_line(tmp_path: Path) ->
     assert "did you mean 'STOP_FAILURE'" in err.message
 
 
+def test_an_error_mode_lx_e_has_no_words_for_names_its_line(tmp_path: Path) -> None:
+    text = BUNDLED.replace('code = "STYLE_SUBSTANCE"', 'code = "EVAL_FALSE_POSITIVE"')  # a run-level mode
+    err = _error(tmp_path, text)
+    assert err.line == _line_of(text, 'code = "EVAL_FALSE_POSITIVE"') and err.field == "error[4].code"
+    assert "no words for 'EVAL_FALSE_POSITIVE'" in err.message and err.hint is not None and "description" in err.hint
+
+
+def test_lx_e_describes_a_mode_in_failure_modes_words_unless_the_table_gives_its_own(tmp_path: Path) -> None:
+    bundled = [i.prompt for i in build_items(load_lattice(bundled_lattice_path()), "battery") if i.category == "LX-E"]
+    assert any("runs to max_tokens on every query" in p for p in bundled)  # failure_modes.toml's lx_e_clue
+    text = BUNDLED.replace('code = "STOP_FAILURE"\n', 'code = "STOP_FAILURE"\ndescription = "it never stops"\n')
+    own = [i.prompt for i in build_items(load_lattice(_table(tmp_path, text)), "battery") if i.category == "LX-E"]
+    assert [p for p in own if p not in bundled] == [p for p in own if p.endswith(": it never stops?")] != []
+
+
 def test_an_error_code_given_twice_names_both_lines(tmp_path: Path) -> None:
     text = BUNDLED.replace('code = "STOP_FAILURE"', 'code = "RUNAWAY_LOOP"')
     err = _error(tmp_path, text)

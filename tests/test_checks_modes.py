@@ -8,8 +8,8 @@ import pytest
 from checks_helpers import completion, item
 
 from forgegate.checks import load_failure_modes, score_item
-from forgegate.checks.modes import REQUIRED_MODES, parse_failure_modes, stop_params
 from forgegate.checks.signatures import signatures_present
+from forgegate.core.failure_modes import REQUIRED_MODES, parse_failure_modes, stop_params
 from forgegate.errors import InputError
 
 GOOD_MODE = 'description = "d"\nsignature = "s"\ndetected_by = "x"\nscope = "item"\n'

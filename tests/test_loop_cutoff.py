@@ -28,7 +28,7 @@ from forgegate.checks.loops import detect_loop, query_symbol_of
 from forgegate.core.modes import FailureMode
 from forgegate.core.records import Completion, FinishReason, GenerationRequest, StreamStop
 from forgegate.run import ExecutionSummary, PlannedRequest, execute
-from forgegate.store import RunStore
+from forgegate.store import RunMeta, RunStore
 
 LOOPING = "Here is the answer. " + "la femme, " * 300
 """A scripted answer that starts well and then loops to the cap and past it."""
@@ -187,7 +187,7 @@ def _execute(tmp_path: Path, backend: _Scripted, check: StreamStop | None,
              cap: int = 300) -> tuple[ExecutionSummary, RunStore]:
     planned = [PlannedRequest("model", "I-1", 0, GenerationRequest(prompt="Translate: the woman", max_tokens=cap))]
     store = RunStore.open(tmp_path / "run.sqlite")
-    store.init_meta({"kind": "eval"})
+    store.init_meta(RunMeta(kind="eval"))
     summary = asyncio.run(execute(store, planned, {"model": backend}, stop_for=(lambda p: check) if check else None))
     return summary, store
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from report_helpers import ADVERSARIAL, GOOD, parse, run_cli, stored_run
 
-from forgegate.store import RunStore
+from forgegate.store import RunMeta, RunStore
 
 
 def test_report_of_a_stored_run_rescores_it_and_writes_both_files(tmp_path: Path) -> None:
@@ -20,7 +20,7 @@ def test_report_of_a_stored_run_rescores_it_and_writes_both_files(tmp_path: Path
     page = html.read_text(encoding="utf-8")
     assert 'id="verdict-word">FAIL<' in page and "<svg" in page
     with RunStore.open(store_path, create=False) as store:
-        assert store.meta()["created"] in "".join(parse(page).text)  # the run's date, from its store
+        assert str(store.meta().created) in "".join(parse(page).text)  # the run's date, from its store
     assert md.read_text(encoding="utf-8").startswith("### ❌ GLOSS eval: **FAIL**")
 
 
@@ -56,7 +56,7 @@ def test_report_of_a_file_that_is_no_result_exits_2(tmp_path: Path) -> None:
 def test_report_of_a_plan_store_asks_for_its_result_json(tmp_path: Path) -> None:
     path = tmp_path / "runs" / "plan-x.sqlite"
     with RunStore.open(path) as store:
-        store.init_meta({"kind": "plan", "run_id": "plan-x", "plan_name": "x"})
+        store.init_meta(RunMeta(kind="plan", run_id="plan-x", plan_name="x"))
     code, out = run_cli("report", "plan-x", "--store", path.parent, "--html", tmp_path / "x.html")
     assert code == 2 and "--json" in out
 

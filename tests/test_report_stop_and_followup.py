@@ -20,7 +20,7 @@ from forgegate.pipeline.gloss_scoring import eval_result, score_store
 from forgegate.report import render_html, render_markdown
 from forgegate.report.eval_terminal import print_eval
 from forgegate.results import EvalResult
-from forgegate.store import RunStore
+from forgegate.store import RunMeta, RunStore
 
 BATTERY = [
     *({"id": f"LX-STOP-0{n}", "category": "LX-STOP", "prompt": f"Who is {g}?", "expected": [name],
@@ -56,9 +56,9 @@ def _payload(tmp_path: Path, answers: dict[str, tuple[str, int, str]], *, check:
     battery = load_battery(battery_path)
     store_path = tmp_path / "runs" / "eval-stop.sqlite"
     with RunStore.open(store_path) as store:
-        store.init_meta({"kind": "eval", "backend": "scripted", "model": "m", "adapter": None,
-                         "battery_sha256": battery.sha256, "seed": 0, "temperature": 0.0, "top_p": 1.0,
-                         "system": None, "run_id": "eval-stop", "battery_path": str(battery_path)})
+        store.init_meta(RunMeta(kind="eval", backend="scripted", model="m", adapter=None,
+                                battery_sha256=battery.sha256, seed=0, temperature=0.0, top_p=1.0,
+                                system=None, run_id="eval-stop", battery_path=str(battery_path)))
         for item in battery.items:
             text, tokens, finish = answers[item.item_id]
             store.record(request_key=f"model/{item.item_id}/0", arm="model", item_id=item.item_id, seed=0,

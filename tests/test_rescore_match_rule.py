@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sqlite3
 from pathlib import Path
 
 from backend_servers import Behaviour, FakeOllamaServer
@@ -14,7 +15,7 @@ from forgegate.gate.gloss_config import gate_identity, load_gate_config
 from forgegate.pipeline.eval_session import run_session
 from forgegate.pipeline.rescore import rescore_stored_run
 from forgegate.pipeline.session_options import SessionOptions
-from forgegate.store import RunStore, find_run
+from forgegate.store import RunMeta, RunStore, find_run
 
 MODELS = {"gloss:v10": "e" * 64}
 CONFIG = """name = "tiny"
@@ -75,12 +76,13 @@ def test_a_run_scored_under_the_substring_rule_says_it_is_regated(tmp_path: Path
     path = find_run(run_id, tmp_path / "store")
     old_sha = hashlib.sha256(config.read_bytes()).hexdigest()  # what the store held before word matching
     with RunStore.open(path, create=False) as store:
-        store.set_meta("gate_config", {"path": str(config), "sha256": old_sha,
-                                       "toml": config.read_text(encoding="utf-8")})
-        store.set_meta("last_gate", "PASS")  # under substring matching both items passed
+        store.update_meta(RunMeta(last_gate="PASS"))  # under substring matching both items passed
+    with sqlite3.connect(path) as db:  # as a store written before the match rule was recorded holds it
+        db.execute("UPDATE meta SET value = ? WHERE key = 'gate_config'", (json.dumps(
+            {"path": str(config), "sha256": old_sha, "toml": config.read_text(encoding="utf-8")}),))
     result, regated = rescore_stored_run(run_id, store_dir=tmp_path / "store", battery_path=None,
                                          gate_config_path=None)
     assert regated is not None and MATCH_RULE in regated and "rule substring" in regated
     assert result.regated_from == old_sha and result.gate == "FAIL"
     with RunStore.open(path, create=False) as store:
-        assert store.meta()["last_gate"] == "PASS"  # the run's own recorded verdict is not overwritten
+        assert store.meta().last_gate == "PASS"  # the run's own recorded verdict is not overwritten

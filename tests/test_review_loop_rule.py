@@ -11,6 +11,7 @@ from forgegate.core.modes import FailureMode
 from forgegate.core.records import GenerationRequest, StoredResponse
 from forgegate.gate.gloss_config import bundled_gate_config_path
 from forgegate.pipeline.review import item_checks, run_loop_settings
+from forgegate.store import RunMeta, StoredGateConfig
 
 BATTERY = load_battery(bundled_battery_path())
 ITEM = next(i for i in BATTERY.items if i.category == "LX-LIVE-GEN")
@@ -24,12 +25,12 @@ def _row(text: str) -> StoredResponse:
                           model_digest=None, endpoint=None, error=None, attempts=1)
 
 
-def _meta(loops_table: str) -> dict[str, object]:
+def _meta(loops_table: str) -> RunMeta:
     """A stored gate config: the bundled one, with ``loops_table`` (a looser rule is another gate, not GLOSS v2)."""
     toml = bundled_gate_config_path().read_text(encoding="utf-8") + loops_table
     if loops_table:
         toml = "gloss_v2 = false\n" + toml
-    return {"gate_config": {"toml": toml}}
+    return RunMeta(gate_config=StoredGateConfig(path="gate.toml", sha256="0" * 64, toml=toml))
 
 
 def test_a_run_without_a_loops_table_is_read_with_gloss_v2s_rule() -> None:
@@ -46,4 +47,4 @@ def test_a_run_gated_with_its_own_loops_table_is_read_with_that_table() -> None:
 
 
 def test_a_run_with_no_stored_gate_config_falls_back_to_gloss_v2() -> None:
-    assert run_loop_settings({}) is None
+    assert run_loop_settings(RunMeta()) is None

@@ -18,7 +18,7 @@ from forgegate.gate.gloss_config import bundled_gate_config_path, gate_identity,
 from forgegate.jsonio import MAX_JSON_DEPTH
 from forgegate.plan import lock_path, lock_plan
 from forgegate.run.plan_store import plan_run_state
-from forgegate.store import RunStore
+from forgegate.store import RunMeta, RunStore
 from tests.plan_helpers import PLAN, write_plan_folder
 
 DEEP = "[" * 100_000
@@ -171,7 +171,7 @@ def test_deleting_the_lock_does_not_unfreeze_a_plan_whose_run_has_generations(tm
     store_dir = tmp_path / "runs"
     assert run_cli("plan", "lock", str(plan), "--store", str(store_dir)).returncode == 0
     with RunStore.open(plan_run_state(plan, store_dir).store_path) as store:  # as a plan run stores it
-        store.set_meta("plan_hash", lock_plan(plan).plan_hash)
+        store.update_meta(RunMeta(plan_hash=lock_plan(plan).plan_hash))
         store.record(request_key="base/b0/1", arm="base", item_id="b0", seed=1,
                      request=GenerationRequest(prompt="p", max_tokens=4),
                      completion=Completion("x", 1, "tokenizer", "stop", 0.1), error=None, attempts=1)

@@ -50,10 +50,10 @@ def test_scoring_reads_the_store_and_only_the_owning_command_notes_the_verdict(t
     config, sha = load_gate_config(gate_path)
     scored = score_store(store_path, load_battery(battery_path, categories=config.categories), config, sha)
     with RunStore.open(store_path, readonly=True) as store:
-        assert "last_gate" not in store.meta()  # scoring wrote nothing back
+        assert store.meta().last_gate is None  # scoring wrote nothing back
     record_last_gate(store_path, scored.gloss.verdict.gate)
     with RunStore.open(store_path, readonly=True) as store:
-        assert store.meta()["last_gate"] == scored.gloss.verdict.gate.value
+        assert store.meta().last_gate == scored.gloss.verdict.gate.value
 
 
 def test_the_model_the_pipeline_returns_renders_as_its_json_does(tmp_path: Path) -> None:

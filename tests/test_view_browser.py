@@ -177,7 +177,7 @@ def test_progress_moves_without_a_reload_while_the_engine_generates(tmp_path: Pa
 def _generating(store: Path) -> bool:
     for path in list_runs(store):
         with RunStore.open(path, create=False) as opened:
-            if opened.meta().get("generating"):
+            if opened.meta().generating:
                 return True
     return False
 

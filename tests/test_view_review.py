@@ -42,7 +42,7 @@ def test_two_reviews_on_the_page_are_store_records_that_pass_the_gate(pending: t
 
     with RunStore.open(run_path(run_id, store), create=False) as opened:
         assert opened.reviews() == {"model/cold/0": ("pass", "ana"), "model/warm/0": ("pass", "ana")}
-        assert opened.meta()["last_gate"] == "PASS"
+        assert opened.meta().last_gate == "PASS"
     listing = CliRunner().invoke(app, ["review", run_id, "--store", str(store)])  # reads the page's records
     assert "cold [pass]" in listing.output and "0 pending of 2" in listing.output
     result, _ = rescore_stored_run(run_id, store_dir=store, battery_path=None, gate_config_path=None)

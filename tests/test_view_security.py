@@ -15,7 +15,7 @@ from view_helpers import client
 
 from forgegate.core.records import GenerationRequest, StoredResponse
 from forgegate.errors import UsageError
-from forgegate.store.meta_keys import GENERATING_KEY, PLANNED_KEY
+from forgegate.store import GenerationMarker, RunMeta
 from forgegate.textsafe import visible
 from forgegate.view import ViewConfig
 from forgegate.view.runs import progress_of
@@ -108,13 +108,14 @@ def _row(key: str, tokens: int, at: float, ok: bool = True) -> StoredResponse:
 
 def test_progress_gives_rate_and_eta_while_a_live_process_generates() -> None:
     rows = [_row("a", 10, 101.0), _row("b", 30, 102.0), _row("c", 0, 103.0, ok=False), _row("old", 99, 50.0)]
-    marker = {"pid": os.getpid(), "host": socket.gethostname(), "since": 100.0}
-    live = progress_of({PLANNED_KEY: 10, GENERATING_KEY: marker}, rows, now=104.0)
+    marker = GenerationMarker(pid=os.getpid(), host=socket.gethostname(), since=100.0)
+    live = progress_of(RunMeta(planned_requests=10, generating=marker), rows, now=104.0)
     assert (live.answered, live.errors, live.total, live.generating) == (3, 1, 10, True)
     assert live.tokens_per_s == pytest.approx(40 / 4.0)  # only this generation's answers count
     assert live.eta_s == pytest.approx(6 / (3 / 4.0))  # 6 requests left at 3 per 4 s
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
-    gone = progress_of({PLANNED_KEY: 10, GENERATING_KEY: {**marker, "pid": int(dead.stdout)}}, rows, now=104.0)
+    gone = progress_of(RunMeta(planned_requests=10, generating=marker.model_copy(update={"pid": int(dead.stdout)})),
+                       rows, now=104.0)
     assert not gone.generating and gone.eta_s is None  # a killed run is not "generating"
 
 

@@ -57,13 +57,14 @@ def test_two_annotators_then_kappa_then_adjudication_give_the_files_semantic_rel
     assert read_labels(tmp_path / "relevance_sheet.adjudication.csv") == {"c2": 1, "c5": 0}
     assert 'id="complete"' in client_.get("/sheets/0").text
 
-    out = tmp_path / "relevance.jsonl"
+    assert "--adjudicator Carol" in client_.get("/sheets/0").text  # the record's command, with who adjudicated
+    out = tmp_path / "relevance.adjudicated.jsonl"
     command = CliRunner().invoke(app, ["semantic", "relevance", "--first", f"ana={ana}", "--second", f"bo={bo}",
-                                       "--author", "Carol",
+                                       "--author", "Carol", "--adjudicator", "Carol",
                                        "--adjudication", str(tmp_path / "relevance_sheet.adjudication.csv"),
                                        "--out", str(out)])
     assert command.exit_code == 0, command.output
-    assert "kappa 0.250" in command.output and out.read_text().count("\n") == 6
+    assert "kappa 0.250" in command.output and out.read_text().count("\n") == 7  # the header and 6 clusters
 
 
 def test_saving_a_sheet_needs_the_forms_csrf_token(web: tuple[TestClient, Path, str], tmp_path: Path) -> None:

@@ -61,7 +61,7 @@ def make_run(folder: Path, store: Path, script: dict[str, str], *, model: str = 
     battery, config = write_inputs(folder)
     with FakeOllamaServer(Behaviour(script=script, models={model: "e" * 64})) as server:
         result, _, _ = run_session(options(server.url, battery, config, store, model=model))
-    return str(result.meta["run_id"])
+    return str(result.meta.run_id)
 
 
 def client(store: Path, **config: Any) -> TestClient:

@@ -140,6 +140,15 @@ class ManagedServer:
                 return f"did not answer {health} within {timeout_s:.0f} s"
             time.sleep(0.25)
 
+    def discard_log(self) -> None:
+        """Remove the log (and its folder once empty) of a server forgegate stopped itself.
+
+        The log is kept when the server failed to start or died on its own: an error names it.
+        """
+        with contextlib.suppress(OSError):
+            self.log_path.unlink(missing_ok=True)
+            self.log_path.parent.rmdir()
+
     def stop(self) -> None:
         """SIGTERM to the server's process group, then SIGKILL after the grace period."""
         if self.proc.poll() is None:
@@ -186,6 +195,7 @@ def start_server(spec: LaunchSpec, *, port: int | None, timeout_s: float, attemp
         tail = log_tail(log_path)
         if any(mark in tail.lower() for mark in _PORT_IN_USE):
             if port is None and attempt < attempts:
+                log_path.unlink(missing_ok=True)  # a lost race for the port, retried: its log says only that
                 continue
             why = f"could not bind port {chosen} (address already in use)"
         raise UsageError(f"the {spec.label} {why}.\n"
@@ -234,14 +244,26 @@ class ServerPool:
             if shared.users <= 0:
                 del self._sets[key]
                 for server in shared.servers:
-                    server.stop()
+                    _stop_and_tidy(server)
 
     def stop_all(self) -> None:
         with self._lock:
             sets, self._sets = list(self._sets.values()), {}
         for shared in sets:
             for server in shared.servers:
-                server.stop()
+                _stop_and_tidy(server)
+
+
+def _stop_and_tidy(server: ManagedServer) -> None:
+    """Stop a server at the end of its use; its log goes too unless it had died on its own (then it is named)."""
+    died = server.proc.poll()
+    server.stop()
+    if died is None:
+        server.discard_log()
+    else:
+        err_console.print(f"forgegate: {server.spec.label} (pid {server.proc.pid}) had exited with status {died} "
+                          f"before forgegate stopped it; its log is {server.log_path}", markup=False,
+                          highlight=False)
 
 
 SERVERS = ServerPool()

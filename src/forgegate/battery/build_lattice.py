@@ -54,7 +54,7 @@ def _errors(table: LatticeTable) -> list[BatteryItem]:
     """LX-E error taxonomy: name the failure mode a description shows."""
     fail = table.glyph("failure")
     return [
-        BatteryItem(category="LX-E", prompt=f"{fail} which failure mode: {err.description}?",
+        BatteryItem(category="LX-E", prompt=f"{fail} which failure mode: {err.clue}?",
                     expected=spelled(err.code), max_tokens=DEFAULT_CAP, eval_type="contains")
         for err in table.error[:5]
     ]

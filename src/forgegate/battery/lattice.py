@@ -10,6 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from forgegate.core.failure_modes import lx_e_clue
 from forgegate.core.modes import FailureMode
 from forgegate.errors import InputError, not_one_of
 from forgegate.jsonio import read_text_or_input_error, validation_to_input_error
@@ -76,12 +77,22 @@ class LatticeSymbol(BaseModel):
 
 
 class ErrorCode(BaseModel):
-    """One ``[[error]]``: a failure-mode code of the error taxonomy and what it looks like."""
+    """One ``[[error]]``: a failure mode LX-E asks the model to name (its code, from ``core.modes``)."""
 
     model_config = _STRICT
 
     code: str = Field(pattern=r"^[A-Z][A-Z0-9_]*$")
-    description: str = Field(min_length=1)
+    description: str | None = Field(default=None, min_length=1)
+    """The words LX-E describes the mode with in this table; None (the bundled table): the mode's ``lx_e_clue``
+    in ``failure_modes.toml``, where what each mode means lives."""
+
+    @property
+    def clue(self) -> str:
+        """What the LX-E item shows the model (``load_lattice`` has checked there is one)."""
+        clue = self.description or lx_e_clue(self.code)
+        if clue is None:
+            raise KeyError(f"failure mode {self.code} has no LX-E description")
+        return clue
 
 
 class LatticeTable(BaseModel):
@@ -205,6 +216,10 @@ def _check_builder_needs(path: Path, text: str, table: LatticeTable) -> None:
             raise _fail(path, text, ("error", i, "code"), f"error code '{err.code}' given twice "
                         f"(first at line {_toml_line(text, ('error', codes[err.code], 'code'))})")
         codes[err.code] = i
+        if err.description is None and lx_e_clue(err.code) is None:
+            raise _fail(path, text, ("error", i, "code"), f"LX-E has no words for '{err.code}'",
+                        hint="give this [[error]] a description = \"...\" (failure_modes.toml gives no lx_e_clue "
+                             "for it)")
     if len(table.error) < MIN_ERRORS:
         raise _fail(path, text, ("error",),
                     f"{len(table.error)} error codes; LX-E needs at least {MIN_ERRORS}")

@@ -8,8 +8,8 @@ from forgegate.checks.loops import (
     tokenize_for_loops,
 )
 from forgegate.checks.match import normalise
-from forgegate.checks.modes import FailureModeSpec, load_failure_modes
 from forgegate.checks.score import AnswerScore, exact_form, has_lattice_form, rejection_check, score_item
+from forgegate.core.failure_modes import FailureModeSpec, load_failure_modes
 from forgegate.gate.loop_settings import SPEC_LOOP_SETTINGS, LoopSettings
 
 __all__ = [

@@ -46,7 +46,7 @@ from forgegate.battery.item import BatteryItem
 from forgegate.checks.loop_stop import loop_finding
 from forgegate.checks.loops import LoopFinding
 from forgegate.checks.match import coherent_tokens, normalise, present, remove_all
-from forgegate.checks.modes import stop_params, style_params, wall_params
+from forgegate.core.failure_modes import stop_params, style_params, wall_params
 from forgegate.core.modes import FailureMode
 from forgegate.core.records import Completion
 from forgegate.gate.loop_settings import LoopSettings

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Protocol
 
-from forgegate.checks.modes import load_failure_modes
+from forgegate.core.failure_modes import load_failure_modes
 
 
 class _Labelled(Protocol):

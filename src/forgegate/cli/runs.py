@@ -30,11 +30,9 @@ def register(app: typer.Typer) -> None:
                 kind = "damaged" if isinstance(exc, DamagedStoreError) else "unreadable"
                 table.add_row(path.stem, f"[red]{kind}[/]", *["-"] * 6)
                 continue
-            label = meta.get("plan_name") or meta.get("model") or meta.get("model_label") or "-"
-            table.add_row(path.stem, str(meta.get("kind", "-")), escape(str(label)),
+            table.add_row(path.stem, meta.kind or "-", escape(meta.label or "-"),
                           escape(", ".join(sorted({r.arm for r in latest}))), str(sum(r.ok for r in latest)),
-                          str(sum(not r.ok for r in latest)), str(meta.get("last_gate", "-")),
-                          str(meta.get("created", "-")))
+                          str(sum(not r.ok for r in latest)), meta.last_gate or "-", meta.created or "-")
         console.print(table)
         for problem in unusable:
             err_console.print(f"[bold yellow]warning:[/] {escape(str(problem))}", soft_wrap=True)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import typer
@@ -21,7 +20,8 @@ semantic_app = typer.Typer(help="T_GPT v0.8.1 semantic support and recoverabilit
 @semantic_app.command("metrics")
 def metrics(
     samples: Path = typer.Option(..., "--samples", help="JSONL: task, condition, sample, cluster (or UNMAPPED)."),
-    relevance: Path = typer.Option(..., "--relevance", help="JSONL: cluster, relevant (0/1, adjudicated)."),
+    relevance: Path = typer.Option(..., "--relevance", help="R(c): the record `semantic relevance` writes, or "
+                                                           "JSONL: cluster, relevant (0/1)."),
     reference: str = typer.Option(..., "--reference", help="Condition A: the wider reference."),
     contracted: str = typer.Option(..., "--contracted", help="Condition B: the contracted candidate."),
     recovery: str = typer.Option(..., "--recovery", help="Condition R: B under generic recovery probes."),
@@ -133,19 +133,49 @@ def assign_cmd(
     console.print(f"assignments: {path}")
 
 
+@semantic_app.command("sheets")
+def sheets_cmd(
+    codebook: Path = typer.Option(..., "--codebook", help="Frozen codebook whose clusters are annotated."),
+    out_dir: Path = typer.Option(..., "--out", help="Folder for relevance_sheet.csv."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the sheet's shuffling."),
+) -> None:
+    """The condition-masked relevance sheet of a frozen codebook: two annotators (not the author) fill a copy each."""
+    import numpy as np
+
+    from forgegate.semantic.codebook import load_codebook
+    from forgegate.semantic.sheets import relevance_sheet
+
+    book = load_codebook(codebook, require_frozen=True)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    sheet = out_dir / "relevance_sheet.csv"
+    if sheet.exists():
+        raise UsageError(f"{sheet} exists: annotators may already be filling it; choose another --out")
+    rows = relevance_sheet(book, sheet, np.random.default_rng(seed))
+    console.print(f"relevance sheet: {sheet} ({rows} clusters); each annotator fills a copy, then "
+                  "`forgegate semantic relevance` adjudicates")
+
+
 @semantic_app.command("relevance")
 def relevance_cmd(
     first: str = typer.Option(..., "--first", help="NAME=SHEET.csv of the first annotator."),
     second: str = typer.Option(..., "--second", help="NAME=SHEET.csv of the second annotator."),
     author: str = typer.Option(..., "--author", help="The plan's author (refused as a primary annotator)."),
     adjudication: Path | None = typer.Option(None, "--adjudication", help="CSV: cluster, relevant."),
-    out: Path = typer.Option(..., "--out", help="Relevance JSONL for `semantic metrics`."),
+    adjudicator: str | None = typer.Option(None, "--adjudicator",
+                                           help="Who decided the disagreements (recorded; may be the author)."),
+    codebook: Path | None = typer.Option(None, "--codebook", help="The frozen codebook (its hash is recorded)."),
+    out: Path = typer.Option(..., "--out", help="The adjudicated relevance record (JSONL) for a plan or "
+                                                "`semantic metrics`."),
     json_out: Path | None = typer.Option(None, "--json", help="Write the relevance result (kappa, gate) as JSON here."),
 ) -> None:
     """Adjudicated R(c) from double annotation, with Cohen's kappa; INCOMPLETE while disagreements are open."""
+    from datetime import UTC, datetime
+
     from forgegate.gate.semantic import relevance_gate
     from forgegate.jsonio import write_json_atomic
+    from forgegate.semantic.codebook import load_codebook
     from forgegate.semantic.relevance import Annotation, adjudicate
+    from forgegate.semantic.relevance_record import record_lines, write_record
 
     anns = []
     for spec in (first, second):
@@ -156,15 +186,67 @@ def relevance_cmd(
     final, report = adjudicate(anns[0], anns[1], author=author, adjudication=adjudication)
     gate = relevance_gate(report["complete"])
     report["gate"] = gate.value
+    book_hash = None if codebook is None else load_codebook(codebook, require_frozen=True).content_hash
+    lines = None
+    if report["complete"]:
+        lines = record_lines(anns[0], anns[1], final, report, adjudicator=adjudicator or "",
+                             codebook_hash=book_hash, now=datetime.now(UTC))
     if json_out is not None:
         write_json_atomic(json_out, report)
-    if report["complete"]:
-        out.write_text("".join(json.dumps({"cluster": c, "relevant": v}) + "\n" for c, v in sorted(final.items())),
-                       encoding="utf-8")
+    if lines is not None:
+        write_record(out, lines)
     kappa = report["cohens_kappa"]
     console.print(f"kappa {'NA' if kappa is None else f'{kappa:.3f}'}, {len(report['disagreements'])} "
                   f"disagreements, {len(report['open_disagreements'])} open: {gate.value}")
     exit_with(gate)
+
+
+@semantic_app.command("compare")
+def compare_cmd(
+    left: Path = typer.Argument(..., help="A `semantic metrics --json` or `forgegate run --json` result."),
+    right: Path = typer.Argument(..., help="The result to set beside it."),
+    endpoint: str = typer.Option("ES_LOSS", "--endpoint", help="The T_GPT metric to set side by side."),
+) -> None:
+    """Two semantic results side by side; refused when they measure different T_GPT fields and no plan names a
+    bridge (FIELD_TOK != FIELD_SEM != FIELD_TRAJ != FIELD_VIS)."""
+    from rich.markup import escape
+
+    from forgegate.report.semantic_terminal import fmt
+    from forgegate.results import PlanRunResult, SemanticMetricsBody, SemanticMetricsResult
+    from forgegate.results.read import read_result_json
+    from forgegate.semantic.fields import TABLE_FIELD, across_value, bridged, field_problem
+
+    tables = []
+    for path in (left, right):
+        result = read_result_json(path).result
+        body: SemanticMetricsBody | None = (
+            result if isinstance(result, SemanticMetricsResult)
+            else result.semantic.metrics if isinstance(result, PlanRunResult) and result.semantic is not None
+            else None)
+        if body is None:
+            raise UsageError(f"{path}: a {result.kind} result with no semantic metrics table")
+        tables.append(body.to_json())  # the field rules (semantic.fields) read the table as its JSON
+    problem = field_problem(tables[0], tables[1], left_name=str(left), right_name=str(right))
+    if problem is not None:
+        raise UsageError(problem)
+    fields = [str(t.get("field", TABLE_FIELD)) for t in tables]
+    bridge = bridged(fields[0], fields[1], [*tables[0].get("bridges", []), *tables[1].get("bridges", [])])
+    console.print(f"field: {fields[0]}" if bridge is None else
+                  escape(f"fields: {fields[0]} / {fields[1]}, through the plan's bridge: {bridge['how']}"))
+    for path, table in zip((left, right), tables, strict=True):
+        entries = across_value(table, endpoint) or [(endpoint, None)]
+        values = "; ".join(f"{label} {fmt(v)}" for label, v in entries)
+        console.print(escape(f"{path} ({table.get('mode')}): {values}"))
+@semantic_app.command("quality-sheet")
+def quality_sheet_cmd(
+    plan: Path = typer.Argument(..., help="The plan whose Q_task / Q_fact declares a human-review scorer."),
+    store: Path | None = typer.Option(None, "--store", help="Run store folder (default ./.forgegate/runs)."),
+) -> None:
+    """Write the blinded Q_task / Q_fact review sheet(s) a plan's human-review tasks are scored from."""
+    from forgegate.pipeline.quality_sheet import review_sheets_for_plan
+
+    for path in review_sheets_for_plan(plan, store):
+        console.print(f"wrote {path}: fill each row's score (0 to 1), then run the plan again")
 
 
 def register(app: typer.Typer) -> None:

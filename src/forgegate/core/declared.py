@@ -20,3 +20,8 @@ TIEBREAK_AXES: tuple[TiebreakAxis, ...] = get_args(TiebreakAxis)
 VERDICT_FLOOR_RULE: FloorRule = "pairwise"
 """The floor a plan's voice verdict uses (lv-hemingway v2 § 4: "The pairwise number is the verdict; the all-arms
 number is kept so the lv-bronte record stays comparable"): the other rule is printed as the sensitivity line only."""
+
+SemanticField = Literal["FIELD_TOK", "FIELD_SEM", "FIELD_TRAJ", "FIELD_VIS"]
+"""T_GPT v0.8.1's field types (``field_types``): what a semantic result measures. "FIELD_TOK != FIELD_SEM !=
+FIELD_TRAJ != FIELD_VIS. Cross-level claims require an explicit measurement bridge." (``non_equivalence_rule``)."""
+SEMANTIC_FIELDS: tuple[SemanticField, ...] = get_args(SemanticField)

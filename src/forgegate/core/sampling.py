@@ -9,6 +9,9 @@ store write with the plan already frozen.
 from __future__ import annotations
 
 import math
+from typing import Annotated
+
+from forgegate.core.checked import checked
 
 DEFAULT_SEED = 0
 DEFAULT_TEMPERATURE = 0.0
@@ -51,3 +54,11 @@ def seed_problem(value: int) -> str | None:
         return None
     return (f"must be a whole number from {SEED_MIN} to {SEED_MAX} (the run store keeps seeds as 64-bit "
             f"integers), not {shown(value)}")
+
+
+Temperature = Annotated[float, checked(temperature_problem)]
+"""A temperature a model can sample at (the session options' and a plan's ``[sampling]``)."""
+TopP = Annotated[float, checked(top_p_problem)]
+"""A nucleus-sampling p (the session options' and a plan's ``[sampling]``)."""
+StoredSeed = Annotated[int, checked(seed_problem)]
+"""A seed the run store can keep."""

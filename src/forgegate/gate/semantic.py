@@ -56,15 +56,92 @@ def semantic_unscored(rule: str, why: str) -> Verdict:
     return Verdict.combine([Reason(rule, Gate.INCOMPLETE, why)])
 
 
-def plan_semantic_verdict(library_reasons: Iterable[Mapping[str, Any]], *, draft_codebook: bool) -> Verdict:
+def plan_semantic_verdict(library_reasons: Iterable[Mapping[str, Any]], *, draft_codebook: bool,
+                          relevance: Reason | None = None) -> Verdict:
     """A plan's semantic verdict: the metrics table's reasons (read back from its JSON) under ``semantic:``,
-    and a note when the codebook is a draft built on the run's own samples (the table is exploratory)."""
+    the relevance reason (``relevance_reason``), and a note when the codebook is a draft built on the run's own
+    samples (the table is exploratory)."""
     reasons = [Reason(f"semantic: {r['rule']}", Gate(r["outcome"]), r["detail"], r.get("numbers", {}))
                for r in library_reasons]
+    if relevance is not None:
+        reasons.append(relevance)
     if draft_codebook:
         reasons.append(Reason("semantic: codebook", Gate.PASS, "draft codebook built on this run's samples with the "
                               "embedding judge (not frozen): the table is exploratory"))
     return Verdict.combine(reasons)
+
+
+RELEVANCE_RULE = "semantic: relevance R(c)"
+"""The rule name of a plan's relevance reason (T_GPT v0.8.1 ``relevance``)."""
+
+
+def relevance_reason(*, confirmatory: bool, adjudication: Mapping[str, Any] | None, source: str,
+                     remedy: str) -> Reason:
+    """R(c) in a plan: T_GPT v0.8.1 defines it as "Binary adjudicated relevance of frozen cluster c to the task,
+    based on condition-masked double annotation", with the author forbidden as a primary annotator.
+
+    ``adjudication`` is the record's provenance (annotators, adjudicator, when, kappa) or None (a bare file, or
+    no file: ``source`` says which). A confirmatory plan without an adjudicated record is INCOMPLETE (its
+    relevance-filtered numbers rest on an unaudited R(c)); ``remedy`` names the commands that make one. An
+    exploratory plan is told the same, without a change of word.
+    """
+    if adjudication is not None:
+        kappa = adjudication.get("cohens_kappa")
+        return Reason(RELEVANCE_RULE, Gate.PASS,
+                      f"adjudicated by {adjudication['adjudicator']} at {adjudication['adjudicated_at']} from the "
+                      f"double annotation of {' and '.join(adjudication['annotators'])} (not the plan's author "
+                      f"{adjudication['plan_author']}): Cohen's kappa {'NA' if kappa is None else f'{kappa:.3f}'}, "
+                      f"observed agreement {adjudication['observed_agreement']:.3f}, "
+                      f"{adjudication['disagreements']} disagreement(s) adjudicated",
+                      {"cohens_kappa": kappa, "observed_agreement": adjudication["observed_agreement"]})
+    missing = f"R(c) is not adjudicated ({source}): no double annotation, agreement or adjudicator on record"
+    if confirmatory:
+        return Reason(RELEVANCE_RULE, Gate.INCOMPLETE, f"{missing}; a confirmatory table needs it: {remedy}")
+    return Reason(RELEVANCE_RULE, Gate.PASS, f"{missing}: the table is exploratory")
+MARGIN_TOLERANCE = 1e-12
+"""A loss equal to the declared margin is within it: float sums of 0/1 means must not flag it by rounding."""
+
+
+def quality_guardrails(quality: Mapping[str, Mapping[str, Any]]) -> list[Reason]:
+    """T_GPT v0.8.1's Q_task / Q_fact guardrails (E1_STAGE: "... with Q_task/Q_fact guardrails"), from the
+    quality tables (``semantic.quality``): a task the measure could not score (a human-review sheet not written
+    or not filled) is INCOMPLETE with the command that writes the sheet; a stage change (reference ->
+    contracted) that loses more of the measure than its declared margin is flagged FAIL; within the margin PASS;
+    a change that cannot be computed INCOMPLETE. Without a margin the measure is reported, not a guardrail."""
+    reasons: list[Reason] = []
+    for measure, table in quality.items():
+        rule = f"semantic: {measure} guardrail"
+        for miss in table.get("missing", ()):
+            reasons.append(Reason(f"semantic: {measure} scored", Gate.INCOMPLETE,
+                                  f"{measure} of task {miss['task']!r}: {miss['why']}; write the review sheet "
+                                  f"with `{miss['command']}`, fill every row's score (0 to 1), run again"))
+        margin, change = table.get("margin"), table["change"]
+        if margin is None:
+            reasons.append(Reason(rule, Gate.PASS, f"{measure} reported beside the metrics; no margin declared, "
+                                  "so it flags nothing"))
+            continue
+        loss = change.get("loss")
+        numbers = {"margin": margin, "loss": loss, "reference": change["reference"],
+                   "contracted": change["contracted"]}
+        if loss is None:
+            reasons.append(Reason(rule, Gate.INCOMPLETE, f"{measure} change from {change['reference']} to "
+                                  f"{change['contracted']} not computed: {change.get('note', 'no scores')}", numbers))
+        elif loss > margin + MARGIN_TOLERANCE:
+            reasons.append(Reason(rule, Gate.FAIL, f"flagged: {measure} fell by {loss:.3f} from "
+                                  f"{change['reference']} to {change['contracted']}, beyond the declared margin "
+                                  f"{margin:g}", numbers))
+        else:
+            reasons.append(Reason(rule, Gate.PASS, f"{measure} change from {change['reference']} to "
+                                  f"{change['contracted']} is {-loss:+.3f}: within the declared margin "
+                                  f"{margin:g}", numbers))
+    return reasons
+
+
+def with_quality_guardrails(verdict: Verdict, quality: Mapping[str, Mapping[str, Any]] | None) -> Verdict:
+    """A plan's semantic verdict with its declared quality guardrails' reasons added (none declared: unchanged)."""
+    if not quality:
+        return verdict
+    return Verdict.combine([*verdict.reasons, *quality_guardrails(quality)])
 
 
 def relevance_gate(complete: bool) -> Gate:

@@ -29,8 +29,7 @@ from forgegate.run import (
     generate,
     plan_requests,
 )
-from forgegate.store import run_path, writable_store_dir
-from forgegate.store.meta_keys import LOOP_CUTOFF_KEY
+from forgegate.store import RunMeta, StoredGateConfig, run_path, writable_store_dir
 
 
 @dataclass(frozen=True)
@@ -100,12 +99,12 @@ async def run_session_async(options: SessionOptions) -> tuple[ScoredRun, EvalRes
                                 if options.loop_cutoff else None)
     outcome = await generate(
         run_path(spec.run_id, writable_store_dir(options.store)),
-        identity={**spec.identity(), "run_id": spec.run_id},
-        metadata={"battery_path": str(spec.battery.path), "base_urls": list(spec.config.base_urls),
-                  "gate_config": {"path": str(gate_config_path), "sha256": gate_sha,
-                                  "toml": gate_config_path.read_text(encoding="utf-8"),
-                                  "match_rule": MATCH_RULE},
-                  LOOP_CUTOFF_KEY: options.loop_cutoff},
+        identity=RunMeta.model_validate({**spec.identity(), "run_id": spec.run_id}),
+        metadata=RunMeta(battery_path=str(spec.battery.path), base_urls=list(spec.config.base_urls),
+                         gate_config=StoredGateConfig(path=str(gate_config_path), sha256=gate_sha,
+                                                      toml=gate_config_path.read_text(encoding="utf-8"),
+                                                      match_rule=MATCH_RULE),
+                         loop_cutoff=options.loop_cutoff),
         arms=[arm], planned=plan_requests([arm], spec.items(), [spec.seed], spec.sampling()),
         concurrency=options.concurrency, quiet=options.quiet, retry=RetryPolicy(attempts=options.retries),
         per_arm_digests=False, wait=options.wait,

@@ -33,8 +33,7 @@ from forgegate.pipeline.review import review_json
 from forgegate.results import EvalResult, reason_models
 from forgegate.results.base import REVIEW_SCHEMA_VERSION
 from forgegate.results.eval import LoopCutoff, StopAnswerEntry, StopDistributionResult
-from forgegate.store import ReviewDecision, RunStore
-from forgegate.store.meta_keys import LOOP_CUTOFF_KEY
+from forgegate.store import ReviewDecision, RunMeta, RunStore
 
 
 @dataclass(frozen=True)
@@ -62,7 +61,7 @@ class ScoredAnswer:
 class ScoredRun:
     """A stored run scored and gated: everything ``eval_result`` turns into the JSON contract."""
 
-    meta: dict[str, Any]
+    meta: RunMeta
     battery: Battery
     gate_config: GateConfig
     gate_config_sha256: str
@@ -80,9 +79,9 @@ def score_store(store_path: Path, battery: Battery, config: GateConfig, config_s
         meta = store.meta()
         latest = {r.item_id: r for r in store.latest() if arm is None or r.arm == arm}
         reviews = store.review_trails()
-    if meta.get("battery_sha256") not in (None, battery.sha256):
-        raise UsageError(f"run {meta.get('run_id')} was generated from a battery with sha256 "
-                         f"{meta.get('battery_sha256')}, not {battery.sha256}")
+    if meta.battery_sha256 not in (None, battery.sha256):
+        raise UsageError(f"run {meta.run_id} was generated from a battery with sha256 "
+                         f"{meta.battery_sha256}, not {battery.sha256}")
     answers: list[ScoredAnswer] = []
     outcomes: list[ItemOutcome] = []
     for item in battery.items:
@@ -108,7 +107,7 @@ def score_store(store_path: Path, battery: Battery, config: GateConfig, config_s
         signatures[FailureMode.STOP_FAILURE] = stop.stop_failure  # the spec's signature is LX-STOP's distribution
     if signatures is not None:  # --check-failure-modes is a rule of the gate: the word, the JSON and the exit agree
         controls.append(signature_reason(signatures))
-    if meta.get("kind") == "live":
+    if meta.kind == "live":
         gloss = live_result(config, outcomes, controls)
     else:
         gloss = gloss_verdict(config, outcomes, controls)
@@ -116,14 +115,15 @@ def score_store(store_path: Path, battery: Battery, config: GateConfig, config_s
 
 
 def record_last_gate(store_path: Path, gate: Gate, arm: str | None = None) -> None:
-    """Note the verdict for `forgegate runs` (``last_gate``, or ``last_gate:ARM`` for a plan arm).
+    """Note the verdict for `forgegate runs` (the run's ``last_gate``, or arm ``arm``'s).
 
     Scoring never writes: the command that owns the run calls this after scoring (the eval session, a plan
     run, a rescore under the run's own gate config). A store that cannot be written (a read-only folder,
     where rescore and report still work) simply keeps its earlier note."""
     try:
         with RunStore.open(store_path, create=False) as store:
-            store.set_meta("last_gate" if arm is None else f"last_gate:{arm}", gate.value)
+            store.update_meta(RunMeta(last_gate=gate.value) if arm is None
+                              else RunMeta(arm_last_gates={arm: gate.value}))
     except StoreError:
         pass
 
@@ -143,16 +143,16 @@ def eval_fields(result: ScoredRun) -> dict[str, Any]:
     meta = result.meta
     return {
         "forgegate_version": __version__,
-        "run_id": meta.get("run_id"),
-        "model": meta.get("model") or meta.get("model_label"),
-        "backend": meta.get("backend"),
-        "model_digest": meta.get("model_digest"),
-        "seed": meta.get("seed"),
-        "sampling": {"temperature": meta.get("temperature"), "top_p": meta.get("top_p")},
+        "run_id": meta.run_id,
+        "model": meta.model or meta.model_label,
+        "backend": meta.backend,
+        "model_digest": meta.model_digest,
+        "seed": meta.seed,
+        "sampling": {"temperature": meta.temperature, "top_p": meta.top_p},
         "store": str(result.store_path),
         "battery": {"path": str(result.battery.path), "sha256": result.battery.sha256,
                     "items": len(result.battery.items)},
-        "created": meta.get("created"),
+        "created": meta.created,
         "gate_config": {"name": result.gate_config.name, "sha256": result.gate_config_sha256,
                         "match_rule": MATCH_RULE,
                         "category_floor": result.gate_config.category_floor,
@@ -202,16 +202,15 @@ def _stop_result(dist: StopDistribution | None) -> StopDistributionResult | None
 def loop_cutoff(result: ScoredRun) -> LoopCutoff:
     """How many stored answers were cut off as loops, and the tokens that spared (cap minus generated)."""
     cut = [a.stored for a in result.answers if a.stored is not None and a.stored.finish == "loop"]
-    enabled = result.meta.get(LOOP_CUTOFF_KEY)
-    return LoopCutoff(enabled=enabled if isinstance(enabled, bool) else None, cut=len(cut),
+    return LoopCutoff(enabled=result.meta.loop_cutoff, cut=len(cut),
                       tokens_saved_estimate=sum(max(0, s.request.max_tokens - (s.tokens or 0)) for s in cut))
 
 
 def eval_result(result: ScoredRun, *, regated_from: str | None = None) -> EvalResult:
     """The typed GLOSS result (``kind`` "eval" or "live", from the run store)."""
-    kind = result.meta.get("kind")
-    if kind != "eval" and kind != "live":
-        raise UsageError(f"run {result.meta.get('run_id')} is a {kind!r} run, not a GLOSS eval or live test")
+    kind = result.meta.kind
+    if kind is None or kind == "plan":
+        raise UsageError(f"run {result.meta.run_id} is a {kind!r} run, not a GLOSS eval or live test")
     return EvalResult(kind=kind, schema_version=REVIEW_SCHEMA_VERSION, regated_from=regated_from, **eval_fields(result))
 
 

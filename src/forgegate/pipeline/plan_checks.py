@@ -11,9 +11,10 @@ from pathlib import Path
 
 from forgegate.battery import Battery, bundled_battery_path, load_battery
 from forgegate.gate.gloss_config import GateConfig, load_gate_config
+from forgegate.pipeline.plan_quality import check_quality_declarations
 from forgegate.plan import LoadedPlan, is_bundled
 from forgegate.semantic.codebook import Codebook, load_codebook
-from forgegate.semantic.input_rows import read_relevance
+from forgegate.semantic.relevance_record import RelevanceRecord, load_relevance
 
 KNOWN_FROZEN_JUDGES = ("embedding", "nli", "llm")
 """Judges a frozen codebook may name and ``forgegate run`` can rebuild to assign confirmation samples."""
@@ -53,6 +54,8 @@ class SemanticInputs:
     codebook_path: Path | None
     relevance: dict[str, int] | None
     relevance_path: Path | None
+    relevance_record: RelevanceRecord | None = None
+    """The adjudicated record (annotators, adjudicator, kappa) when the relevance file is one; None: a bare file."""
 
 
 def semantic_inputs(loaded: LoadedPlan, task_ids: list[str]) -> SemanticInputs:
@@ -93,16 +96,22 @@ def semantic_inputs(loaded: LoadedPlan, task_ids: list[str]) -> SemanticInputs:
                            hint="the fixture's item ids are the tasks; freeze a codebook built on the same tasks")
     relevance: dict[str, int] | None = None
     rel_path: Path | None = None
+    record: RelevanceRecord | None = None
     if params.relevance is not None:
         rel_path = loaded.resolve(params.relevance)
-        relevance = read_relevance(rel_path)
+        read = load_relevance(rel_path)
+        relevance, record = read.labels, read.record
+        if record is not None and record.header.codebook_hash not in (None, book.content_hash):
+            raise loaded.error((*where, "relevance"), f"{rel_path} was annotated on codebook "
+                               f"{record.header.codebook_hash}, not the plan's ({book.content_hash})",
+                               hint="annotate the sheet of the plan's frozen codebook (forgegate semantic sheets)")
         frozen = [c.id for t in task_ids for c in book.tasks[t].clusters]
         missing = [c for c in frozen if c not in relevance]
         if missing:
             raise loaded.error((*where, "relevance"), f"no relevance row for frozen cluster(s) "
                                f"{', '.join(missing[:5])}{' ...' if len(missing) > 5 else ''}",
                                hint="every frozen cluster needs its adjudicated R(c) (0 or 1) before scoring")
-    return SemanticInputs(book, book_path, relevance, rel_path)
+    return SemanticInputs(book, book_path, relevance, rel_path, record)
 
 
 def preflight(loaded: LoadedPlan, task_ids: list[str]) -> None:
@@ -112,3 +121,4 @@ def preflight(loaded: LoadedPlan, task_ids: list[str]) -> None:
         gloss_inputs(loaded)
     if inst.semantic is not None:
         semantic_inputs(loaded, task_ids)
+        check_quality_declarations(loaded, task_ids)

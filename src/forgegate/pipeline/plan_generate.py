@@ -27,7 +27,7 @@ from forgegate.plan import (
 )
 from forgegate.run import ArmSpec, ExecutionSummary, PromptItem, SamplingSpec, battery_prompt, generate, plan_requests
 from forgegate.run.plan_store import plan_run_id, plan_run_state
-from forgegate.store import RunStore, writable_store_dir
+from forgegate.store import RunMeta, RunStore, writable_store_dir
 
 
 @dataclass(frozen=True)
@@ -115,12 +115,12 @@ async def generate_plan_async(plan_path: Path | str, *, store_dir: Path | None =
     arms = plan_arms(locked)
     planned = plan_requests(arms, items, locked.loaded.plan.seed_list(), plan_sampling(locked))
     battery = fixture_battery(locked)
-    metadata: dict[str, object] = {"plan_hash": locked.plan_hash, "plan_file": str(locked.loaded.path)}
+    metadata = RunMeta(plan_hash=locked.plan_hash, plan_file=str(locked.loaded.path))
     if battery is not None:
-        metadata["battery_sha256"] = battery.sha256
+        metadata = metadata.model_copy(update={"battery_sha256": battery.sha256})
+    identity = RunMeta(kind="plan", run_id=plan_run_id(locked.loaded.plan.name), plan_name=locked.loaded.plan.name)
     writable_store_dir(store_dir)
-    outcome = await generate(state.store_path, identity={"kind": "plan", "run_id": plan_run_id(locked.loaded.plan.name),
-                                                         "plan_name": locked.loaded.plan.name},
+    outcome = await generate(state.store_path, identity=identity,
                              metadata=metadata, arms=arms, planned=planned, concurrency=concurrency, quiet=quiet,
                              wait=wait)
     summary, digests = outcome.summary, outcome.model_digests

@@ -14,12 +14,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from forgegate.core.verdict import Verdict
+from forgegate.core.verdict import Reason, Verdict
 from forgegate.errors import UsageError
-from forgegate.gate.semantic import plan_semantic_verdict, semantic_unscored
+from forgegate.gate.semantic import (
+    plan_semantic_verdict,
+    relevance_reason,
+    semantic_unscored,
+    with_quality_guardrails,
+)
 from forgegate.pipeline.plan_checks import SemanticInputs, semantic_inputs
 from forgegate.pipeline.plan_cost import condition_cost
 from forgegate.pipeline.plan_generate import PlanGenerations, fixture_items
+from forgegate.pipeline.plan_quality import score_quality
 from forgegate.pipeline.semantic_judge import draft_judge, frozen_judge
 from forgegate.plan import SemanticParams
 from forgegate.plan.experiments import primary_endpoint
@@ -29,6 +35,7 @@ from forgegate.semantic.bootstrap import BootstrapSettings
 from forgegate.semantic.codebook import TextSample
 from forgegate.semantic.develop_confirm import confirm, develop
 from forgegate.semantic.input_rows import UNMAPPED, read_samples
+from forgegate.semantic.relevance_record import ADJUDICATE_COMMAND, SHEETS_COMMAND
 from forgegate.semantic.validate import check_sample_sizes, group_samples
 from forgegate.store import RunStore
 
@@ -45,11 +52,14 @@ class SemanticOutcome:
     out_dir: Path
     experiment_note: str | None
     verdict: Verdict
+    quality: Json | None = None
+    """The declared Q_task / Q_fact tables (``pipeline.plan_quality``); None: none declared."""
 
     def model(self) -> PlanSemantic:
         return PlanSemantic(gate=self.verdict.gate, reasons=reason_models(self.verdict), codebook=self.codebook,
                             cost=self.cost, out_dir=str(self.out_dir), experiment_note=self.experiment_note,
-                            metrics=None if self.metrics is None else PlanSemanticMetrics.model_validate(self.metrics))
+                            metrics=None if self.metrics is None else PlanSemanticMetrics.model_validate(self.metrics),
+                            quality=self.quality)
 
 
 def semantic_out_dir(store_path: Path) -> Path:
@@ -113,6 +123,33 @@ def _cost(gens: PlanGenerations, n_items: int) -> Json:
     return condition_cost(gens.locked.loaded.plan, rows, n_items)
 
 
+def _relevance(inputs: SemanticInputs, rows: list[SampleRow], *,
+               confirmatory: bool) -> tuple[dict[str, int], Json, Reason]:
+    """R(c) for the table, what the result records about it (path, adjudication provenance), and its reason.
+
+    Without a file every mapped cluster counts as relevant (the filtered analysis is the unfiltered one); the
+    gate decides whether the table may stand without an adjudicated record (``relevance_reason``).
+    """
+    record = inputs.relevance_record
+    remedy = (f"make the condition-masked sheet with `{SHEETS_COMMAND}`, have two annotators other than the "
+              f"plan's author fill a copy each, then `{ADJUDICATE_COMMAND}` and name that record as the plan's "
+              "[instruments.semantic] relevance")
+    if inputs.relevance is None:
+        labels = {r.cluster: 1 for r in rows if r.cluster != UNMAPPED}
+        info: Json = {"path": None, "note": "no relevance declared: every cluster counts as relevant, "
+                                            "so the filtered analysis is the unfiltered one"}
+        source = "no relevance file: every cluster counted as relevant"
+    else:
+        labels = inputs.relevance
+        info = {"path": str(inputs.relevance_path), "clusters": len(labels)}
+        source = f"{inputs.relevance_path} is a bare {{cluster, relevant}} file"
+    provenance = None if record is None else record.provenance()
+    if provenance is not None:
+        info["adjudication"] = provenance
+    why = relevance_reason(confirmatory=confirmatory, adjudication=provenance, source=source, remedy=remedy)
+    return labels, info, why
+
+
 def score_semantic(gens: PlanGenerations) -> SemanticOutcome:
     """Codebook, assignments and the metrics table for the plan's semantic instrument."""
     loaded = gens.locked.loaded
@@ -132,13 +169,7 @@ def score_semantic(gens: PlanGenerations) -> SemanticOutcome:
         path, book_info = _frozen_assignments(samples, inputs, out_dir)
     rows: list[SampleRow] = read_samples(path)
     exploratory = not params.confirmatory
-    if inputs.relevance is None:
-        relevance = {r.cluster: 1 for r in rows if r.cluster != UNMAPPED}
-        relevance_info: Json = {"path": None, "note": "no relevance declared: every cluster counts as relevant, "
-                                                      "so the filtered analysis is the unfiltered one"}
-    else:
-        relevance = inputs.relevance
-        relevance_info = {"path": str(inputs.relevance_path), "clusters": len(relevance)}
+    relevance, relevance_info, relevance_why = _relevance(inputs, rows, confirmatory=params.confirmatory)
     grouped = group_samples(rows)
     try:
         small = check_sample_sizes(grouped, exploratory)
@@ -162,8 +193,12 @@ def score_semantic(gens: PlanGenerations) -> SemanticOutcome:
     metrics = compute_metrics(request)
     metrics["inputs"] = {"assignments": str(path), "relevance": relevance_info}
     metrics["declared_experiment"] = params.experiment
-    verdict = plan_semantic_verdict(metrics["reasons"], draft_codebook=not book_info["frozen"])
-    return SemanticOutcome(metrics, book_info, cost, out_dir, note, verdict)
+    metrics["bridges"] = [b.model_dump(mode="json") for b in params.bridges]  # the plan's, for `semantic compare`
+    verdict = plan_semantic_verdict(metrics["reasons"], draft_codebook=not book_info["frozen"],
+                                    relevance=relevance_why)
+    quality = score_quality(loaded, gens.generations, {i.id: i.prompt for i in items}, out_dir, request.settings)
+    verdict = with_quality_guardrails(verdict, quality)
+    return SemanticOutcome(metrics, book_info, cost, out_dir, note, verdict, quality)
 
 
 def endpoint_value(outcome: SemanticOutcome, endpoint: str, control: str, candidate: str) -> Json:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from forgegate.battery import load_battery
-from forgegate.core.match_rule import LEGACY_MATCH_RULE, MATCH_RULE
+from forgegate.core.match_rule import MATCH_RULE
 from forgegate.errors import UsageError
 from forgegate.gate.gloss_config import load_gate_config, parse_gate_config
 from forgegate.pipeline.gloss_scoring import eval_result, record_last_gate, score_store
@@ -27,34 +27,34 @@ def rescore_stored_run(run: str, *, store_dir: Path | None, battery_path: Path |
     path = find_run(run, store_dir)
     with RunStore.open(path, readonly=True) as opened:
         meta = opened.meta()
-    kind = meta.get("kind")
+    kind = meta.kind
     if kind not in ("eval", "live"):
         raise UsageError(f"run {path.stem} is a '{kind}' run, which this command cannot re-score: write its result "
                          "with --json (e.g. `forgegate run PLAN --json result.json`) and pass that file")
-    stored = meta.get("gate_config")
+    stored = meta.gate_config
     if gate_config_path is not None:
         config, sha = load_gate_config(gate_config_path)
     elif stored is not None:
-        config, sha = parse_gate_config(stored["toml"].encode("utf-8"), f"{path.name} (stored gate config)")
+        config, sha = parse_gate_config(stored.toml.encode("utf-8"), f"{path.name} (stored gate config)")
     else:
         raise UsageError(f"run {path.stem} does not record its gate config: pass --gate-config")
     regated = None
-    if stored is not None and stored["sha256"] != sha:
+    if stored is not None and stored.sha256 != sha:
         regated = (f"re-gated under {config.name} (sha256 {sha[:12]}); the run was gated under "
-                   f"{stored['path']} (sha256 {stored['sha256'][:12]})")
-        old_rule = stored.get("match_rule", LEGACY_MATCH_RULE)
+                   f"{stored.path} (sha256 {stored.sha256[:12]})")
+        old_rule = stored.match_rule
         if old_rule != MATCH_RULE:
             regated += (f"; answers are now matched by rule {MATCH_RULE} (word-aware: 'no' is not found in "
                         f"'not'), the run was scored by rule {old_rule}")
-    if battery_path is None and not Path(meta["battery_path"]).is_file():
-        raise UsageError(f"run {path.stem} was generated from {meta['battery_path']}, which is not there now: "
+    if battery_path is None and (meta.battery_path is None or not Path(meta.battery_path).is_file()):
+        raise UsageError(f"run {path.stem} was generated from {meta.battery_path}, which is not there now: "
                          "pass --battery with the same battery (its sha256 is checked)")
-    battery = load_battery(battery_path or Path(meta["battery_path"]),
+    battery = load_battery(battery_path or Path(str(meta.battery_path)),
                            categories=None if kind == "live" else config.categories)
     if kind != "live":
         config.check_battery(battery.path, battery.categories(), len(battery.items))
     scored = score_store(path, battery, config, sha, check_failure_modes=check_failure_modes)
     if regated is None:  # a run re-gated under another config must not overwrite its own verdict
         record_last_gate(path, scored.gloss.verdict.gate)
-    regated_from = stored["sha256"] if regated is not None and stored else None
+    regated_from = stored.sha256 if regated is not None and stored else None
     return eval_result(scored, regated_from=regated_from), regated

@@ -13,7 +13,7 @@ from forgegate.core.records import StoredResponse
 from forgegate.errors import ForgegateError, UsageError
 from forgegate.gate.gloss_config import parse_gate_config
 from forgegate.gate.loop_settings import LoopSettings
-from forgegate.store import ReviewDecision, RunStore
+from forgegate.store import ReviewDecision, RunMeta, RunStore
 
 
 @dataclass(frozen=True)
@@ -49,22 +49,22 @@ def provenance(decision: ReviewDecision) -> str:
     return f"{decision.verdict} by {decision.reviewer} at {decision.decided_at}{why}"
 
 
-def run_battery(meta: dict[str, Any]) -> Battery | None:
+def run_battery(meta: RunMeta) -> Battery | None:
     """The battery a run was generated from, when it has one and the file is still there."""
-    path = meta.get("battery_path")
+    path = meta.battery_path
     if not path or not Path(path).exists():
         return None
     battery = load_battery(Path(path))
-    return battery if battery.sha256 == meta.get("battery_sha256", battery.sha256) else None
+    recorded = "battery_sha256" in meta.model_fields_set
+    return battery if not recorded or meta.battery_sha256 == battery.sha256 else None
 
 
-def run_loop_settings(meta: dict[str, Any]) -> LoopSettings | None:
+def run_loop_settings(meta: RunMeta) -> LoopSettings | None:
     """The loop rule the run was gated with (its stored gate config's ``[loops]``); None: GLOSS v2's own."""
-    stored = meta.get("gate_config")
-    if not isinstance(stored, dict) or not isinstance(stored.get("toml"), str):
+    if meta.gate_config is None:
         return None
     try:
-        config, _ = parse_gate_config(stored["toml"].encode("utf-8"), "stored gate config")
+        config, _ = parse_gate_config(meta.gate_config.toml.encode("utf-8"), "stored gate config")
     except ForgegateError:
         return None
     return config.loops

@@ -9,18 +9,18 @@ is sent or stored. A refusal is a :class:`UsageError` worded with the CLI's flag
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     SkipValidation,
+    Strict,
     StrictBool,
     StrictFloat,
     StrictInt,
     StrictStr,
     ValidationError,
-    ValidationInfo,
     ValidatorFunctionWrapHandler,
     field_validator,
     model_validator,
@@ -34,10 +34,10 @@ from forgegate.core.sampling import (
     DEFAULT_SEED,
     DEFAULT_TEMPERATURE,
     DEFAULT_TOP_P,
-    seed_problem,
+    StoredSeed,
+    Temperature,
+    TopP,
     shown,
-    temperature_problem,
-    top_p_problem,
 )
 from forgegate.errors import UsageError
 
@@ -78,9 +78,9 @@ class SessionOptions(BaseModel):
     store: Path | None = None
     concurrency: StrictInt = DEFAULT_CONCURRENCY
     retries: StrictInt = DEFAULT_RETRIES
-    seed: StrictInt = DEFAULT_SEED
-    temperature: StrictFloat = DEFAULT_TEMPERATURE
-    top_p: StrictFloat = DEFAULT_TOP_P
+    seed: Annotated[StoredSeed, Strict()] = DEFAULT_SEED
+    temperature: Annotated[Temperature, Strict()] = DEFAULT_TEMPERATURE
+    top_p: Annotated[TopP, Strict()] = DEFAULT_TOP_P
     system: StrictStr | None = None
     timeout: StrictFloat = DEFAULT_TIMEOUT_S
     idle_timeout: StrictFloat | None = None
@@ -99,21 +99,6 @@ class SessionOptions(BaseModel):
     def _urls_not_one_string(cls, value: object) -> object:
         if isinstance(value, str):
             raise ValueError("takes a list of URLs, not one string: base_urls=[url]")
-        return value
-
-    @field_validator("seed")
-    @classmethod
-    def _storable_seed(cls, value: int) -> int:
-        if (why := seed_problem(value)) is not None:
-            raise ValueError(why)
-        return value
-
-    @field_validator("temperature", "top_p")
-    @classmethod
-    def _sendable(cls, value: float, info: ValidationInfo) -> float:
-        problem = temperature_problem(value) if info.field_name == "temperature" else top_p_problem(value)
-        if problem is not None:
-            raise ValueError(problem)
         return value
 
     @model_validator(mode="wrap")

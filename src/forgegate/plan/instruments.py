@@ -12,9 +12,10 @@ from typing import Literal, get_args
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
-from forgegate.core.declared import DAMAGE_METRICS, VERDICT_FLOOR_RULE, DamageMetric, FloorRule
+from forgegate.core.declared import DAMAGE_METRICS, VERDICT_FLOOR_RULE, DamageMetric, FloorRule, SemanticField
 from forgegate.core.limits import MAX_COUNT, MAX_PASSAGES, MIN_SEGMENT_WORDS
 from forgegate.plan.experiments import Experiment
+from forgegate.plan.quality import QualityDeclaration
 from forgegate.userfile import Count, RngSeed, UserFileModel
 
 InstrumentName = Literal["voice", "memorization", "damage", "gloss", "semantic"]
@@ -118,6 +119,26 @@ class Prices(UserFileModel):
         return self.arms.get(arm) or (self.models.get(model) if model is not None else None)
 
 
+class FieldBridge(UserFileModel):
+    """``[[instruments.semantic.bridges]]``: an explicit measurement bridge between two T_GPT fields.
+
+    T_GPT v0.8.1: "FIELD_TOK != FIELD_SEM != FIELD_TRAJ != FIELD_VIS. Cross-level claims require an explicit
+    measurement bridge." Without one, comparing this plan's semantic result with a result of another field is
+    refused (``forgegate semantic compare``).
+    """
+
+    fields: tuple[SemanticField, SemanticField]
+    """The two fields the bridge links, e.g. ``["FIELD_SEM", "FIELD_TOK"]``."""
+    how: str = Field(min_length=1)
+    """The bridge itself: how a measurement in one field is read in the other (cited in every comparison)."""
+
+    @model_validator(mode="after")
+    def _two_fields(self) -> FieldBridge:
+        if self.fields[0] == self.fields[1]:
+            raise ValueError("a bridge links two different fields")
+        return self
+
+
 class SemanticParams(UserFileModel):
     """T_GPT semantic support and recoverability: fixture items are the tasks, seeds the N samples."""
 
@@ -139,13 +160,23 @@ class SemanticParams(UserFileModel):
     codebook: str | None = None
     """The frozen codebook (from ``forgegate semantic freeze``); required when confirmatory."""
     relevance: str | None = None
-    """Adjudicated relevance R(c) JSONL; without it only the unfiltered analysis is reported."""
+    """Relevance R(c): the adjudicated record ``forgegate semantic relevance`` writes (annotators, adjudicator,
+    kappa), or a bare ``{cluster, relevant}`` JSONL; without it every cluster counts as relevant. A confirmatory
+    plan without the adjudicated record is INCOMPLETE."""
     tau_support: float = Field(default=0.02, gt=0, lt=1)
     minimum_count: Count = 2
     sensitivity: tuple[float, ...] = (0.01, 0.03, 0.05)
     bootstrap_resamples: Count = Field(default=10_000, ge=100)
     bootstrap_seed: RngSeed
     """Seed of the bootstrap's numpy Generator (explicit: CIs must be reproducible)."""
+    bridges: tuple[FieldBridge, ...] = ()
+    """Measurement bridges this plan declares between T_GPT fields (none: its FIELD_SEM result is compared
+    only with FIELD_SEM results)."""
+    q_task: QualityDeclaration | None = None
+    """T_GPT v0.8.1's Q_task guardrail, declared per task before confirmation (``plan.quality``): required for a
+    confirmatory E1_STAGE, with its ``margin``."""
+    q_fact: QualityDeclaration | None = None
+    """T_GPT v0.8.1's Q_fact guardrail, only on the tasks with externally checkable factual claims."""
 
     @field_validator("primary_endpoint")
     @classmethod
@@ -167,6 +198,22 @@ class SemanticParams(UserFileModel):
         if self.confirmatory and self.codebook is None:
             raise ValueError("a confirmatory collection needs the frozen 'codebook' (assignments map to "
                              "frozen IDs or UNMAPPED)")
+        return self
+
+    @model_validator(mode="after")
+    def _e1_guardrails(self) -> SemanticParams:
+        """E1_STAGE is "... with Q_task/Q_fact guardrails": a confirmatory E1 declares Q_task, every E1 guardrail
+        its margin (a guardrail without one could flag nothing)."""
+        if self.experiment != "E1_STAGE":
+            return self
+        if self.confirmatory and self.q_task is None:
+            raise ValueError("a confirmatory E1_STAGE needs its Q_task guardrail declared before confirmation: "
+                             "[instruments.semantic.q_task] with 'margin' and a scorer per task")
+        for name in ("q_task", "q_fact"):
+            declared = getattr(self, name)
+            if declared is not None and declared.margin is None:
+                raise ValueError(f"E1_STAGE reports {name} as a guardrail: set "
+                                 f"[instruments.semantic.{name}] margin (the largest loss that is not flagged)")
         return self
 
 

@@ -15,9 +15,10 @@ from pydantic import Discriminator, Field, Tag, ValidationInfo, field_validator,
 from forgegate.backends.adapters import adapter_refusal
 from forgegate.backends.base import BackendConfig, base_url_problem
 from forgegate.backends.options import OPTION_BACKENDS, device_problem, option_refusal
+from forgegate.core.checked import checked
 from forgegate.core.limits import MAX_PLAN_NAME_BYTES, MAX_SEEDS
 from forgegate.core.limits import SEED_MAX as SEED_LIMIT
-from forgegate.core.sampling import DEFAULT_TOP_P, temperature_problem, top_p_problem
+from forgegate.core.sampling import DEFAULT_TOP_P, Temperature, TopP
 from forgegate.errors import not_one_of
 from forgegate.plan.instruments import ENDPOINTS, Instruments, endpoint_names
 from forgegate.plan.preflight import LeakAudit, Tiebreak
@@ -46,7 +47,7 @@ class Arm(UserFileModel):
     prompt_template: PromptText | None = None
     """Optional wrapper around each fixture prompt; must contain '{prompt}' (e.g. a recovery probe)."""
     # Where and how the model runs; each is refused on a backend that does not use it (backends/options.py).
-    device: str = "auto"
+    device: Annotated[str, checked(device_problem)] = "auto"
     dtype: Literal["auto", "float32", "float16", "bfloat16"] = "auto"
     batch_size: Count | None = None
     n_threads: Count | None = None
@@ -80,13 +81,6 @@ class Arm(UserFileModel):
         for url in value:
             if (problem := base_url_problem(url)) is not None:
                 raise ValueError(problem)
-        return value
-
-    @field_validator("device")
-    @classmethod
-    def _known_device(cls, value: str) -> str:
-        if (why := device_problem(value)) is not None:
-            raise ValueError(why)
         return value
 
     @model_validator(mode="after")
@@ -163,21 +157,12 @@ Seeds = Annotated[Annotated[tuple[Seed, ...], Tag("SeedList")] | Annotated[SeedR
 class Sampling(UserFileModel):
     """Sampling options sent with every request (the backend caps ``max_tokens`` on the client side)."""
 
-    temperature: float
-    top_p: float = DEFAULT_TOP_P
+    temperature: Temperature
+    top_p: TopP = DEFAULT_TOP_P
     max_tokens: MaxTokens
     stop: tuple[str, ...] = ()
     chat: bool = True
     system: PromptText | None = None
-
-    @field_validator("temperature", "top_p")
-    @classmethod
-    def _sendable(cls, value: float, info: ValidationInfo) -> float:
-        """The rules ``--temperature`` and ``--top-p`` follow (forgegate.core.sampling), not a copy of them."""
-        problem = temperature_problem(value) if info.field_name == "temperature" else top_p_problem(value)
-        if problem is not None:
-            raise ValueError(problem)
-        return value
 
 
 class PlanComparison(UserFileModel):

@@ -13,6 +13,7 @@ from forgegate.core.version import __version__
 from forgegate.report.arms_cells import AXIS_TITLES
 from forgegate.report.arms_section import comparisons
 from forgegate.report.gloss_section import gloss_view
+from forgegate.report.quality_section import quality_view
 from forgegate.report.sections import Kind, Renderable, ReportSource, report_result
 from forgegate.report.semantic_section import semantic_view
 from forgegate.report.templates import CSS, TEMPLATES, svg_filter
@@ -153,5 +154,7 @@ def render_html(result: ReportSource, *, created: str | None = None, rendered_at
         section, view = "arms", comparisons(typed)
     page = env.get_template("page").render(head=head, css=Markup(CSS),  # our constant, not user text
                                            section=section, view=view, axes_titles=AXIS_TITLES,
-                                           ships=typed.ships if isinstance(typed, PlanRunResult) else None)
+                                           ships=typed.ships if isinstance(typed, PlanRunResult) else None,
+                                           quality=quality_view(typed.semantic)
+                                           if isinstance(typed, PlanRunResult) else None)
     return visible(page)  # last, over the whole page: no control character reaches the file, wherever it sat

@@ -8,7 +8,10 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from forgegate.core.verdict import Gate
+from forgegate.gate.semantic import RELEVANCE_RULE
 from forgegate.report.eval_terminal import print_eval
+from forgegate.report.quality_section import quality_lines
 from forgegate.report.semantic_terminal import fmt, render_metrics
 from forgegate.results.plan_run import PlanGloss, PlanSemantic
 
@@ -49,9 +52,14 @@ def print_semantic(outcome: PlanSemantic, console: Console) -> None:
         console.print(f"experiment: {escape(outcome.experiment_note)}")
     if outcome.metrics is not None:
         render_metrics(outcome.metrics, console)
+        for reason in outcome.reasons:  # the plan's own rules on the table (relevance R(c))
+            if reason.rule == RELEVANCE_RULE and reason.outcome is not Gate.PASS:
+                console.print(f"  {reason.outcome.value}: {escape(reason.detail)}")
     else:
         for reason in outcome.reasons:
             console.print(f"  {reason.outcome.value}: {escape(reason.detail)}")
+    for line in quality_lines(outcome):
+        console.print(escape(line))
     cost = {k: v for k, v in outcome.cost.items() if k != "note"}
     if cost:
         console.print("cost per condition: " + "; ".join(escape(f"{c} {cost_text(v)}") for c, v in cost.items()))

@@ -15,7 +15,7 @@ from forgegate.gate.semantic import control_word
 from forgegate.report.fmt import num, percent, with_ci
 from forgegate.report.plots import cluster_mass_chart
 from forgegate.report.table import Table
-from forgegate.results.semantic import SemanticMetricsBody
+from forgegate.results.semantic import FileInputs, PlanInputs, SemanticMetricsBody
 
 PAIR = ("ES_LOSS", "REC_GAIN", "IRREV_OBS")
 CONDITION = ("D_sem", "H_sem", "P")
@@ -45,6 +45,8 @@ class SemanticView:
     unfiltered: Table
     controls: Table
     charts: tuple[TaskChart, ...]
+    field: str = "FIELD_SEM"
+    relevance: str | None = None
 
 
 def _role_order(result: SemanticMetricsBody) -> tuple[str, str, str]:
@@ -68,6 +70,22 @@ def task_chart(task: str, block: dict[str, Any], order: tuple[str, str, str]) ->
                              title=f"task {task}: cluster probability mass (lost in {contracted}: "
                                    f"{', '.join(lost) or 'none'})")
     return TaskChart(task, lost, svg)
+
+
+def relevance_text(inputs: FileInputs | PlanInputs) -> str | None:
+    """Who annotated R(c), who adjudicated, when, and the agreement (a plan run's adjudicated record); what
+    stands in for it otherwise; None for ``semantic metrics`` from files (its input is the path)."""
+    if not isinstance(inputs, PlanInputs):
+        return None
+    rel = inputs.relevance
+    adj = rel.adjudication
+    if not adj:
+        return f"R(c) not adjudicated: {rel.note or str(rel.path) + ' is a bare cluster/relevant file'}"
+    kappa = adj.cohens_kappa
+    return (f"R(c) adjudicated by {adj.adjudicator} at {adj.adjudicated_at}; annotators "
+            f"{' and '.join(adj.annotators)} (plan author {adj.plan_author} excluded); Cohen's kappa "
+            f"{'NA' if kappa is None else f'{kappa:.3f}'}, observed agreement {adj.observed_agreement:.3f}, "
+            f"{adj.disagreements} adjudicated")
 
 
 def semantic_view(result: SemanticMetricsBody) -> SemanticView:
@@ -115,4 +133,5 @@ def semantic_view(result: SemanticMetricsBody) -> SemanticView:
         unfiltered=Table(("analysis", *PAIR), unf_rows),
         controls=Table(("control", "expected", "observed", "result"), control_rows),
         charts=tuple(task_chart(t, block, order) for t, block in result.tasks.items()),
+        field=result.field, relevance=relevance_text(result.inputs),
     )

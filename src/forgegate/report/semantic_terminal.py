@@ -5,9 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from forgegate.core.verdict import Gate
+from forgegate.report.semantic_section import relevance_text
 from forgegate.results.semantic import SemanticMetricsBody
 
 
@@ -47,6 +49,10 @@ def render_metrics(result: SemanticMetricsBody, console: Console) -> None:
     table.add_row(f"[bold]across {across['n_tasks']} tasks[/]", "", "", "", fmt(across["ES_LOSS"]),
                   fmt(across["REC_GAIN"]), fmt(across["IRREV_OBS"]))
     console.print(table)
+    console.print(f"field: {result.field} (not comparable with another field without a bridge)")
+    relevance = relevance_text(result.inputs)
+    if relevance is not None:
+        console.print(escape(relevance))
     for which in ("AGG_COVERAGE", "MINORITY_RECALL"):
         if across[which]:
             console.print(f"{which} across tasks: " + "; ".join(f"{agg} {fmt(v)}" for agg, v in across[which].items()))

@@ -105,6 +105,12 @@ prior: {{ ships.prior or 'none declared' }}.</p>
 {{ reasons(ships.reasons) }}
 </section>
 {% endif %}
+{% if quality %}
+<section id="quality"><h2>T_GPT quality guardrails (Q_task / Q_fact)</h2>
+{% for title, t in quality.tables %}<h3>{{ title }}</h3>{{ table(t) }}
+{% endfor %}{{ reasons(quality.reasons) }}
+</section>
+{% endif %}
 {% include section %}
 <footer>Rendered by forgegate {{ head.renderer_version }} at {{ head.rendered_at }}.
 Self-contained: no scripts, no network; every model output and user string is escaped.</footer>
@@ -221,6 +227,8 @@ SEMANTIC = _IMPORT + r"""
 <p>Mode {{ view.mode }}; experiment {{ view.experiment }}; roles: reference {{ view.roles.reference }},
 contracted {{ view.roles.contracted }}, recovery {{ view.roles.recovery }}; support tau {{ view.tau }};
 bootstrap {{ view.bootstrap }}.</p>
+<p>Field {{ view.field }} (T_GPT: not comparable with another field without a measurement bridge).
+{% if view.relevance %}{{ view.relevance }}.{% endif %}</p>
 <h3>Metrics across tasks (95% CIs)</h3>{{ table(view.across) }}
 <h3>Condition metrics across tasks</h3>{{ table(view.conditions) }}
 <h3>Per task</h3>{{ table(view.tasks) }}

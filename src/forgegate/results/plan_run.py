@@ -9,6 +9,7 @@ from forgegate.results.base import Gated, ReasonModel, ReviewSchemaVersion, Stri
 from forgegate.results.damage import DamageAxis
 from forgegate.results.eval import BatteryRef, GateConfigRef, PlanArmGloss
 from forgegate.results.memorization import MemorizationAxis
+from forgegate.results.quality import QualityTable
 from forgegate.results.semantic import PlanSemanticMetrics
 from forgegate.results.voice import VoiceAxis
 
@@ -59,6 +60,8 @@ class PlanSemantic(Gated):
     out_dir: str
     experiment_note: str | None
     metrics: PlanSemanticMetrics | None
+    quality: dict[str, QualityTable] | None = None
+    """T_GPT's Q_task / Q_fact guardrails the plan declared, by measure (None: none declared)."""
 
 
 class PlanGloss(Gated):

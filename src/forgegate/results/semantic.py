@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field
 
+from forgegate.core.declared import SemanticField
 from forgegate.results.base import SCHEMA_VERSION, Gated, Number, SchemaVersion, Strict
 
 METRICS_SCHEMA = "T_GPT_METRICS_V0_8_1"
@@ -85,11 +86,57 @@ class FileInputs(Strict):
     aggregates: str | None
 
 
+class RelevanceAdjudication(Strict):
+    """Who made R(c), when, and how well the two primary annotators agreed (from the adjudicated record)."""
+
+    adjudicated: bool
+    """Always true: the plan's relevance file is an adjudicated record (``forgegate semantic relevance``)."""
+    annotators: list[str]
+    """The two primary annotators (neither is the plan's author)."""
+    plan_author: str
+    """The plan's author, refused as a primary annotator (T_GPT: author_primary_annotation_forbidden)."""
+    adjudicator: str
+    """Who decided the clusters the annotators disagreed on."""
+    adjudicated_at: str
+    """When the record was written (ISO 8601)."""
+    observed_agreement: float
+    """Share of clusters both annotators labelled alike."""
+    cohens_kappa: float | None
+    """Cohen's kappa between the two annotators; null when chance agreement is 1."""
+    disagreements: int
+    """How many clusters the adjudicator decided."""
+    codebook_hash: str | None
+    """Content hash of the frozen codebook the sheet was made from (null: not recorded)."""
+
+
+class PlanRelevance(Strict):
+    """The relevance R(c) a plan run used: its file, and the adjudication's provenance when it is a record."""
+
+    path: str | None
+    """The relevance file; null: none declared (every cluster counted as relevant)."""
+    clusters: int | None = None
+    """How many clusters the file labels."""
+    note: str | None = None
+    """Why there is no file, when there is none."""
+    adjudication: RelevanceAdjudication | None = None
+    """Annotators, adjudicator, when and agreement; null: a bare ``{cluster, relevant}`` file or none (a
+    confirmatory plan is then INCOMPLETE)."""
+
+
 class PlanInputs(Strict):
     """A plan run: the assignments written beside the store, and the relevance used."""
 
     assignments: str
-    relevance: dict[str, Any]
+    relevance: PlanRelevance
+
+
+class BridgeModel(Strict):
+    """A plan's measurement bridge between two T_GPT fields."""
+
+    fields: tuple[SemanticField, SemanticField]
+    """The two fields it links."""
+    how: str
+    """How a measurement in one field is read in the other."""
 
 
 class SemanticMetricsBody(Gated):
@@ -99,6 +146,11 @@ class SemanticMetricsBody(Gated):
                               serialize_by_alias=True, use_attribute_docstrings=True)
 
     metrics_schema: Literal["T_GPT_METRICS_V0_8_1"] = Field(alias="schema")
+    field: SemanticField = "FIELD_SEM"
+    """The T_GPT field this table measures: FIELD_SEM (empirical distribution over frozen semantic cluster
+    identities). Results of different fields are not compared without a bridge (``non_equivalence_rule``)."""
+    bridges: list[BridgeModel] = Field(default_factory=list)
+    """Measurement bridges to other fields the plan declared (``semantic metrics`` from files: none)."""
     mode: Literal["exploratory", "confirmatory"]
     exploratory_reasons: list[str]
     experiment: str | None

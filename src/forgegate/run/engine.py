@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from forgegate.backends.base import Backend, BackendError
 from forgegate.core.records import Completion, GenerationRequest, StreamStop
 from forgegate.run.progress import RunProgress
+from forgegate.store.run_meta import RunMeta
 from forgegate.store.runstore import RunStore
 
 
@@ -64,15 +65,16 @@ class ExecutionSummary:
     the longest it could have run, would have cost more)."""
 
 
-async def record_model_digest(backend: Backend, store: RunStore, key: str = "model_digest") -> str | None:
-    """Store the model's digest under ``key``; a digest is provenance, not an answer, so a failure to get
-    one is recorded (``<key>_error``) rather than ending the run."""
+async def record_model_digest(backend: Backend, store: RunStore, arm: str | None = None) -> str | None:
+    """Store the model's digest (as arm ``arm``'s, or the run's one model's when None); a digest is
+    provenance, not an answer, so a failure to get one is recorded beside it rather than ending the run."""
     try:
         digest = await backend.model_digest()
     except (BackendError, OSError) as exc:
         digest = None
-        store.set_meta(f"{key}_error", f"{type(exc).__name__}: {exc}")
-    store.set_meta(key, digest)
+        why = f"{type(exc).__name__}: {exc}"
+        store.update_meta(RunMeta(model_digest_error=why) if arm is None else RunMeta(arm_digest_errors={arm: why}))
+    store.update_meta(RunMeta(model_digest=digest) if arm is None else RunMeta(arm_digests={arm: digest}))
     return digest
 
 

@@ -39,5 +39,4 @@ def plan_run_state(plan: LoadedPlan | Path | str, store_dir: Path | None = None)
     if not path.exists() or (path.is_file() and path.stat().st_size == 0):  # 0 bytes: killed while creating
         return PlanRunState(path, 0, None)
     with RunStore.open(path, readonly=True) as store:
-        stored = store.meta().get("plan_hash")
-        return PlanRunState(path, store.row_count(), str(stored) if stored is not None else None)
+        return PlanRunState(path, store.row_count(), store.meta().plan_hash)

@@ -13,7 +13,6 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from forgegate.activity import note_store
 from forgegate.backends import Backend, BackendConfig, make_backend
@@ -28,8 +27,7 @@ from forgegate.run.engine import (
     execute,
     record_model_digest,
 )
-from forgegate.store import RunStore, run_lock
-from forgegate.store.meta_keys import GENERATING_KEY, PLANNED_KEY
+from forgegate.store import GenerationMarker, RunMeta, RunStore, run_lock
 
 
 @dataclass(frozen=True)
@@ -106,12 +104,7 @@ class RunOutcome:
 
 
 
-def digest_key(arm: str, per_arm: bool) -> str:
-    """Where an arm's model digest is kept in the store's meta (an eval's one arm keeps the plain key)."""
-    return f"model_digest:{arm}" if per_arm else "model_digest"
-
-
-async def generate(store_path: Path, *, identity: Mapping[str, Any], metadata: Mapping[str, Any],
+async def generate(store_path: Path, *, identity: RunMeta, metadata: RunMeta,
                    arms: Sequence[ArmSpec], planned: Sequence[PlannedRequest], concurrency: int, quiet: bool,
                    retry: RetryPolicy | None = None, per_arm_digests: bool = True, wait: bool = True,
                    made: Mapping[str, Backend] | None = None, stop_for: StopFor | None = None) -> RunOutcome:
@@ -131,31 +124,31 @@ async def generate(store_path: Path, *, identity: Mapping[str, Any], metadata: M
                                       per_arm_digests=per_arm_digests, made=made or {}, stop_for=stop_for)
 
 
-async def _generate_locked(store_path: Path, *, identity: Mapping[str, Any], metadata: Mapping[str, Any],
+async def _generate_locked(store_path: Path, *, identity: RunMeta, metadata: RunMeta,
                            arms: Sequence[ArmSpec], planned: Sequence[PlannedRequest], concurrency: int,
                            quiet: bool, retry: RetryPolicy | None, per_arm_digests: bool,
                            made: Mapping[str, Backend], stop_for: StopFor | None = None) -> RunOutcome:
     with RunStore.open(store_path) as store:
-        store.init_meta(dict(identity))
-        for key, value in metadata.items():
-            store.set_meta(key, value)
+        store.init_meta(identity)
+        store.update_meta(metadata)
         # what a watcher (forgegate view) needs to show progress: the total, and who is generating since when
-        store.set_meta(PLANNED_KEY, len(planned))
-        store.set_meta(GENERATING_KEY, {"pid": os.getpid(), "host": socket.gethostname(), "since": time.time()})
+        store.update_meta(RunMeta(planned_requests=len(planned), generating=GenerationMarker(
+            pid=os.getpid(), host=socket.gethostname(), since=time.time())))
         backends: dict[str, Backend] = {}
         try:
             for arm in arms:
                 backends[arm.name] = made.get(arm.name) or make_backend(arm.backend, arm.config)
             for arm in arms:
-                if "model_label" not in metadata and len(arms) == 1:
+                if "model_label" not in metadata.model_fields_set and len(arms) == 1:
                     path = getattr(backends[arm.name], "model_path", None)
-                    store.set_meta("model_label", arm.config.model or (Path(path).name if path else arm.backend))
+                    store.update_meta(RunMeta(model_label=arm.config.model or (Path(path).name if path
+                                                                                else arm.backend)))
             summary = await execute(store, planned, backends, concurrency=concurrency, retry=retry, quiet=quiet,
                                     stop_for=stop_for)
-            digests = {name: await record_model_digest(backend, store, digest_key(name, per_arm_digests))
+            digests = {name: await record_model_digest(backend, store, name if per_arm_digests else None)
                        for name, backend in backends.items()}
         finally:
-            store.set_meta(GENERATING_KEY, None)
+            store.update_meta(RunMeta(generating=None))
             for backend in backends.values():
                 await backend.aclose()
     return RunOutcome(store_path, summary, digests)

@@ -24,6 +24,7 @@ from forgegate.semantic.bootstrap import (
     resample_units,
     unit_means,
 )
+from forgegate.semantic.fields import TABLE_FIELD
 from forgegate.semantic.metric_controls import run_controls
 from forgegate.semantic.pools import AggregateInput, pool_table
 from forgegate.semantic.roles import endpoint_labels, primary_declaration
@@ -287,6 +288,8 @@ def compute_metrics(req: MetricsRequest) -> Json:
     return {
         "schema": "T_GPT_METRICS_V0_8_1",
         **verdict.to_json(),
+        "field": TABLE_FIELD,
+        "bridges": [],
         "mode": mode,
         "exploratory_reasons": list(req.small_conditions) if req.exploratory else [],
         "experiment": req.experiment,

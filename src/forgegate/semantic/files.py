@@ -9,7 +9,8 @@ from forgegate.errors import InputError, UsageError
 from forgegate.plan.experiments import primary_endpoint
 from forgegate.semantic.analysis import MetricsRequest, compute_metrics
 from forgegate.semantic.bootstrap import N_RESAMPLES, BootstrapSettings
-from forgegate.semantic.input_rows import read_aggregates, read_relevance, read_samples
+from forgegate.semantic.input_rows import read_aggregates, read_samples
+from forgegate.semantic.relevance_record import load_relevance
 from forgegate.semantic.taskstats import Roles
 from forgegate.semantic.validate import (
     check_aggregates,
@@ -36,7 +37,7 @@ def metrics_from_files(
     check_roles(roles.reference, roles.contracted, roles.recovery)
     endpoint = primary_endpoint(experiment, primary)
     rows = read_samples(samples)
-    rel = read_relevance(relevance)
+    rel = load_relevance(relevance).labels  # a bare R(c) file or an adjudicated record
     check_relevance(rows, rel, relevance)
     grouped = group_samples(rows)
     if not any(roles.reference in conds for conds in grouped.values()):

@@ -26,13 +26,29 @@ def _norm(name: str) -> str:
     return " ".join(name.split()).casefold()
 
 
+def same_person(first: str, second: str) -> bool:
+    """Two names are one person when they differ only in case and spacing."""
+    return _norm(first) == _norm(second)
+
+
+def author_problem(annotator: str, author: str) -> str | None:
+    """Why ``annotator`` may not be a primary annotator (T_GPT: author_primary_annotation_forbidden), or None.
+
+    The one rule for the command, the view and the adjudicated record's loader.
+    """
+    if same_person(annotator, author):
+        return (f"{annotator!r} wrote the plan and may not be a primary annotator; "
+                "ask two other people to annotate (the author may adjudicate)")
+    return None
+
+
 def check_annotator(annotator: str, author: str) -> None:
     """Refuse the plan's author (compared by name, case and spacing ignored) as a primary annotator."""
     if not author.strip():
         raise UsageError("--author is required: the plan's author may not be a primary annotator")
-    if _norm(annotator) == _norm(author):
-        raise UsageError(f"{annotator!r} wrote the plan and may not be a primary annotator; "
-                         "ask two other people to annotate (the author may adjudicate)")
+    problem = author_problem(annotator, author)
+    if problem is not None:
+        raise UsageError(problem)
 
 
 def read_labels(path: Path, column: str = "relevant") -> dict[str, int]:
@@ -62,12 +78,17 @@ def read_labels(path: Path, column: str = "relevant") -> dict[str, int]:
     return out
 
 
-def write_labels(path: Path, labels: dict[str, int], column: str = "relevant") -> None:
-    """cluster -> 0/1 as the CSV ``read_labels`` reads (an adjudication file), written atomically."""
+def write_labels(path: Path, labels: dict[str, int], column: str = "relevant", *,
+                 adjudicator: str | None = None) -> None:
+    """cluster -> 0/1 as the CSV ``read_labels`` reads (an adjudication file), written atomically.
+
+    ``adjudicator`` adds a column with the adjudicator's name on every row (``read_labels`` ignores it; the
+    view reads it back to print the ``--adjudicator`` of the record's command)."""
     buffer = io.StringIO(newline="")
     writer = csv.writer(buffer)
-    writer.writerow(["cluster", column])
-    writer.writerows((spreadsheet_cell(cluster), label) for cluster, label in sorted(labels.items()))
+    who = [] if adjudicator is None else [spreadsheet_cell(adjudicator)]
+    writer.writerow(["cluster", column, *(["adjudicator"] if who else [])])
+    writer.writerows((spreadsheet_cell(cluster), label, *who) for cluster, label in sorted(labels.items()))
     write_bytes_atomic(path, buffer.getvalue().encode("utf-8"))
 
 
@@ -80,7 +101,7 @@ def adjudicate(first: Annotation, second: Annotation, *, author: str,
     """
     for ann in (first, second):
         check_annotator(ann.annotator, author)
-    if _norm(first.annotator) == _norm(second.annotator):
+    if same_person(first.annotator, second.annotator):
         raise UsageError("double annotation needs two different annotators")
     a, b = read_labels(first.path), read_labels(second.path)
     if set(a) != set(b):

@@ -17,7 +17,8 @@ SPEC_ROLES: dict[str, str] = {
 
 _HOW = {
     "E1_STAGE": "reference = the earlier stage, contracted = the adjacent later stage (one table per adjacent "
-                "stage pair); the Q_task/Q_fact guardrails are not computed by this instrument",
+                "stage pair); the Q_task/Q_fact guardrails are the plan's declared quality tables "
+                "(semantic.quality, forgegate run only), flagged when the change loses more than their margin",
     "E4_R_META": "T_GPT v0.8.1 does not define the structural-recurrence rate with one of its metric names: the "
                  "declared metric stands for it in this table; the difference between the structural-critique "
                  "and style-control arms is taken between two tables (one per arm in the recovery role) and is "

@@ -2,7 +2,8 @@
 
 from forgegate.store.locate import default_store_dir, find_run, list_runs, run_path, writable_store_dir
 from forgegate.store.lock import run_lock
+from forgegate.store.run_meta import GenerationMarker, RunMeta, StoredGateConfig
 from forgegate.store.runstore import ReviewDecision, RunStore
 
-__all__ = ["ReviewDecision", "RunStore", "default_store_dir", "find_run", "list_runs", "run_lock", "run_path",
-           "writable_store_dir"]
+__all__ = ["GenerationMarker", "ReviewDecision", "RunMeta", "RunStore", "StoredGateConfig", "default_store_dir",
+           "find_run", "list_runs", "run_lock", "run_path", "writable_store_dir"]

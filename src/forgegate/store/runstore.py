@@ -19,8 +19,9 @@ from typing import Any
 from forgegate.core.records import Completion, GenerationRequest, StoredResponse
 from forgegate.core.version import __version__
 from forgegate.errors import UsageError
-from forgegate.store.faults import check_run_file, ensure_folder, store_errors
+from forgegate.store.faults import check_run_file, damaged, ensure_folder, store_errors
 from forgegate.store.readonly import open_readonly
+from forgegate.store.run_meta import RunMeta
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -136,33 +137,40 @@ class RunStore:
         self.close()
 
     # -- run identity -------------------------------------------------------------------------
-    def init_meta(self, meta: dict[str, Any]) -> None:
+    def init_meta(self, identity: RunMeta) -> None:
         """Write the run's identity once; a resumed run must present the same identity."""
-        existing = self.meta()
-        if not existing:
-            rows = {**meta, "forgegate_version": __version__, "created": _now()}
+        if not self._meta_rows():
+            rows = identity.model_copy(update={"forgegate_version": __version__, "created": _now()}).rows()
             with store_errors(self.path), self._db:
-                self._db.executemany(
-                    "INSERT INTO meta (key, value) VALUES (?, ?)",
-                    [(k, json.dumps(v)) for k, v in rows.items()],
-                )
+                self._db.executemany("INSERT INTO meta (key, value) VALUES (?, ?)", list(rows.items()))
             return
-        for key, value in meta.items():
-            if key in existing and existing[key] != value:
+        existing = self.meta()
+        for key in identity.model_fields_set & existing.model_fields_set:
+            there, now = getattr(existing, key), getattr(identity, key)
+            if there != now:
                 raise UsageError(
                     f"run store {self.path} belongs to a different run: '{key}' is "
-                    f"{existing[key]!r} there, {value!r} now; use another --store"
+                    f"{there!r} there, {now!r} now; use another --store"
                 )
 
-    def meta(self) -> dict[str, Any]:
-        return {k: json.loads(v) for k, v in self._fetch("SELECT key, value FROM meta")[1]}
+    def meta(self) -> RunMeta:
+        """The run's metadata as its typed record (a value forgegate never writes there is a damaged store)."""
+        try:
+            return RunMeta.from_rows(self._meta_rows())
+        except ValueError as exc:
+            raise damaged(self.path, str(exc)) from None
 
-    def set_meta(self, key: str, value: Any) -> None:
-        """Record a fact learned during the run (a model digest, where its files were last seen)."""
-        self._fetch(
-            "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            (key, json.dumps(value)),
-        )
+    def update_meta(self, facts: RunMeta) -> None:
+        """Record facts learned during the run (a model digest, where its files were last seen): the fields
+        ``facts`` sets, and only those, replace what the store held."""
+        for key, value in facts.rows().items():
+            self._fetch(
+                "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                (key, value),
+            )
+
+    def _meta_rows(self) -> dict[str, str]:
+        return dict(self._fetch("SELECT key, value FROM meta")[1])
 
     # -- responses ------------------------------------------------------------------------------
     def record(

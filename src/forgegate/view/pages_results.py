@@ -59,7 +59,7 @@ def run_report(request: Request) -> Response:
     run = load_run(config_of(request).store_dir, request.path_params["run_id"])
     if run.result is None:
         raise Refused(400, str(run.not_scored))
-    return _report(run.result, run.meta.get("created"), run.run_id)
+    return _report(run.result, run.meta.created, run.run_id)
 
 
 ROUTES = [Route("/results", results_list), Route("/results/{index:number}", result_page),

@@ -18,7 +18,16 @@ from forgegate.errors import UsageError
 from forgegate.pipeline.review import MAX_REVIEWER_CHARS
 from forgegate.view.render import config_of, numbered_file, render
 from forgegate.view.security import Refused, verified_form
-from forgegate.view.sheets import RELEVANCE, Sheet, agreement, check_name, load_sheet, save_adjudication, save_labels
+from forgegate.view.sheets import (
+    RELEVANCE,
+    Sheet,
+    adjudicator_of,
+    agreement,
+    check_name,
+    load_sheet,
+    save_adjudication,
+    save_labels,
+)
 
 
 def _sheet(request: Request) -> tuple[int, Sheet]:
@@ -39,6 +48,7 @@ def sheet_page(request: Request, error: str | None = None, status: int = 200) ->
     done = {n: sum(v is not None for v in sheet.labels(n).values()) for n in names}
     return render(request, "sheet.html", status=status, index=index, sheet=sheet, names=names, done=done,
                   report=agreement(sheet, author), author=author, error=error, relevance=sheet.kind is RELEVANCE,
+                  adjudicator=adjudicator_of(sheet),
                   saved=request.query_params.get("saved"))
 
 
@@ -87,7 +97,7 @@ async def adjudicate_save(request: Request) -> Response:
                  if fields.get(f"adj-{n}") in ("0", "1")}
     if set(decisions) != set(report["disagreements"]):
         return await run_in_threadpool(sheet_page, request, "decide every disagreement (1 or 0)", 400)
-    await run_in_threadpool(save_adjudication, sheet, decisions)
+    await run_in_threadpool(save_adjudication, sheet, decisions, adjudicator)
     return RedirectResponse(f"/sheets/{index}?saved=the%20adjudication", status_code=303)
 
 

@@ -16,8 +16,7 @@ from typing import Any
 
 from forgegate.core.records import StoredResponse
 from forgegate.errors import ForgegateError, UsageError
-from forgegate.store import RunStore, list_runs
-from forgegate.store.meta_keys import GENERATING_KEY, PLANNED_KEY
+from forgegate.store import GenerationMarker, RunMeta, RunStore, list_runs
 
 STORE_ERRORS: tuple[type[BaseException], ...] = (sqlite3.Error, ForgegateError, OSError, ValueError, KeyError)
 """What reading a run file can raise when the file is damaged or not a run store."""
@@ -53,31 +52,31 @@ class RunSummary:
     """Why the file could not be read (None: it could)."""
 
 
-def _alive(info: dict[str, Any]) -> bool:
+def _alive(info: GenerationMarker) -> bool:
     """A generating marker left by a process that died (kill -9) is not a live run on this host."""
-    if info.get("host") != socket.gethostname():
+    if info.host != socket.gethostname():
         return True  # another machine's process: trust its marker
     try:
-        os.kill(int(info["pid"]), 0)
+        os.kill(info.pid, 0)
     except ProcessLookupError:
         return False
-    except (PermissionError, KeyError, TypeError, ValueError):
+    except (PermissionError, OverflowError, ValueError):
         return True
     return True
 
 
-def progress_of(meta: dict[str, Any], rows: list[StoredResponse], now: float | None = None) -> Progress:
+def progress_of(meta: RunMeta, rows: list[StoredResponse], now: float | None = None) -> Progress:
     """Answers so far against the planned total; tokens/s and ETA over what this generation has done."""
     answered = sum(r.ok for r in rows)
     errors = len(rows) - answered
-    planned = meta.get(PLANNED_KEY)
-    total = int(planned) if isinstance(planned, int) and planned >= len(rows) else len(rows)
-    info = meta.get(GENERATING_KEY)
-    generating = isinstance(info, dict) and _alive(info)
+    planned = meta.planned_requests
+    total = planned if planned is not None and planned >= len(rows) else len(rows)
+    info = meta.generating
+    generating = info is not None and _alive(info)
     tokens = sum(r.tokens or 0 for r in rows if r.ok)
     rate = eta = None
-    if generating and isinstance(info, dict) and isinstance(info.get("since"), int | float):
-        since = float(info["since"])
+    if generating and info is not None:
+        since = info.since
         elapsed = max((now or time.time()) - since, 1e-6)
         recent = [r for r in rows if r.finished_at is not None and r.finished_at >= since]
         rate = sum(r.tokens or 0 for r in recent if r.ok) / elapsed
@@ -94,7 +93,7 @@ def run_file(store_dir: Path, run_id: str) -> Path:
     raise UsageError(f"no run '{run_id}' in {store_dir}: the runs page lists the runs this store holds")
 
 
-def read_run(path: Path) -> tuple[dict[str, Any], list[StoredResponse]]:
+def read_run(path: Path) -> tuple[RunMeta, list[StoredResponse]]:
     """A run's meta and current answers; a damaged file raises a UsageError that names it and what to do."""
     try:
         with RunStore.open(path, readonly=True) as store:
@@ -110,9 +109,8 @@ def summarise(path: Path) -> RunSummary:
         meta, rows = read_run(path)
     except UsageError as exc:
         return RunSummary(path.stem, "-", "-", "-", "-", None, str(exc))
-    label = meta.get("plan_name") or meta.get("model") or meta.get("model_label") or "-"
-    return RunSummary(path.stem, str(meta.get("kind", "-")), str(label), str(meta.get("last_gate") or "-"),
-                      str(meta.get("created", "-")), progress_of(meta, rows), None)
+    return RunSummary(path.stem, meta.kind or "-", meta.label or "-", meta.last_gate or "-",
+                      meta.created or "-", progress_of(meta, rows), None)
 
 
 def store_summaries(store_dir: Path) -> list[RunSummary]:

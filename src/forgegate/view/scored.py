@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from forgegate.core.records import StoredResponse
 from forgegate.errors import ForgegateError, UsageError
 from forgegate.pipeline.rescore import rescore_stored_run
 from forgegate.results import EvalItem, EvalResult
+from forgegate.store import RunMeta
 from forgegate.view.runs import Progress, progress_of, read_run, run_file
 from forgegate.view.security import Refused
 
@@ -26,7 +26,7 @@ OUTCOMES = ("pass", "fail", "pending", "error")
 class StoredRun:
     run_id: str
     path: Path
-    meta: dict[str, Any]
+    meta: RunMeta
     rows: list[StoredResponse]
     progress: Progress
     result: EvalResult | None
@@ -47,13 +47,13 @@ def load_run(store_dir: Path, run_id: str) -> StoredRun:
     path = find_run_file(store_dir, run_id)
     meta, rows = read_run(path)
     result, why = None, None
-    if meta.get("kind") in SCORED_KINDS:
+    if meta.kind in SCORED_KINDS:
         try:
             result, _ = rescore_stored_run(str(path), store_dir=None, battery_path=None, gate_config_path=None)
         except ForgegateError as exc:
             why = f"this run cannot be scored now: {exc}"
     else:
-        why = (f"a '{meta.get('kind')}' run: its verdict comes from its plan (`forgegate run PLAN --json`); "
+        why = (f"a '{meta.kind}' run: its verdict comes from its plan (`forgegate run PLAN --json`); "
                "here are its stored answers")
     return StoredRun(run_id, path, meta, rows, progress_of(meta, rows), result, why)
 

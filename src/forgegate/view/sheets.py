@@ -131,6 +131,16 @@ def agreement(sheet: Sheet, author: str | None) -> dict[str, Any] | None:
             "open_disagreements": differ, "complete": True}
 
 
-def save_adjudication(sheet: Sheet, decisions: dict[str, int]) -> None:
-    """The adjudicated labels of the disagreements: the CSV `semantic relevance --adjudication` reads."""
-    write_labels(sheet.adjudication_path, decisions)
+def save_adjudication(sheet: Sheet, decisions: dict[str, int], adjudicator: str | None = None) -> None:
+    """The adjudicated labels of the disagreements: the CSV `semantic relevance --adjudication` reads, with the
+    adjudicator's name (the record's ``--adjudicator``)."""
+    write_labels(sheet.adjudication_path, decisions, adjudicator=adjudicator)
+
+
+def adjudicator_of(sheet: Sheet) -> str | None:
+    """Who saved the adjudication (None: nobody yet, or a file written without the name)."""
+    if not sheet.adjudication_path.is_file():
+        return None
+    _, rows = read_sheet(sheet.adjudication_path)
+    names = {row.get("adjudicator") or "" for row in rows} - {""}
+    return names.pop() if len(names) == 1 else None

@@ -50,12 +50,21 @@ recovery = "R"
 experiment = "E2_RECOVERY"
 confirmatory = true           # false = exploratory (development data; N < 64 allowed)
 codebook = "codebook.json"    # frozen before confirmation: forgegate semantic freeze
-relevance = "relevance.jsonl" # adjudicated R(c); the unfiltered analysis is always reported too
+relevance = "relevance.adjudicated.jsonl" # adjudicated R(c) record: forgegate semantic sheets, then semantic relevance
 tau_support = 0.02            # k_X = max(minimum_count, ceil(tau_support * N_X))
 minimum_count = 2
 sensitivity = [0.01, 0.03, 0.05]
 bootstrap_resamples = 10000   # percentile 95% CIs
 bootstrap_seed = 20260911     # explicit: the CIs are reproducible
+
+# Q_task (and Q_fact, on tasks with checkable factual claims): a scorer per task, declared before confirmation
+# (battery-rule, exact, numeric or human-review; see docs/guides/tgpt.md). Required for a confirmatory E1_STAGE.
+# [instruments.semantic.q_task]
+# margin = 0.1                  # a stage change (A -> B) losing more than this is flagged
+# [instruments.semantic.q_task.tasks.<task id>]
+# scorer = "battery-rule"
+# eval_type = "contains"
+# expected = ["..."]
 
 # One primary endpoint per experiment; everything else is exploratory / Holm-adjusted.
 [[comparisons]]

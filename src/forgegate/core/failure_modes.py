@@ -1,4 +1,8 @@
-"""Failure-mode labels as data: load and validate ``forgegate/data/failure_modes.toml``."""
+"""Failure-mode labels as data: load and validate ``forgegate/data/failure_modes.toml``.
+
+The one home of what each mode means (its description, GLOSS v2's signature, the words the battery's LX-E
+items describe it with, the numbers its detector reads); the names themselves are ``core.modes``.
+"""
 
 from __future__ import annotations
 
@@ -49,6 +53,9 @@ class FailureModeSpec(_Strict):
     signature: str
     detected_by: str
     scope: Scope
+    lx_e_clue: str | None = Field(default=None, min_length=1)
+    """How an LX-E item (the error taxonomy) describes the mode when it asks the model to name it; None: LX-E
+    does not ask about it."""
     params: dict[str, object] = Field(default_factory=dict)
 
 
@@ -102,6 +109,12 @@ def _bundled() -> dict[str, FailureModeSpec]:
 def load_failure_modes() -> dict[str, FailureModeSpec]:
     """The bundled failure modes, keyed by label (validated once, then cached)."""
     return dict(_bundled())
+
+
+def lx_e_clue(code: str) -> str | None:
+    """The bundled words LX-E describes failure mode ``code`` with (None: an unknown code, or none given)."""
+    mode = _bundled().get(code)
+    return mode.lx_e_clue if mode is not None else None
 
 
 @lru_cache(maxsize=1)

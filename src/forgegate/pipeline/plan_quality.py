@@ -1,0 +1,189 @@
+"""A plan's Q_task / Q_fact: each declared task's answers scored by its scorer (or a person's blinded sheet),
+then the per-arm tables with bootstrap CIs (``semantic.quality``); the gate reads them as E1's guardrails.
+
+A ``human-review`` task is scored from a sheet a person fills: ``forgegate semantic quality-sheet PLAN``
+(``pipeline.quality_sheet``) writes it from the stored answers, condition-masked and shuffled, with the key
+(row -> arm, seed) kept beside the run store where the reviewer does not look. Until every row of the task
+carries a score, the measure is INCOMPLETE and says which command writes the sheet.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from pydantic import Field
+
+from forgegate.core.quality import QUALITY_MEASURES, QUALITY_SCORERS, QualityMeasure
+from forgegate.core.records import Completion
+from forgegate.errors import UsageError
+from forgegate.jsonio import read_jsonl_models, write_json_atomic
+from forgegate.metrics.generations import Generation
+from forgegate.plan import LoadedPlan
+from forgegate.plan.quality import QualityDeclaration
+from forgegate.semantic.bootstrap import BootstrapSettings
+from forgegate.semantic.quality import QualityRequest, quality_table
+from forgegate.userfile import UserFileModel
+
+Json = dict[str, Any]
+FIELDS: dict[QualityMeasure, str] = {"Q_task": "q_task", "Q_fact": "q_fact"}
+"""Each measure's table under ``[instruments.semantic]``."""
+
+
+class ReviewRow(UserFileModel):
+    """One row of a quality review sheet: a blinded answer and the reviewer's score."""
+
+    row: str
+    measure: QualityMeasure
+    task: str
+    prompt: str
+    answer: str
+    score: float | None = Field(default=None, ge=0, le=1)
+    """The reviewer's score: 1 the answer succeeds, 0 it fails (a share in between where the task allows)."""
+
+
+def declarations(loaded: LoadedPlan) -> dict[QualityMeasure, QualityDeclaration]:
+    """The measures the plan's semantic instrument declares (none: empty)."""
+    params = loaded.plan.instruments.semantic
+    if params is None:
+        return {}
+    found = {m: getattr(params, FIELDS[m]) for m in QUALITY_MEASURES}
+    return {m: d for m, d in found.items() if d is not None}
+
+
+def check_quality_declarations(loaded: LoadedPlan, task_ids: Sequence[str]) -> None:
+    """Each declared task is a fixture task, and Q_task ("defined per task") covers every task."""
+    for measure, decl in declarations(loaded).items():
+        where = ("instruments", "semantic", FIELDS[measure], "tasks")
+        unknown = [t for t in decl.tasks if t not in task_ids]
+        if unknown:
+            raise loaded.error((*where, unknown[0]), f"no fixture task '{unknown[0]}'",
+                               hint=f"the fixture's item ids are the tasks: {', '.join(task_ids)}")
+        uncovered = [t for t in task_ids if t not in decl.tasks]
+        if measure == "Q_task" and uncovered:
+            raise loaded.error(where, f"Q_task is defined per task: task(s) {', '.join(uncovered[:5])} have no "
+                               "scorer", hint="add [instruments.semantic.q_task.tasks.<id>] for each fixture task")
+
+
+def sheet_command(loaded: LoadedPlan) -> str:
+    """The command that writes the plan's review sheets (named in every INCOMPLETE it causes)."""
+    return f"forgegate semantic quality-sheet {loaded.path}"
+
+
+def key_path(out_dir: Path, sheet: str) -> Path:
+    """Where the blinding key of the sheet the plan names as ``sheet`` lives: beside the run store."""
+    return out_dir / f"quality-review-key-{hashlib.sha256(sheet.encode('utf-8')).hexdigest()[:12]}.json"
+
+
+def _completion(gen: Generation) -> Completion:
+    return Completion(text=gen.text, tokens=gen.tokens or 0, token_source="tokenizer", finish=gen.finish or "stop",
+                      latency_s=0.0)
+
+
+@dataclass(frozen=True)
+class _HumanScores:
+    scores: dict[str, list[float]]
+    missing: str | None
+
+
+def _human(loaded: LoadedPlan, out_dir: Path, measure: str, task: str, sheet: str) -> _HumanScores:
+    """The task's scores from its filled sheet, by arm; or why there are none yet."""
+    path, key_file = loaded.resolve(sheet), key_path(out_dir, sheet)
+    if not path.is_file():
+        return _HumanScores({}, f"review sheet {sheet} not found")
+    if not key_file.is_file():
+        return _HumanScores({}, f"no blinding key for {sheet} beside the run store ({key_file})")
+    key: dict[str, Json] = json.loads(key_file.read_text(encoding="utf-8"))["rows"]
+    wanted = {r for r, k in key.items() if k["measure"] == measure and k["task"] == task}
+    rows = [row for _, row in read_jsonl_models(path, ReviewRow) if row.measure == measure and row.task == task]
+    if {r.row for r in rows} != wanted:
+        return _HumanScores({}, f"{sheet} holds {len(rows)} rows for this task, its key {len(wanted)}: "
+                                "write the sheet again")
+    unscored = [r.row for r in rows if r.score is None]
+    if unscored:
+        return _HumanScores({}, f"{len(unscored)} of {len(rows)} answers in {sheet} have no score yet")
+    scores: dict[str, list[float]] = {}
+    for row in rows:
+        assert row.score is not None
+        scores.setdefault(str(key[row.row]["condition"]), []).append(row.score)
+    return _HumanScores(scores, None)
+
+
+def score_quality(loaded: LoadedPlan, generations: Sequence[Generation], prompts: dict[str, str], out_dir: Path,
+                  settings: BootstrapSettings) -> Json | None:
+    """Per declared measure: the table of ``semantic.quality`` plus the tasks it could not score and the sheets
+    it read (with their sha256). None when the plan declares neither measure."""
+    decls = declarations(loaded)
+    params = loaded.plan.instruments.semantic
+    if not decls or params is None:
+        return None
+    arms = tuple(arm.name for arm in loaded.plan.arms)
+    out: Json = {}
+    for measure, decl in decls.items():
+        scores: dict[str, dict[str, list[float]]] = {}
+        missing: list[Json] = []
+        sheets: dict[str, str | None] = {}
+        for task, task_decl in decl.tasks.items():
+            scorer = QUALITY_SCORERS.get(str(task_decl.scorer))
+            if scorer.human:
+                sheet = str(task_decl.sheet)
+                human = _human(loaded, out_dir, measure, task, sheet)
+                path = loaded.resolve(sheet)
+                sheets[sheet] = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
+                if human.missing is not None:
+                    missing.append({"task": task, "why": human.missing, "command": sheet_command(loaded)})
+                    continue
+                scores[task] = human.scores
+                continue
+            by_arm: dict[str, list[float]] = {}
+            for gen in generations:
+                if gen.item == task:
+                    by_arm.setdefault(gen.arm, []).append(scorer.score(task_decl, prompts[task], _completion(gen)))
+            scores[task] = by_arm
+        table = quality_table(QualityRequest(measure, scores, arms, params.reference, params.contracted, settings,
+                                             decl.margin, decl.scorer_names()))
+        out[measure] = {**table, "missing": missing, "sheets": sheets}
+    return out
+
+
+def write_review_sheets(loaded: LoadedPlan, generations: Sequence[Generation], prompts: dict[str, str],
+                        out_dir: Path, seed: int) -> list[Path]:
+    """Every declared human-review sheet, blinded (no arm, no seed; rows shuffled by ``seed``), its key beside the
+    run store. A sheet that exists already is not overwritten (it may hold a reviewer's scores)."""
+    by_sheet: dict[str, list[tuple[QualityMeasure, str]]] = {}
+    for measure, decl in declarations(loaded).items():
+        for task, task_decl in decl.tasks.items():
+            if QUALITY_SCORERS.get(str(task_decl.scorer)).human:
+                by_sheet.setdefault(str(task_decl.sheet), []).append((measure, task))
+    if not by_sheet:
+        raise UsageError("the plan declares no human-review scorer: no review sheet to write")
+    written: list[Path] = []
+    for sheet, pairs in sorted(by_sheet.items()):
+        path = loaded.resolve(sheet)
+        if path.exists():
+            raise UsageError(f"{path} exists (it may hold a reviewer's scores): move it away to write it again")
+        entries: list[tuple[QualityMeasure, str, Generation]] = [
+            (m, t, g) for m, t in pairs for g in generations if g.item == t]
+        if not entries:
+            raise UsageError(f"no stored answer for the task(s) of {sheet}: run the plan first (forgegate run "
+                             f"{loaded.path})")
+        order = np.random.default_rng([seed, len(entries)]).permutation(len(entries))
+        rows: list[Json] = []
+        key: dict[str, Json] = {}
+        for number, index in enumerate(order, start=1):
+            measure, task, gen = entries[int(index)]
+            row_id = f"r{number:04d}"
+            rows.append(ReviewRow(row=row_id, measure=measure, task=task, prompt=prompts[task],
+                                  answer=gen.text).model_dump(mode="json"))
+            key[row_id] = {"measure": measure, "task": task, "condition": gen.arm, "sample": gen.seed}
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+        write_json_atomic(key_path(out_dir, sheet), {"sheet": sheet, "rows": key})
+        written.append(path)
+    return written
+

@@ -1,0 +1,76 @@
+"""T_GPT v0.8.1 field types: every semantic result states its field, and results of different fields are not
+compared unless a plan names the measurement bridge ("FIELD_TOK != FIELD_SEM != FIELD_TRAJ != FIELD_VIS.
+Cross-level claims require an explicit measurement bridge.")."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from semantic_helpers import metrics_args, run_cli, standard_files
+
+from forgegate.errors import InputError
+from forgegate.plan import PRESETS, parse_plan_text
+
+
+@pytest.fixture
+def result(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Path:
+    samples, relevance = standard_files(tmp_path)
+    out = tmp_path / "sem.json"
+    code, _, err = run_cli(metrics_args(samples, relevance, out, "--seed", "3"), capsys, monkeypatch)
+    assert code in (1, 3), err
+    return out
+
+
+def with_changes(src: Path, dst: Path, **changes: object) -> Path:
+    dst.write_text(json.dumps(json.loads(src.read_text()) | changes))
+    return dst
+
+
+def test_a_semantic_metrics_result_states_its_field(result: Path) -> None:
+    payload = json.loads(result.read_text())
+    assert payload["field"] == "FIELD_SEM" and payload["bridges"] == []
+
+
+def test_results_of_one_field_are_set_side_by_side(result: Path, tmp_path, capsys, monkeypatch) -> None:
+    code, out, err = run_cli(["semantic", "compare", str(result), str(result), "--endpoint", "ES_LOSS"],
+                             capsys, monkeypatch)
+    assert code == 0, err
+    assert "field: FIELD_SEM" in out and out.count("ES_LOSS 0.") == 2
+
+
+def test_comparing_results_of_different_fields_is_refused(result: Path, tmp_path, capsys, monkeypatch) -> None:
+    tok = with_changes(result, tmp_path / "tok.json", field="FIELD_TOK")
+    code, _, err = run_cli(["semantic", "compare", str(result), str(tok)], capsys, monkeypatch)
+    flat = " ".join(err.split())
+    assert code == 2
+    assert "measures FIELD_SEM" in flat and "measures FIELD_TOK" in flat
+    assert "Cross-level claims require an explicit measurement bridge" in flat
+    assert "[[instruments.semantic.bridges]]" in flat
+
+
+def test_a_bridge_the_plan_names_lets_the_fields_be_compared(result: Path, tmp_path, capsys, monkeypatch) -> None:
+    bridge = {"fields": ["FIELD_TOK", "FIELD_SEM"], "how": "token mass summed per frozen cluster"}
+    tok = with_changes(result, tmp_path / "tok.json", field="FIELD_TOK", bridges=[bridge])
+    code, out, err = run_cli(["semantic", "compare", str(result), str(tok)], capsys, monkeypatch)
+    assert code == 0, err
+    assert "through the plan's bridge: token mass summed per frozen cluster" in " ".join(out.split())
+
+
+def test_an_unknown_field_in_a_result_is_refused(result: Path, tmp_path, capsys, monkeypatch) -> None:
+    odd = with_changes(result, tmp_path / "odd.json", field="FIELD_FOO")
+    code, _, err = run_cli(["semantic", "compare", str(result), str(odd)], capsys, monkeypatch)
+    assert code == 2 and "field" in err and "FIELD_FOO" in err
+
+
+def test_a_plan_declares_bridges_between_two_different_fields() -> None:
+    head, tail = PRESETS["tgpt"].split("[[comparisons]]", 1)  # the bridge belongs under [instruments.semantic]
+    bridge = '[[instruments.semantic.bridges]]\nfields = ["FIELD_SEM", "FIELD_TOK"]\nhow = "token mass"\n\n'
+    plan = parse_plan_text(Path("t.toml"), head + bridge + "[[comparisons]]" + tail).plan
+    assert plan.instruments.semantic is not None
+    assert plan.instruments.semantic.bridges[0].fields == ("FIELD_SEM", "FIELD_TOK")
+    for bad, says in (('"FIELD_SEM"', "two different fields"), ('"FIELD_X"', "FIELD_X")):
+        with pytest.raises(InputError) as err:
+            parse_plan_text(Path("t.toml"), head + bridge.replace('"FIELD_TOK"', bad) + "[[comparisons]]" + tail)
+        assert says in str(err.value) and err.value.line is not None
