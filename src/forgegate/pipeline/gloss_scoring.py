@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from forgegate.battery import Battery
 from forgegate.battery.item import BatteryItem
@@ -29,10 +28,20 @@ from forgegate.gate.live import live_verdict
 from forgegate.gate.loop_settings import LOOP_RULE
 from forgegate.gate.signatures import signature_reason
 from forgegate.pipeline.format_followup import format_followup
-from forgegate.pipeline.review import review_json
+from forgegate.pipeline.review import item_review
 from forgegate.results import EvalResult, reason_models
 from forgegate.results.base import REVIEW_SCHEMA_VERSION
-from forgegate.results.eval import LoopCutoff, StopAnswerEntry, StopDistributionResult
+from forgegate.results.eval import (
+    BatteryRef,
+    CategoryScore,
+    EvalBody,
+    EvalItem,
+    GateConfigRef,
+    LoopCutoff,
+    Sampling,
+    StopAnswerEntry,
+    StopDistributionResult,
+)
 from forgegate.store import ReviewDecision, RunMeta, RunStore
 
 
@@ -138,46 +147,33 @@ def live_result(config: GateConfig, outcomes: list[ItemOutcome], controls: list[
     return GlossResult(verdict, None, categories, failed, modes)
 
 
-def eval_fields(result: ScoredRun) -> dict[str, Any]:
-    """Every field of the GLOSS contract but ``kind`` (a plan arm adds its own): ``EvalBody``'s fields."""
-    meta = result.meta
-    return {
-        "forgegate_version": __version__,
-        "run_id": meta.run_id,
-        "model": meta.model or meta.model_label,
-        "backend": meta.backend,
-        "model_digest": meta.model_digest,
-        "seed": meta.seed,
-        "sampling": {"temperature": meta.temperature, "top_p": meta.top_p},
-        "store": str(result.store_path),
-        "battery": {"path": str(result.battery.path), "sha256": result.battery.sha256,
-                    "items": len(result.battery.items)},
-        "created": meta.created,
-        "gate_config": {"name": result.gate_config.name, "sha256": result.gate_config_sha256,
-                        "match_rule": MATCH_RULE,
-                        "category_floor": result.gate_config.category_floor,
-                        "sigma_total_min": result.gate_config.sigma_total_min,
-                        "gloss_v2": result.gate_config.gloss_v2,
-                        "loop_rule": LOOP_RULE,
-                        "loops": result.gate_config.loops.record()},
-        "gate": result.gloss.verdict.gate,
-        "reasons": reason_models(result.gloss.verdict),
-        "sigma_total": result.gloss.sigma_total,
-        "categories": {
-            name: {"score": cat.score, "n": cat.n, "passed": cat.passed, "missing": cat.missing,
-                   "weight": result.gate_config.weights.get(name), "gate": cat.gate}
-            for name, cat in result.gloss.categories.items()
-        },
-        "failed_categories": list(result.gloss.failed_categories),
-        "failure_modes": list(result.gloss.failure_modes),
-        "token_sources": sorted({a.stored.token_source for a in result.answers
-                                 if a.stored is not None and a.stored.token_source}),
-        "items": [_item_json(a) for a in result.answers],
-        "failure_mode_signatures": result.signatures,
-        "format_followup": format_followup(result.gloss.failed_categories, result.battery.path, None),
-        "stop_distribution": _stop_result(run_stop_distribution(result.answers)),
-        "loop_cutoff": loop_cutoff(result),
-    }
+def eval_body(result: ScoredRun) -> EvalBody:
+    """Every field of the GLOSS contract but ``kind``: the one place a scored run becomes the results model
+    (``eval_result`` adds the kind, a plan arm its own fields)."""
+    meta, config, gloss = result.meta, result.gate_config, result.gloss
+    return EvalBody(
+        forgegate_version=__version__, run_id=meta.run_id, model=meta.model or meta.model_label,
+        backend=meta.backend, model_digest=meta.model_digest, seed=meta.seed,
+        sampling=Sampling(temperature=meta.temperature, top_p=meta.top_p),
+        store=str(result.store_path),
+        battery=BatteryRef(path=str(result.battery.path), sha256=result.battery.sha256,
+                           items=len(result.battery.items)),
+        created=meta.created,
+        gate_config=GateConfigRef(name=config.name, sha256=result.gate_config_sha256, match_rule=MATCH_RULE,
+                                  category_floor=config.category_floor, sigma_total_min=config.sigma_total_min,
+                                  gloss_v2=config.gloss_v2, loop_rule=LOOP_RULE, loops=config.loops.record()),
+        gate=gloss.verdict.gate, reasons=reason_models(gloss.verdict), sigma_total=gloss.sigma_total,
+        categories={name: CategoryScore(score=cat.score, n=cat.n, passed=cat.passed, missing=cat.missing,
+                                        weight=config.weights.get(name), gate=cat.gate)
+                    for name, cat in gloss.categories.items()},
+        failed_categories=list(gloss.failed_categories), failure_modes=list(gloss.failure_modes),
+        token_sources=sorted({a.stored.token_source for a in result.answers
+                              if a.stored is not None and a.stored.token_source}),
+        items=[_item(a) for a in result.answers],
+        failure_mode_signatures=result.signatures,
+        format_followup=format_followup(gloss.failed_categories, result.battery.path, None),
+        stop_distribution=_stop_result(run_stop_distribution(result.answers)),
+        loop_cutoff=loop_cutoff(result))
 
 
 def run_stop_distribution(answers: tuple[ScoredAnswer, ...]) -> StopDistribution | None:
@@ -211,29 +207,22 @@ def eval_result(result: ScoredRun, *, regated_from: str | None = None) -> EvalRe
     kind = result.meta.kind
     if kind is None or kind == "plan":
         raise UsageError(f"run {result.meta.run_id} is a {kind!r} run, not a GLOSS eval or live test")
-    return EvalResult(kind=kind, schema_version=REVIEW_SCHEMA_VERSION, regated_from=regated_from, **eval_fields(result))
+    return EvalResult(kind=kind, schema_version=REVIEW_SCHEMA_VERSION, regated_from=regated_from,
+                      **dict(eval_body(result)))
 
 
-def _item_json(answer: ScoredAnswer) -> dict[str, Any]:
+def _item(answer: ScoredAnswer) -> EvalItem:
     stored, score = answer.stored, answer.score
     modes = list(score.failure_modes) if score else []
-    return {
-        "id": answer.item.item_id,
-        "category": answer.item.category,
-        "seed": stored.seed if stored else None,
-        "prompt": answer.item.prompt,
-        "response": stored.response if stored else None,
-        "tokens": stored.tokens if stored else None,
-        "token_source": stored.token_source if stored else None,
-        "finish": stored.finish if stored else "missing",
-        "error": stored.error if stored else "never generated",
-        "latency_s": stored.latency_s if stored else None,
-        "score": answer.final_score,
-        "passed": answer.final_score == 1.0,
-        "failure_mode": modes[0] if modes else None,
-        "failure_modes": modes,
-        "detail": score.detail if score else (stored.error if stored else "never generated"),
-        "needs_review": bool(score and score.needs_review),
-        "review": review_json(answer.reviews),
-        "loop_span": ([score.loop.start, score.loop.end] if score and score.loop else None),
-    }
+    detail = score.detail if score else (stored.error if stored else "never generated")
+    if detail is None:  # an unscored answer is an error row, which always says why
+        raise ValueError(f"stored answer {answer.item.item_id} has neither a score nor an error")
+    return EvalItem(
+        id=answer.item.item_id, category=answer.item.category, seed=stored.seed if stored else None,
+        prompt=answer.item.prompt, response=stored.response if stored else None,
+        tokens=stored.tokens if stored else None, token_source=stored.token_source if stored else None,
+        finish=stored.finish if stored else "missing", error=stored.error if stored else "never generated",
+        latency_s=stored.latency_s if stored else None, score=answer.final_score,
+        passed=answer.final_score == 1.0, failure_mode=modes[0] if modes else None, failure_modes=modes,
+        detail=detail, needs_review=bool(score and score.needs_review), review=item_review(answer.reviews),
+        loop_span=(score.loop.start, score.loop.end) if score and score.loop else None)

@@ -1,7 +1,7 @@
 """The gloss instrument of a plan: each arm's stored battery answers through the GLOSS gate, one verdict per arm.
 
 Scoring is the eval's own (``forgegate.pipeline.gloss_scoring.score_store`` filtered to one arm, and
-``eval_fields``): the same checks, controls and gate rules. The plan's rule: every arm with
+``eval_body``): the same checks, controls and gate rules. The plan's rule: every arm with
 role ``candidate`` must pass the GLOSS gate; a ``control`` arm's verdict is reported beside
 them and decides nothing (a baseline is not shipped).
 """
@@ -12,10 +12,11 @@ from dataclasses import dataclass
 
 from forgegate.core.verdict import Gate, Verdict
 from forgegate.gate.plan import plan_gloss_verdict
-from forgegate.pipeline.gloss_scoring import ScoredRun, eval_fields, record_last_gate, score_store
+from forgegate.pipeline.gloss_scoring import ScoredRun, eval_body, record_last_gate, score_store
 from forgegate.pipeline.plan_checks import gloss_inputs
 from forgegate.pipeline.plan_generate import PlanGenerations
 from forgegate.results import PlanArmGloss, PlanGloss, reason_models
+from forgegate.results.eval import Sampling
 
 
 @dataclass(frozen=True)
@@ -61,12 +62,12 @@ def score_gloss(gens: PlanGenerations) -> GlossOutcome:
     for arm in loaded.plan.arms:
         result = score_store(gens.store_path, inputs.battery, inputs.config, inputs.config_sha256, arm=arm.name)
         record_last_gate(gens.store_path, result.gloss.verdict.gate, arm.name)
-        payload = PlanArmGloss.model_validate(eval_fields(result) | {
-            "kind": "plan", "arm": arm.name, "role": arm.role, "decides": arm.role == "candidate",
-            "backend": arm.backend, "model": arm.model or f"{arm.backend} default model", "adapter": arm.adapter,
+        body = eval_body(result).model_copy(update={  # the arm's identity is the plan's, not the store's
+            "backend": arm.backend, "model": arm.model or f"{arm.backend} default model",
             "model_digest": gens.model_digests.get(arm.name), "seed": inputs.seed,
-            "sampling": {"temperature": sampling.temperature, "top_p": sampling.top_p},
-            "plan_hash": gens.locked.plan_hash})
+            "sampling": Sampling(temperature=sampling.temperature, top_p=sampling.top_p)})
+        payload = PlanArmGloss(kind="plan", arm=arm.name, role=arm.role, decides=arm.role == "candidate",
+                               adapter=arm.adapter, plan_hash=gens.locked.plan_hash, **dict(body))
         entry = ArmGloss(arm.name, arm.role, result, payload)
         arms.append(entry)
         failed = ", ".join(result.gloss.failed_categories) or "none"

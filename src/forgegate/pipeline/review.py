@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Literal
 
 from forgegate.battery import Battery, load_battery
 from forgegate.checks import AnswerScore, score_item
@@ -13,6 +13,7 @@ from forgegate.core.records import StoredResponse
 from forgegate.errors import ForgegateError, UsageError
 from forgegate.gate.gloss_config import parse_gate_config
 from forgegate.gate.loop_settings import LoopSettings
+from forgegate.results.eval import ItemReview, ReviewEntry
 from forgegate.store import ReviewDecision, RunMeta, RunStore
 
 
@@ -31,16 +32,23 @@ class ReviewState:
         return self.trail[-1] if self.trail else None
 
 
-def _entry(decision: ReviewDecision) -> dict[str, Any]:
-    return {"decision": decision.verdict, "reviewer": decision.reviewer, "decided_at": decision.decided_at,
-            "note": decision.note}
+def _decision(verdict: str) -> Literal["pass", "fail"]:
+    if verdict == "pass":
+        return "pass"
+    if verdict == "fail":
+        return "fail"
+    raise ValueError(f"a stored review says {verdict!r}, not pass or fail")
 
 
-def review_json(trail: Sequence[ReviewDecision]) -> dict[str, Any] | None:
-    """An item's ``review`` in the result JSON (schema version 2): the latest decision, the earlier ones beside it."""
+def item_review(trail: Sequence[ReviewDecision]) -> ItemReview | None:
+    """An item's ``review`` in the result (schema version 2): the latest decision, the earlier ones beside it."""
     if not trail:
         return None
-    return {**_entry(trail[-1]), "history": [_entry(d) for d in trail[:-1]]}
+    latest = trail[-1]
+    return ItemReview(decision=_decision(latest.verdict), reviewer=latest.reviewer, decided_at=latest.decided_at,
+                      note=latest.note,
+                      history=[ReviewEntry(decision=_decision(d.verdict), reviewer=d.reviewer, decided_at=d.decided_at,
+                                           note=d.note) for d in trail[:-1]])
 
 
 def provenance(decision: ReviewDecision) -> str:

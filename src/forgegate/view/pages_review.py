@@ -16,7 +16,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from forgegate.errors import UsageError
-from forgegate.pipeline.review import record_review, review_json, review_states, run_battery
+from forgegate.pipeline.review import item_review, record_review, review_states, run_battery
 from forgegate.view.render import config_of, render
 from forgegate.view.scored import load_run
 from forgegate.view.security import verified_form
@@ -35,7 +35,7 @@ def _queue(request: Request, error: str | None = None, status: int = 200) -> Res
                 item = battery.by_id(state.row.item_id)
             except KeyError:
                 item = None
-        entries.append({"state": state, "review": review_json(state.trail), "require": item.require if item else None,
+        entries.append({"state": state, "review": item_review(state.trail), "require": item.require if item else None,
                         "expected": item.expected_list if item else [], "forbid": item.forbid if item else []})
     pending = [e for e in entries if e["state"].decision is None]
     decided = [e for e in entries if e["state"].decision is not None]
