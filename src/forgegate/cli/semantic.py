@@ -126,12 +126,16 @@ def assign_cmd(
     backend: str | None = typer.Option(None, "--backend", help="Backend for the llm judge."),
     model: str | None = typer.Option(None, "--model", help="Model for the llm judge's backend."),
     cache: Path | None = typer.Option(None, "--judge-cache", help="JSONL cache of llm judge answers."),
+    exploratory: bool = typer.Option(False, "--exploratory",
+                                     help="Accept a codebook frozen before it recorded its development samples "
+                                          "(separation unchecked, noted in the report)."),
 ) -> None:
-    """Map confirmation samples to frozen cluster IDs or UNMAPPED (no new IDs)."""
+    """Map confirmation samples to frozen cluster IDs or UNMAPPED (no new IDs); development samples are refused."""
     from forgegate.semantic.codebook import read_text_samples
     from forgegate.semantic.develop_confirm import confirm
 
-    path = confirm(codebook, read_text_samples(samples), _judge(judge, nli_model, backend, model, cache), out_dir)
+    path = confirm(codebook, read_text_samples(samples), _judge(judge, nli_model, backend, model, cache), out_dir,
+                   confirmatory=not exploratory)
     console.print(f"assignments: {path}")
 
 
@@ -167,6 +171,37 @@ def relevance_cmd(
     console.print(f"kappa {'NA' if kappa is None else f'{kappa:.3f}'}, {len(report['disagreements'])} "
                   f"disagreements, {len(report['open_disagreements'])} open: {gate.value}")
     exit_with(gate)
+
+
+@semantic_app.command("validate")
+def validate_cmd(
+    sheet: Path = typer.Option(..., "--sheet", help="The validation sheet with same_meaning filled (1/0)."),
+    key: Path = typer.Option(..., "--key", help="The key written beside it (validation_key.csv)."),
+    minimum: float | None = typer.Option(None, "--minimum", min=0.0, max=1.0,
+                                         help="Required human/clustering agreement (below it: INVALID)."),
+    seed: int = typer.Option(0, "--seed", help="Bootstrap seed (recorded in the JSON)."),
+    json_out: Path | None = typer.Option(None, "--json", help="Write the agreement and its word as JSON here."),
+) -> None:
+    """Score the blinded human validation sheet against the clustering: agreement with bootstrap intervals."""
+    from forgegate.gate.semantic import validation_verdict
+    from forgegate.jsonio import write_json_atomic
+    from forgegate.semantic.bootstrap import BootstrapSettings
+    from forgegate.semantic.human_validation import score_validation
+
+    score = score_validation(sheet, key, BootstrapSettings(seed=seed))
+    verdict = validation_verdict(score, minimum)
+    if json_out is not None:
+        write_json_atomic(json_out, score | {"minimum": minimum} | verdict.to_json())
+    for name in ("agreement", "within_cluster", "between_clusters"):
+        part = score[name]
+        value = "NA" if part["value"] is None else f"{part['value']:.3f}"
+        ci = "" if part["ci"] is None else f" [{part['ci'][0]:.3f}, {part['ci'][1]:.3f}]"
+        console.print(f"{name.replace('_', ' ')}: {value}{ci} over {part['pairs']} pairs")
+    kappa = score["cohens_kappa"]
+    console.print(f"Cohen's kappa {'NA' if kappa is None else f'{kappa:.3f}'}; {score['labelled']} of "
+                  f"{score['pairs']} pairs labelled")
+    console.print(f"{verdict.gate.value}: {verdict.reasons[0].detail}")
+    exit_with(verdict.gate)
 
 
 def register(app: typer.Typer) -> None:

@@ -14,6 +14,7 @@ from forgegate.gate.gloss_config import GateConfig, load_gate_config
 from forgegate.plan import LoadedPlan, is_bundled
 from forgegate.semantic.codebook import Codebook, load_codebook
 from forgegate.semantic.input_rows import read_relevance
+from forgegate.semantic.separation import REBUILD
 
 KNOWN_FROZEN_JUDGES = ("embedding", "nli", "llm")
 """Judges a frozen codebook may name and ``forgegate run`` can rebuild to assign confirmation samples."""
@@ -82,6 +83,10 @@ def semantic_inputs(loaded: LoadedPlan, task_ids: list[str]) -> SemanticInputs:
         return SemanticInputs(None, None, None, None)
     book_path = loaded.resolve(params.codebook)
     book = load_codebook(book_path, require_frozen=True)
+    if params.confirmatory and book.development_samples is None:  # refused before generating, not after
+        raise loaded.error((*where, "codebook"), "the frozen codebook records no development-sample hashes, so "
+                           "nothing shows the confirmation samples are not its development samples",
+                           hint=f"{REBUILD}; or set confirmatory = false for an exploratory run")
     judge = str(book.rule.judge.get("judge"))
     if judge not in KNOWN_FROZEN_JUDGES:
         raise loaded.error((*where, "codebook"), f"the codebook's judge {judge!r} is not one forgegate run can "

@@ -21,6 +21,7 @@ from forgegate.pipeline.plan_checks import SemanticInputs, semantic_inputs
 from forgegate.pipeline.plan_cost import condition_cost
 from forgegate.pipeline.plan_generate import PlanGenerations, fixture_items
 from forgegate.pipeline.semantic_judge import draft_judge, frozen_judge
+from forgegate.pipeline.semantic_validation import add_validation
 from forgegate.plan import SemanticParams
 from forgegate.plan.experiments import primary_endpoint
 from forgegate.results import PlanSemantic, PlanSemanticMetrics, reason_models
@@ -90,12 +91,13 @@ def _draft_assignments(samples: list[TextSample], questions: dict[str, str], par
     return path, info
 
 
-def _frozen_assignments(samples: list[TextSample], inputs: SemanticInputs, out_dir: Path) -> tuple[Path, Json]:
+def _frozen_assignments(samples: list[TextSample], inputs: SemanticInputs, out_dir: Path, *,
+                        confirmatory: bool = True) -> tuple[Path, Json]:
     book, book_path = inputs.codebook, inputs.codebook_path
     assert book is not None and book_path is not None
     judge = frozen_judge(book.rule.judge, book_path)
     try:
-        path = confirm(book_path, samples, judge, out_dir)
+        path = confirm(book_path, samples, judge, out_dir, confirmatory=confirmatory)
     finally:
         closer = getattr(judge, "close", None)
         if callable(closer):
@@ -105,7 +107,8 @@ def _frozen_assignments(samples: list[TextSample], inputs: SemanticInputs, out_d
             "path": str(book_path), "content_hash": book.content_hash, "frozen_at": book.frozen_at,
             "judge": book.rule.judge, "clusters": {t: len(b.clusters) for t, b in book.tasks.items()},
             "assignment_calls": report.get("assignment_calls"),
-            "exploratory_changes": report.get("unmapped_new_clusters")}
+            "exploratory_changes": report.get("unmapped_new_clusters"),
+            "exploratory_merges": report.get("apparent_merges"), "separation": report.get("separation")}
     return path, info
 
 
@@ -132,7 +135,7 @@ def score_semantic(gens: PlanGenerations) -> SemanticOutcome:
     if inputs.codebook is None:
         path, book_info = _draft_assignments(samples, {i.id: i.prompt for i in items}, params, out_dir)
     else:
-        path, book_info = _frozen_assignments(samples, inputs, out_dir)
+        path, book_info = _frozen_assignments(samples, inputs, out_dir, confirmatory=params.confirmatory)
     rows: list[SampleRow] = read_samples(path)
     exploratory = not params.confirmatory
     if inputs.relevance is None:
@@ -166,6 +169,7 @@ def score_semantic(gens: PlanGenerations) -> SemanticOutcome:
     metrics["inputs"] = {"assignments": str(path), "relevance": relevance_info}
     metrics["declared_experiment"] = params.experiment
     verdict = plan_semantic_verdict(metrics["reasons"], draft_codebook=not book_info["frozen"])
+    verdict = add_validation(loaded, params, inputs.codebook, verdict, book_info)
     return SemanticOutcome(metrics, book_info, cost, out_dir, note, verdict)
 
 

@@ -118,6 +118,19 @@ class Prices(UserFileModel):
         return self.arms.get(arm) or (self.models.get(model) if model is not None else None)
 
 
+class SemanticValidation(UserFileModel):
+    """The blinded human validation of the frozen codebook's clustering (``forgegate semantic validate``)."""
+
+    sheet: str = Field(min_length=1)
+    """The validation sheet with ``same_meaning`` filled by a human (path; may be filled after the lock:
+    missing or partly blank, the semantic verdict is INCOMPLETE)."""
+    key: str = Field(min_length=1)
+    """The key written beside the sheet (``validation_key.csv``, path; locked with the plan)."""
+    min_agreement: float | None = Field(default=None, ge=0, le=1)
+    """Required share of pairs where human and clustering agree (point estimate); below it the semantic
+    verdict is INVALID. None: the agreement is reported only."""
+
+
 class SemanticParams(UserFileModel):
     """T_GPT semantic support and recoverability: fixture items are the tasks, seeds the N samples."""
 
@@ -146,6 +159,8 @@ class SemanticParams(UserFileModel):
     bootstrap_resamples: Count = Field(default=10_000, ge=100)
     bootstrap_seed: RngSeed
     """Seed of the bootstrap's numpy Generator (explicit: CIs must be reproducible)."""
+    validation: SemanticValidation | None = None
+    """The codebook's blinded human validation, scored against the clustering (needs the frozen 'codebook')."""
 
     @field_validator("primary_endpoint")
     @classmethod
@@ -167,6 +182,9 @@ class SemanticParams(UserFileModel):
         if self.confirmatory and self.codebook is None:
             raise ValueError("a confirmatory collection needs the frozen 'codebook' (assignments map to "
                              "frozen IDs or UNMAPPED)")
+        if self.validation is not None and self.codebook is None:
+            raise ValueError("'validation' scores the frozen codebook's clustering, and this plan names no "
+                             "'codebook'")
         return self
 
 
