@@ -131,3 +131,9 @@ def with_validation(verdict: Verdict, score: Mapping[str, Any] | None, minimum: 
     reason = validation_reason(score, minimum, missing)
     return Verdict.combine([*verdict.reasons, Reason(f"semantic: {reason.rule}", reason.outcome, reason.detail,
                                                      reason.numbers)])
+
+
+def topology_missing(verdict: Verdict, why: str) -> Verdict:
+    """E3_TOPOLOGY without its aggregates file: the primary endpoint AGG_COVERAGE has no value, INCOMPLETE."""
+    return Verdict.combine([*verdict.reasons, Reason("semantic: E3 aggregates", Gate.INCOMPLETE,
+                                                     f"E3_TOPOLOGY's aggregates are not there: {why}")])

@@ -66,11 +66,7 @@ def semantic_inputs(loaded: LoadedPlan, task_ids: list[str]) -> SemanticInputs:
                            "'recovery' is required", hint="name the arm that runs B under the recovery probes")
     if len({params.reference, params.contracted, params.recovery}) != 3:
         raise loaded.error(where, "reference, contracted and recovery must name three different arms")
-    if params.experiment == "E3_TOPOLOGY":
-        raise loaded.error((*where, "experiment"), "E3_TOPOLOGY's primary endpoint AGG_COVERAGE needs branch-pool "
-                           "aggregates, which a plan cannot declare yet",
-                           hint="score E3 from files: forgegate semantic metrics --aggregates Y.jsonl")
-    if params.primary_endpoint in ("AGG_COVERAGE", "MINORITY_RECALL"):
+    if params.primary_endpoint in ("AGG_COVERAGE", "MINORITY_RECALL") and params.aggregation is None:
         raise loaded.error((*where, "primary_endpoint"), f"{params.primary_endpoint} needs branch-pool aggregates, "
                            "which a plan cannot declare yet",
                            hint="score it from files: forgegate semantic metrics --aggregates Y.jsonl")

@@ -21,6 +21,7 @@ from forgegate.pipeline.plan_checks import SemanticInputs, semantic_inputs
 from forgegate.pipeline.plan_cost import condition_cost
 from forgegate.pipeline.plan_generate import PlanGenerations, fixture_items
 from forgegate.pipeline.semantic_judge import draft_judge, frozen_judge
+from forgegate.pipeline.semantic_topology import finish_topology, topology_inputs
 from forgegate.pipeline.semantic_validation import add_validation
 from forgegate.plan import SemanticParams
 from forgegate.plan.experiments import primary_endpoint
@@ -46,6 +47,8 @@ class SemanticOutcome:
     out_dir: Path
     experiment_note: str | None
     verdict: Verdict
+    topology: Json | None = None
+    """E3_TOPOLOGY's block (``semantic.topology.topology_block``); None for other experiments."""
 
     def to_json(self) -> Json:
         return self.model().model_dump(mode="json")
@@ -53,6 +56,7 @@ class SemanticOutcome:
     def model(self) -> PlanSemantic:
         return PlanSemantic(gate=self.verdict.gate, reasons=reason_models(self.verdict), codebook=self.codebook,
                             cost=self.cost, out_dir=str(self.out_dir), experiment_note=self.experiment_note,
+                            topology=self.topology,
                             metrics=None if self.metrics is None else PlanSemanticMetrics.model_validate(self.metrics))
 
 
@@ -159,10 +163,11 @@ def score_semantic(gens: PlanGenerations) -> SemanticOutcome:
         note = f"{exc}; every endpoint of this table is labelled exploratory"
         experiment = None
     declared = params.primary_endpoint if experiment is not None else None
+    topology = topology_inputs(loaded, params, grouped, relevance)
     request = MetricsRequest(grouped, relevance, Roles(params.reference, params.contracted, params.recovery),
                              BootstrapSettings(seed=params.bootstrap_seed, n_resamples=params.bootstrap_resamples),
                              exploratory=exploratory, small_conditions=tuple(small), experiment=experiment,
-                             primary_endpoint=declared,
+                             primary_endpoint=declared, aggregates=topology.pools,
                              tau=params.tau_support, minimum_count=params.minimum_count,
                              sensitivity=params.sensitivity)
     metrics = compute_metrics(request)
@@ -170,7 +175,8 @@ def score_semantic(gens: PlanGenerations) -> SemanticOutcome:
     metrics["declared_experiment"] = params.experiment
     verdict = plan_semantic_verdict(metrics["reasons"], draft_codebook=not book_info["frozen"])
     verdict = add_validation(loaded, params, inputs.codebook, verdict, book_info)
-    return SemanticOutcome(metrics, book_info, cost, out_dir, note, verdict)
+    e3, verdict = finish_topology(params, topology, metrics, verdict)
+    return SemanticOutcome(metrics, book_info, cost, out_dir, note, verdict, e3)
 
 
 def endpoint_value(outcome: SemanticOutcome, endpoint: str, control: str, candidate: str) -> Json:
@@ -186,5 +192,10 @@ def endpoint_value(outcome: SemanticOutcome, endpoint: str, control: str, candid
         conds = across["conditions"]
         return {"endpoint": endpoint, "control": conds.get(control, {}).get(endpoint),
                 "candidate": conds.get(candidate, {}).get(endpoint)}
+    if endpoint in ("AGG_COVERAGE", "MINORITY_RECALL") and outcome.topology and outcome.topology.get("scored"):
+        part = [outcome.topology["primary"], *outcome.topology["secondary"]]
+        diff = next(p for p in part if p["endpoint"] == endpoint)["difference"]
+        return {"endpoint": endpoint, "value": diff["value"], "ci": diff["ci"],
+                "comparison": f"{outcome.topology['candidate']} - {outcome.topology['control']} (aggregates)"}
     return {"endpoint": endpoint, "value": None, "ci": None,
-            "note": f"{endpoint} needs branch-pool aggregates, which a plan cannot declare yet"}
+            "note": f"{endpoint} needs the E3_TOPOLOGY aggregates ([instruments.semantic.aggregation])"}

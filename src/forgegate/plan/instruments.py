@@ -15,6 +15,7 @@ from pydantic import Field, ValidationInfo, field_validator, model_validator
 from forgegate.core.declared import DAMAGE_METRICS, VERDICT_FLOOR_RULE, DamageMetric, FloorRule
 from forgegate.core.limits import MAX_COUNT, MAX_PASSAGES, MIN_SEGMENT_WORDS
 from forgegate.plan.experiments import Experiment
+from forgegate.plan.topology import AggregationParams
 from forgegate.userfile import Count, RngSeed, UserFileModel
 
 InstrumentName = Literal["voice", "memorization", "damage", "gloss", "semantic"]
@@ -161,6 +162,8 @@ class SemanticParams(UserFileModel):
     """Seed of the bootstrap's numpy Generator (explicit: CIs must be reproducible)."""
     validation: SemanticValidation | None = None
     """The codebook's blinded human validation, scored against the clustering (needs the frozen 'codebook')."""
+    aggregation: AggregationParams | None = None
+    """E3_TOPOLOGY's compared aggregates and their matched token budget (required for E3_TOPOLOGY, only there)."""
 
     @field_validator("primary_endpoint")
     @classmethod
@@ -182,6 +185,10 @@ class SemanticParams(UserFileModel):
         if self.confirmatory and self.codebook is None:
             raise ValueError("a confirmatory collection needs the frozen 'codebook' (assignments map to "
                              "frozen IDs or UNMAPPED)")
+        if (self.experiment == "E3_TOPOLOGY") != (self.aggregation is not None):
+            raise ValueError("E3_TOPOLOGY is AGG_COVERAGE at matched total-token budget: it needs "
+                             "[instruments.semantic.aggregation] (aggregates, control, candidate, budget_tolerance), "
+                             "and only E3_TOPOLOGY takes it")
         if self.validation is not None and self.codebook is None:
             raise ValueError("'validation' scores the frozen codebook's clustering, and this plan names no "
                              "'codebook'")

@@ -58,6 +58,9 @@ class PlanSemantic(Gated):
     cost: dict[str, Any]
     out_dir: str
     experiment_note: str | None
+    topology: dict[str, Any] | None = None
+    """E3_TOPOLOGY: the compared aggregates, their token budgets, AGG_COVERAGE (primary) and MINORITY_RECALL
+    (secondary, Holm) candidate - control with intervals; None for other experiments."""
     metrics: PlanSemanticMetrics | None
 
 
