@@ -137,3 +137,23 @@ def topology_missing(verdict: Verdict, why: str) -> Verdict:
     """E3_TOPOLOGY without its aggregates file: the primary endpoint AGG_COVERAGE has no value, INCOMPLETE."""
     return Verdict.combine([*verdict.reasons, Reason("semantic: E3 aggregates", Gate.INCOMPLETE,
                                                      f"E3_TOPOLOGY's aggregates are not there: {why}")])
+
+
+def recurrence_reason(verdict: Verdict, score: Mapping[str, Any] | None, why: str = "") -> Verdict:
+    """E4_R_META's blinded recurrence difference: no filled sheet, or a row still blank, is INCOMPLETE (a missing
+    label is never a 0); a difference with its interval is an estimate with no pre-registered pass rule (HOLD)."""
+    if score is None:
+        reason = Reason("semantic: E4 recurrence", Gate.INCOMPLETE, f"E4_R_META's blinded sheet is not there: {why}")
+    elif score["difference"] is None:
+        rows = score["unlabelled_rows"]
+        reason = Reason("semantic: E4 recurrence", Gate.INCOMPLETE,
+                        f"{len(rows)} of {score['rows']} rows of the blinded recurrence sheet have no label yet"
+                        + ("" if rows else " (or an arm has no labelled answer)"))
+    else:
+        diff = score["difference"]
+        ci = "" if diff["ci"] is None else f" [{diff['ci'][0]:+.3f}, {diff['ci'][1]:+.3f}]"
+        reason = Reason("semantic: E4 recurrence", Gate.HOLD,
+                        f"structural-recurrence rate {score['structural']} - {score['style_control']}: "
+                        f"{diff['value']:+.3f}{ci}; no pre-registered pass rule: estimate only",
+                        {"difference": diff["value"]})
+    return Verdict.combine([*verdict.reasons, reason])

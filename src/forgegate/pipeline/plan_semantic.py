@@ -21,10 +21,11 @@ from forgegate.pipeline.plan_checks import SemanticInputs, semantic_inputs
 from forgegate.pipeline.plan_cost import condition_cost
 from forgegate.pipeline.plan_generate import PlanGenerations, fixture_items
 from forgegate.pipeline.semantic_judge import draft_judge, frozen_judge
+from forgegate.pipeline.semantic_recurrence import recurrence_outcome
 from forgegate.pipeline.semantic_topology import finish_topology, topology_inputs
 from forgegate.pipeline.semantic_validation import add_validation
 from forgegate.plan import SemanticParams
-from forgegate.plan.experiments import primary_endpoint
+from forgegate.plan.experiments import RECURRENCE_ENDPOINT, primary_endpoint
 from forgegate.results import PlanSemantic, PlanSemanticMetrics, reason_models
 from forgegate.semantic import MetricsRequest, Roles, SampleRow, compute_metrics
 from forgegate.semantic.bootstrap import BootstrapSettings
@@ -49,6 +50,8 @@ class SemanticOutcome:
     verdict: Verdict
     topology: Json | None = None
     """E3_TOPOLOGY's block (``semantic.topology.topology_block``); None for other experiments."""
+    recurrence: Json | None = None
+    """E4_R_META's blinded recurrence block (``semantic.recurrence.score_recurrence``); None when not declared."""
 
     def to_json(self) -> Json:
         return self.model().model_dump(mode="json")
@@ -56,7 +59,7 @@ class SemanticOutcome:
     def model(self) -> PlanSemantic:
         return PlanSemantic(gate=self.verdict.gate, reasons=reason_models(self.verdict), codebook=self.codebook,
                             cost=self.cost, out_dir=str(self.out_dir), experiment_note=self.experiment_note,
-                            topology=self.topology,
+                            topology=self.topology, recurrence=self.recurrence,
                             metrics=None if self.metrics is None else PlanSemanticMetrics.model_validate(self.metrics))
 
 
@@ -176,7 +179,8 @@ def score_semantic(gens: PlanGenerations) -> SemanticOutcome:
     verdict = plan_semantic_verdict(metrics["reasons"], draft_codebook=not book_info["frozen"])
     verdict = add_validation(loaded, params, inputs.codebook, verdict, book_info)
     e3, verdict = finish_topology(params, topology, metrics, verdict)
-    return SemanticOutcome(metrics, book_info, cost, out_dir, note, verdict, e3)
+    e4, verdict = recurrence_outcome(loaded, params, samples, {i.id: i.prompt for i in items}, out_dir, verdict)
+    return SemanticOutcome(metrics, book_info, cost, out_dir, note, verdict, e3, e4)
 
 
 def endpoint_value(outcome: SemanticOutcome, endpoint: str, control: str, candidate: str) -> Json:
@@ -192,6 +196,12 @@ def endpoint_value(outcome: SemanticOutcome, endpoint: str, control: str, candid
         conds = across["conditions"]
         return {"endpoint": endpoint, "control": conds.get(control, {}).get(endpoint),
                 "candidate": conds.get(candidate, {}).get(endpoint)}
+    if endpoint == RECURRENCE_ENDPOINT:
+        block = outcome.recurrence or {}
+        diff = block.get("difference") or {}
+        return {"endpoint": endpoint, "value": diff.get("value"), "ci": diff.get("ci"),
+                "comparison": f"{block.get('structural')} - {block.get('style_control')} (blinded recurrence rate)",
+                **({} if diff else {"note": "the blinded recurrence sheet is not filled yet"})}
     if endpoint in ("AGG_COVERAGE", "MINORITY_RECALL") and outcome.topology and outcome.topology.get("scored"):
         part = [outcome.topology["primary"], *outcome.topology["secondary"]]
         diff = next(p for p in part if p["endpoint"] == endpoint)["difference"]

@@ -14,7 +14,8 @@ from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from forgegate.core.declared import DAMAGE_METRICS, VERDICT_FLOOR_RULE, DamageMetric, FloorRule
 from forgegate.core.limits import MAX_COUNT, MAX_PASSAGES, MIN_SEGMENT_WORDS
-from forgegate.plan.experiments import Experiment
+from forgegate.plan.experiments import RECURRENCE_ENDPOINT, Experiment
+from forgegate.plan.recurrence import RecurrenceParams
 from forgegate.plan.topology import AggregationParams
 from forgegate.userfile import Count, RngSeed, UserFileModel
 
@@ -164,6 +165,8 @@ class SemanticParams(UserFileModel):
     """The codebook's blinded human validation, scored against the clustering (needs the frozen 'codebook')."""
     aggregation: AggregationParams | None = None
     """E3_TOPOLOGY's compared aggregates and their matched token budget (required for E3_TOPOLOGY, only there)."""
+    recurrence: RecurrenceParams | None = None
+    """E4_R_META's arms and blinded recurrence sheet (with, and only with, primary_endpoint STRUCTURAL_RECURRENCE)."""
 
     @field_validator("primary_endpoint")
     @classmethod
@@ -189,6 +192,10 @@ class SemanticParams(UserFileModel):
             raise ValueError("E3_TOPOLOGY is AGG_COVERAGE at matched total-token budget: it needs "
                              "[instruments.semantic.aggregation] (aggregates, control, candidate, budget_tolerance), "
                              "and only E3_TOPOLOGY takes it")
+        if (self.primary_endpoint == RECURRENCE_ENDPOINT) != (self.recurrence is not None):
+            raise ValueError(f"primary_endpoint = \"{RECURRENCE_ENDPOINT}\" (E4_R_META's blinded recurrence rate "
+                             "difference) goes with [instruments.semantic.recurrence] (structural, style_control, "
+                             "sheet), and only it")
         if self.validation is not None and self.codebook is None:
             raise ValueError("'validation' scores the frozen codebook's clustering, and this plan names no "
                              "'codebook'")
@@ -213,7 +220,7 @@ ENDPOINTS: dict[str, tuple[str, ...]] = {
     "memorization": ("hit_rate", "max"),
     "damage": DAMAGE_METRICS,
     "gloss": ("gate", "sigma_total"),
-    "semantic": ("REC_GAIN", "ES_LOSS", "IRREV_OBS", "AGG_COVERAGE", "MINORITY_RECALL",
+    "semantic": ("REC_GAIN", "ES_LOSS", "IRREV_OBS", "AGG_COVERAGE", "MINORITY_RECALL", RECURRENCE_ENDPOINT,
                  "D_sem", "H_sem", "P"),
 }
 """Endpoints a comparison may name as ``primary = "<instrument>.<endpoint>"``."""

@@ -9,7 +9,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from forgegate.report.eval_terminal import print_eval
-from forgegate.report.semantic_extras import codebook_lines, topology_lines
+from forgegate.report.semantic_extras import codebook_lines, recurrence_lines, topology_lines
 from forgegate.report.semantic_terminal import fmt, render_metrics
 
 if TYPE_CHECKING:  # the shapes rendered; report/ runs nothing of the pipeline's (pyproject's import contract)
@@ -49,7 +49,7 @@ def print_semantic(outcome: SemanticOutcome, console: Console) -> None:
                       + (f"; content hash {book['content_hash'][:16]}" if book.get("content_hash") else ""))
     if book.get("clusters"):
         console.print("  clusters per task: " + ", ".join(f"{escape(t)} {n}" for t, n in book["clusters"].items()))
-    for line in codebook_lines(book) + topology_lines(outcome.topology):
+    for line in codebook_lines(book) + topology_lines(outcome.topology) + recurrence_lines(outcome.recurrence):
         console.print(line)
     if outcome.experiment_note:
         console.print(f"experiment: {escape(outcome.experiment_note)}")

@@ -55,3 +55,16 @@ def codebook_lines(book: dict[str, Any]) -> list[str]:
                          f"{validation['labelled']} of {validation['pairs']} pairs"
                          + ("" if minimum is None else f" (minimum {minimum:g})"))
     return lines
+
+
+def recurrence_lines(recurrence: dict[str, Any] | None) -> list[str]:
+    """E4: the blinded recurrence rate per arm and structural - style control, or why there is none yet."""
+    if not recurrence:
+        return []
+    if not recurrence.get("scored"):
+        why = recurrence.get("note") or f"{len(recurrence.get('unlabelled_rows') or [])} rows not labelled yet"
+        return [f"E4_R_META not scored: {escape(str(why))}"]
+    rates = "; ".join(f"{arm} {r['recurring']}/{r['n']} {_value(r)}" for arm, r in recurrence["rates"].items())
+    return [escape(f"E4_R_META blinded structural-recurrence rate: {rates}"),
+            escape(f"  {recurrence['structural']} - {recurrence['style_control']}: "
+                   f"{_value(recurrence['difference'])}; ratio {_value(recurrence['ratio'])}")]

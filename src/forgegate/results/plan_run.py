@@ -61,6 +61,9 @@ class PlanSemantic(Gated):
     topology: dict[str, Any] | None = None
     """E3_TOPOLOGY: the compared aggregates, their token budgets, AGG_COVERAGE (primary) and MINORITY_RECALL
     (secondary, Holm) candidate - control with intervals; None for other experiments."""
+    recurrence: dict[str, Any] | None = None
+    """E4_R_META: the blinded structural-recurrence rate per arm, structural - style control and the ratio with
+    intervals (None until the sheet is filled); None when the plan declares no recurrence sheet."""
     metrics: PlanSemanticMetrics | None
 
 

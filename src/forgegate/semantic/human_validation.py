@@ -32,7 +32,7 @@ LABELS = {"1": 1, "0": 0}
 """The values ``same_meaning`` may hold once filled (blank: not labelled yet)."""
 
 
-def _rows(path: Path, need: tuple[str, ...]) -> list[tuple[int, dict[str, str]]]:
+def sheet_rows(path: Path, need: tuple[str, ...]) -> list[tuple[int, dict[str, str]]]:
     """(first line of the record, cells as their original text) for every row; the header must hold ``need``."""
     reader = csv.DictReader(io.StringIO(read_text_or_input_error(path, what="sheet"), newline=""))
     out: list[tuple[int, dict[str, str]]] = []
@@ -43,8 +43,7 @@ def _rows(path: Path, need: tuple[str, ...]) -> list[tuple[int, dict[str, str]]]
     missing = [c for c in need if c not in (reader.fieldnames or [])]
     if missing:
         raise InputError(path, f"no column {missing[0]!r} (columns: {', '.join(reader.fieldnames or [])})", line=1,
-                         hint="use the sheet (or key) `forgegate semantic cluster` wrote, with only "
-                              "'same_meaning' filled in")
+                         hint="use the sheet (or key) forgegate wrote, with only its label column filled in")
     return out
 
 
@@ -67,7 +66,7 @@ def score_validation(sheet: Path, key: Path, settings: BootstrapSettings,
     codebook is an InputError at its line.
     """
     verdicts: dict[str, tuple[str, int]] = {}
-    for line, row in _rows(key, KEY_COLUMNS):
+    for line, row in sheet_rows(key, KEY_COLUMNS):
         if row["clustering_same"] not in LABELS:
             raise InputError(key, f"clustering_same {row['clustering_same']!r} is not 0 or 1", line=line,
                              field="clustering_same", hint="the key is written by forgegate: do not edit it")
@@ -80,7 +79,7 @@ def score_validation(sheet: Path, key: Path, settings: BootstrapSettings,
     human: list[int] = []
     machine: list[int] = []
     unlabelled: list[str] = []
-    for line, row in _rows(sheet, VALIDATION_COLUMNS):
+    for line, row in sheet_rows(sheet, VALIDATION_COLUMNS):
         if row["row"] not in verdicts:
             raise InputError(sheet, f"row {row['row']!r} is not in the key {key}", line=line, field="row",
                              hint="score a sheet against the key written beside it")
