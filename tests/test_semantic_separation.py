@@ -216,3 +216,17 @@ def test_validation_reason_without_a_minimum_reports_only() -> None:
     assert reason.outcome is Gate.PASS and "no minimum declared" in reason.detail
     assert validation_reason(score, 0.5).outcome is Gate.PASS  # the minimum itself is met
     assert validation_reason(score, 0.51).outcome is Gate.INVALID
+
+
+def test_freezing_an_old_draft_says_confirmatory_use_will_be_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    draft, _ = build_codebook(DEV, QUESTIONS, OracleJudge())
+    write_codebook(draft.model_copy(update={"development_samples": None}), tmp_path / "old.draft.json")
+    write_codebook(draft, tmp_path / "new.draft.json")
+    code, out, _ = run_cli(["semantic", "freeze", "--draft", str(tmp_path / "old.draft.json"), "--out",
+                            str(tmp_path / "old.json")], capsys, monkeypatch)
+    assert code == 0 and "confirmatory use will be refused" in " ".join(out.split())
+    code, out, _ = run_cli(["semantic", "freeze", "--draft", str(tmp_path / "new.draft.json"), "--out",
+                            str(tmp_path / "new.json")], capsys, monkeypatch)
+    assert code == 0 and "refused" not in out
+    assert len(json.loads((tmp_path / "new.json").read_text())["development_samples"]) == 5

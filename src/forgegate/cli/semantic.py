@@ -114,6 +114,11 @@ def freeze_cmd(
     book = freeze(load_codebook(draft, require_frozen=False))
     write_codebook(book, out)
     console.print(f"frozen {out} sha256 {book.content_hash}")
+    if book.development_samples is None:
+        from forgegate.semantic.separation import REBUILD
+
+        console.print("note: this draft records no development samples, so confirmatory use will be refused; "
+                      + REBUILD)
 
 
 @semantic_app.command("assign")
