@@ -89,7 +89,7 @@ def test_a_plan_writes_the_sheet_is_incomplete_until_it_is_filled_then_gives_the
     block, verdict = recurrence_outcome(loaded, params(), SAMPLES, QUESTIONS, out_dir, base)  # type: ignore[arg-type]
     assert verdict.gate is Gate.INCOMPLETE and block is not None and block["scored"] is False
     assert (out_dir / "recurrence_sheet.csv").is_file() and "label the 16 answers" in block["note"]
-    outcome = SemanticOutcome({"across_tasks": {}}, {}, {}, out_dir, None, verdict, None, block)
+    outcome = SemanticOutcome({"across_tasks": {}}, {}, {}, out_dir, None, verdict, recurrence=block)
     assert endpoint_value(outcome, "STRUCTURAL_RECURRENCE", "A", "B")["note"]
     _, rows = read_sheet(out_dir / "recurrence_sheet.csv")
     write_filled_sheet(out_dir / "recurrence_sheet.csv", tmp_path / "filled.csv", "row", "recurs",
@@ -97,7 +97,7 @@ def test_a_plan_writes_the_sheet_is_incomplete_until_it_is_filled_then_gives_the
     block, verdict = recurrence_outcome(loaded, params(), SAMPLES, QUESTIONS, out_dir, base)  # type: ignore[arg-type]
     assert verdict.gate is Gate.HOLD and block is not None and block["scored"] is True
     assert block["difference"]["value"] == pytest.approx(0.5)
-    outcome = SemanticOutcome({"across_tasks": {}}, {}, {}, out_dir, None, verdict, None, block)
+    outcome = SemanticOutcome({"across_tasks": {}}, {}, {}, out_dir, None, verdict, recurrence=block)
     value = endpoint_value(outcome, "STRUCTURAL_RECURRENCE", "A", "B")
     assert value["value"] == pytest.approx(0.5) and value["comparison"].startswith("S - C")
 

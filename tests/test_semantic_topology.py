@@ -73,7 +73,7 @@ def test_e3_primary_is_agg_coverage_candidate_minus_control_with_interval_and_bu
     secondary = block["secondary"][0]
     assert secondary["endpoint"] == "MINORITY_RECALL" and secondary["difference"]["ci"] is not None
     assert secondary["difference"]["p_holm"] == secondary["difference"]["p_boot"]  # a family of one
-    outcome = SemanticOutcome({"across_tasks": {}}, {}, {}, tmp_path, None, verdict, block)
+    outcome = SemanticOutcome({"across_tasks": {}}, {}, {}, tmp_path, None, verdict, topology=block)
     value = endpoint_value(outcome, "AGG_COVERAGE", "A", "B")
     assert value["value"] == pytest.approx(expected) and value["comparison"] == "merge - vote (aggregates)"
 

@@ -10,7 +10,7 @@ exploratory. The metrics, their bootstrap CIs and the gate word are the semantic
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +55,7 @@ class SemanticOutcome:
     out_dir: Path
     experiment_note: str | None
     verdict: Verdict
+    _: KW_ONLY
     quality: Json | None = None
     """The declared Q_task / Q_fact tables (``pipeline.plan_quality``); None: none declared."""
     topology: Json | None = None
@@ -214,7 +215,8 @@ def score_semantic(gens: PlanGenerations) -> SemanticOutcome:
     verdict = add_validation(loaded, params, inputs.codebook, verdict, book_info)
     e3, verdict = finish_topology(params, topology, metrics, verdict)
     e4, verdict = recurrence_outcome(loaded, params, samples, {i.id: i.prompt for i in items}, out_dir, verdict)
-    return SemanticOutcome(metrics, book_info, cost, out_dir, note, verdict, quality, e3, e4)
+    return SemanticOutcome(metrics, book_info, cost, out_dir, note, verdict, quality=quality, topology=e3,
+                           recurrence=e4)
 
 
 def endpoint_value(outcome: SemanticOutcome, endpoint: str, control: str, candidate: str) -> Json:
