@@ -16,7 +16,16 @@ from test_run_semantic import SeededOllamaServer, answers_for, plan_text, write_
 from test_semantic_relevance import sheet
 
 from forgegate.plan import lock_plan
-from forgegate.semantic.codebook import AssignmentRule, Codebook, CodebookCluster, CodebookTask, freeze, write_codebook
+from forgegate.semantic.codebook import (
+    AssignmentRule,
+    Codebook,
+    CodebookCluster,
+    CodebookTask,
+    TextSample,
+    freeze,
+    sample_hash,
+    write_codebook,
+)
 
 SEEDS = list(range(1, 65))  # N = 64 per task and condition: confirmatory use is allowed
 TEXTS = {"m1": "m1: bananas are yellow", "m2": "m2: apples are red", "m3": "m3: the match was a draw"}
@@ -39,7 +48,10 @@ def folder_with_codebook(folder: Path) -> str:
                                                                    exemplars=[TEXTS[m]], dev_count=3)
                                                    for k, m in enumerate(TEXTS, start=1)])
              for t, q in (("t1", "Say something about fruit."), ("t2", "Say something about the sky."))}
-    book = freeze(Codebook(rule=AssignmentRule(strict=True, judge=JUDGE), tasks=tasks))
+    # development samples of their own (a confirmatory run refuses a codebook that records none)
+    dev = [TextSample(task=t, condition="dev", sample=k, text=f"development answer {k}") for t in tasks for k in (0, 1)]
+    book = freeze(Codebook(rule=AssignmentRule(strict=True, judge=JUDGE), tasks=tasks,
+                           development_samples=sorted(sample_hash(s) for s in dev)))
     write_codebook(book, folder / "codebook.json")
     return str(book.content_hash)
 

@@ -112,6 +112,11 @@ def freeze_cmd(
     book = freeze(load_codebook(draft, require_frozen=False))
     write_codebook(book, out)
     console.print(f"frozen {out} sha256 {book.content_hash}")
+    if book.development_samples is None:
+        from forgegate.semantic.separation import REBUILD
+
+        console.print("note: this draft records no development samples, so confirmatory use will be refused; "
+                      + REBUILD)
 
 
 @semantic_app.command("assign")
@@ -124,12 +129,16 @@ def assign_cmd(
     backend: str | None = typer.Option(None, "--backend", help="Backend for the llm judge."),
     model: str | None = typer.Option(None, "--model", help="Model for the llm judge's backend."),
     cache: Path | None = typer.Option(None, "--judge-cache", help="JSONL cache of llm judge answers."),
+    exploratory: bool = typer.Option(False, "--exploratory",
+                                     help="Accept a codebook frozen before it recorded its development samples "
+                                          "(separation unchecked, noted in the report)."),
 ) -> None:
-    """Map confirmation samples to frozen cluster IDs or UNMAPPED (no new IDs)."""
+    """Map confirmation samples to frozen cluster IDs or UNMAPPED (no new IDs); development samples are refused."""
     from forgegate.semantic.codebook import read_text_samples
     from forgegate.semantic.develop_confirm import confirm
 
-    path = confirm(codebook, read_text_samples(samples), _judge(judge, nli_model, backend, model, cache), out_dir)
+    path = confirm(codebook, read_text_samples(samples), _judge(judge, nli_model, backend, model, cache), out_dir,
+                   confirmatory=not exploratory)
     console.print(f"assignments: {path}")
 
 
@@ -237,6 +246,8 @@ def compare_cmd(
         entries = across_value(table, endpoint) or [(endpoint, None)]
         values = "; ".join(f"{label} {fmt(v)}" for label, v in entries)
         console.print(escape(f"{path} ({table.get('mode')}): {values}"))
+
+
 @semantic_app.command("quality-sheet")
 def quality_sheet_cmd(
     plan: Path = typer.Argument(..., help="The plan whose Q_task / Q_fact declares a human-review scorer."),
@@ -247,6 +258,37 @@ def quality_sheet_cmd(
 
     for path in review_sheets_for_plan(plan, store):
         console.print(f"wrote {path}: fill each row's score (0 to 1), then run the plan again")
+
+
+@semantic_app.command("validate")
+def validate_cmd(
+    sheet: Path = typer.Option(..., "--sheet", help="The validation sheet with same_meaning filled (1/0)."),
+    key: Path = typer.Option(..., "--key", help="The key written beside it (validation_key.csv)."),
+    minimum: float | None = typer.Option(None, "--minimum", min=0.0, max=1.0,
+                                         help="Required human/clustering agreement (below it: INVALID)."),
+    seed: int = typer.Option(0, "--seed", help="Bootstrap seed (recorded in the JSON)."),
+    json_out: Path | None = typer.Option(None, "--json", help="Write the agreement and its word as JSON here."),
+) -> None:
+    """Score the blinded human validation sheet against the clustering: agreement with bootstrap intervals."""
+    from forgegate.gate.semantic import validation_verdict
+    from forgegate.jsonio import write_json_atomic
+    from forgegate.semantic.bootstrap import BootstrapSettings
+    from forgegate.semantic.human_validation import score_validation
+
+    score = score_validation(sheet, key, BootstrapSettings(seed=seed))
+    verdict = validation_verdict(score, minimum)
+    if json_out is not None:
+        write_json_atomic(json_out, score | {"minimum": minimum} | verdict.to_json())
+    for name in ("agreement", "within_cluster", "between_clusters"):
+        part = score[name]
+        value = "NA" if part["value"] is None else f"{part['value']:.3f}"
+        ci = "" if part["ci"] is None else f" [{part['ci'][0]:.3f}, {part['ci'][1]:.3f}]"
+        console.print(f"{name.replace('_', ' ')}: {value}{ci} over {part['pairs']} pairs")
+    kappa = score["cohens_kappa"]
+    console.print(f"Cohen's kappa {'NA' if kappa is None else f'{kappa:.3f}'}; {score['labelled']} of "
+                  f"{score['pairs']} pairs labelled")
+    console.print(f"{verdict.gate.value}: {verdict.reasons[0].detail}")
+    exit_with(verdict.gate)
 
 
 def register(app: typer.Typer) -> None:

@@ -98,6 +98,8 @@ def relevance_reason(*, confirmatory: bool, adjudication: Mapping[str, Any] | No
     if confirmatory:
         return Reason(RELEVANCE_RULE, Gate.INCOMPLETE, f"{missing}; a confirmatory table needs it: {remedy}")
     return Reason(RELEVANCE_RULE, Gate.PASS, f"{missing}: the table is exploratory")
+
+
 MARGIN_TOLERANCE = 1e-12
 """A loss equal to the declared margin is within it: float sums of 0/1 means must not flag it by rounding."""
 
@@ -153,3 +155,84 @@ def control_word(passed: bool) -> str:
     """How one T_GPT control's outcome is shown in the report's controls table (the table's word, not the gate's:
     the controls' reason above makes a failed control INVALID)."""
     return Gate.PASS.value if passed else Gate.FAIL.value
+
+
+VALIDATION_RULE = "codebook validation"
+"""The reason's rule name: the blinded human validation of the codebook's clustering."""
+
+
+def validation_reason(score: Mapping[str, Any] | None, minimum: float | None, missing: str = "") -> Reason:
+    """The blinded human validation's word (``semantic validate``; a plan's ``[instruments.semantic.validation]``).
+
+    T_GPT v0.8.1 builds the codebook "using bidirectional entailment ... and blinded human validation":
+    * no filled sheet (``score`` None, ``missing`` says why) or rows still blank: INCOMPLETE (a missing
+      answer is never a pass);
+    * human/clustering agreement (the point estimate) below the declared ``minimum``: INVALID. The
+      clustering is the instrument every semantic number is measured with; one humans do not confirm
+      makes the table invalid, it says nothing against the candidate (that would be FAIL);
+    * otherwise PASS, the agreement and its interval stated (no minimum declared: reported only).
+    """
+    if score is None:
+        return Reason(VALIDATION_RULE, Gate.INCOMPLETE, f"validation sheet not scored: {missing}")
+    agreement = score["agreement"]
+    numbers: dict[str, Any] = {"agreement": agreement["value"], "pairs": score["labelled"]}
+    if agreement["ci"] is not None:
+        numbers |= {"ci_low": agreement["ci"][0], "ci_high": agreement["ci"][1]}
+    if minimum is not None:
+        numbers["minimum"] = minimum
+    if not score["complete"] or agreement["value"] is None:
+        rows = score["unlabelled_rows"]
+        return Reason(VALIDATION_RULE, Gate.INCOMPLETE,
+                      f"{len(rows)} of {score['pairs']} validation pairs have no same_meaning label yet "
+                      f"(rows {', '.join(rows[:8])}{' ...' if len(rows) > 8 else ''})", numbers)
+    ci = agreement["ci"]
+    shown = f"{agreement['value']:.3f}" + ("" if ci is None else f" [{ci[0]:.3f}, {ci[1]:.3f}]")
+    if minimum is None:
+        return Reason(VALIDATION_RULE, Gate.PASS, f"human/clustering agreement {shown} over {score['labelled']} "
+                      "pairs; no minimum declared (reported only)", numbers)
+    if agreement["value"] < minimum:
+        return Reason(VALIDATION_RULE, Gate.INVALID,
+                      f"human/clustering agreement {shown} is below the declared minimum {minimum:g}: the humans "
+                      "do not confirm the codebook's clustering, so no semantic number measured with it is valid",
+                      numbers)
+    return Reason(VALIDATION_RULE, Gate.PASS,
+                  f"human/clustering agreement {shown} meets the declared minimum {minimum:g}", numbers)
+
+
+def validation_verdict(score: Mapping[str, Any] | None, minimum: float | None, missing: str = "") -> Verdict:
+    """``semantic validate``'s word: the one validation reason."""
+    return Verdict.combine([validation_reason(score, minimum, missing)])
+
+
+def with_validation(verdict: Verdict, score: Mapping[str, Any] | None, minimum: float | None,
+                    missing: str = "") -> Verdict:
+    """A plan's semantic verdict with its declared codebook validation's reason added (``semantic: ...``)."""
+    reason = validation_reason(score, minimum, missing)
+    return Verdict.combine([*verdict.reasons, Reason(f"semantic: {reason.rule}", reason.outcome, reason.detail,
+                                                     reason.numbers)])
+
+
+def topology_missing(verdict: Verdict, why: str) -> Verdict:
+    """E3_TOPOLOGY without its aggregates file: the primary endpoint AGG_COVERAGE has no value, INCOMPLETE."""
+    return Verdict.combine([*verdict.reasons, Reason("semantic: E3 aggregates", Gate.INCOMPLETE,
+                                                     f"E3_TOPOLOGY's aggregates are not there: {why}")])
+
+
+def recurrence_reason(verdict: Verdict, score: Mapping[str, Any] | None, why: str = "") -> Verdict:
+    """E4_R_META's blinded recurrence difference: no filled sheet, or a row still blank, is INCOMPLETE (a missing
+    label is never a 0); a difference with its interval is an estimate with no pre-registered pass rule (HOLD)."""
+    if score is None:
+        reason = Reason("semantic: E4 recurrence", Gate.INCOMPLETE, f"E4_R_META's blinded sheet is not there: {why}")
+    elif score["difference"] is None:
+        rows = score["unlabelled_rows"]
+        reason = Reason("semantic: E4 recurrence", Gate.INCOMPLETE,
+                        f"{len(rows)} of {score['rows']} rows of the blinded recurrence sheet have no label yet"
+                        + ("" if rows else " (or an arm has no labelled answer)"))
+    else:
+        diff = score["difference"]
+        ci = "" if diff["ci"] is None else f" [{diff['ci'][0]:+.3f}, {diff['ci'][1]:+.3f}]"
+        reason = Reason("semantic: E4 recurrence", Gate.HOLD,
+                        f"structural-recurrence rate {score['structural']} - {score['style_control']}: "
+                        f"{diff['value']:+.3f}{ci}; no pre-registered pass rule: estimate only",
+                        {"difference": diff["value"]})
+    return Verdict.combine([*verdict.reasons, reason])

@@ -15,6 +15,7 @@ from forgegate.pipeline.plan_quality import check_quality_declarations
 from forgegate.plan import LoadedPlan, is_bundled
 from forgegate.semantic.codebook import Codebook, load_codebook
 from forgegate.semantic.relevance_record import RelevanceRecord, load_relevance
+from forgegate.semantic.separation import REBUILD
 
 KNOWN_FROZEN_JUDGES = ("embedding", "nli", "llm")
 """Judges a frozen codebook may name and ``forgegate run`` can rebuild to assign confirmation samples."""
@@ -68,11 +69,7 @@ def semantic_inputs(loaded: LoadedPlan, task_ids: list[str]) -> SemanticInputs:
                            "'recovery' is required", hint="name the arm that runs B under the recovery probes")
     if len({params.reference, params.contracted, params.recovery}) != 3:
         raise loaded.error(where, "reference, contracted and recovery must name three different arms")
-    if params.experiment == "E3_TOPOLOGY":
-        raise loaded.error((*where, "experiment"), "E3_TOPOLOGY's primary endpoint AGG_COVERAGE needs branch-pool "
-                           "aggregates, which a plan cannot declare yet",
-                           hint="score E3 from files: forgegate semantic metrics --aggregates Y.jsonl")
-    if params.primary_endpoint in ("AGG_COVERAGE", "MINORITY_RECALL"):
+    if params.primary_endpoint in ("AGG_COVERAGE", "MINORITY_RECALL") and params.aggregation is None:
         raise loaded.error((*where, "primary_endpoint"), f"{params.primary_endpoint} needs branch-pool aggregates, "
                            "which a plan cannot declare yet",
                            hint="score it from files: forgegate semantic metrics --aggregates Y.jsonl")
@@ -85,6 +82,10 @@ def semantic_inputs(loaded: LoadedPlan, task_ids: list[str]) -> SemanticInputs:
         return SemanticInputs(None, None, None, None)
     book_path = loaded.resolve(params.codebook)
     book = load_codebook(book_path, require_frozen=True)
+    if params.confirmatory and book.development_samples is None:  # refused before generating, not after
+        raise loaded.error((*where, "codebook"), "the frozen codebook records no development-sample hashes, so "
+                           "nothing shows the confirmation samples are not its development samples",
+                           hint=f"{REBUILD}; or set confirmatory = false for an exploratory run")
     judge = str(book.rule.judge.get("judge"))
     if judge not in KNOWN_FROZEN_JUDGES:
         raise loaded.error((*where, "codebook"), f"the codebook's judge {judge!r} is not one forgegate run can "

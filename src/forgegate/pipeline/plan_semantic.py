@@ -10,7 +10,7 @@ exploratory. The metrics, their bootstrap CIs and the gate word are the semantic
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,8 +27,11 @@ from forgegate.pipeline.plan_cost import condition_cost
 from forgegate.pipeline.plan_generate import PlanGenerations, fixture_items
 from forgegate.pipeline.plan_quality import score_quality
 from forgegate.pipeline.semantic_judge import draft_judge, frozen_judge
+from forgegate.pipeline.semantic_recurrence import recurrence_outcome
+from forgegate.pipeline.semantic_topology import finish_topology, topology_inputs
+from forgegate.pipeline.semantic_validation import add_validation
 from forgegate.plan import SemanticParams
-from forgegate.plan.experiments import primary_endpoint
+from forgegate.plan.experiments import RECURRENCE_ENDPOINT, primary_endpoint
 from forgegate.results import PlanSemantic, PlanSemanticMetrics, reason_models
 from forgegate.semantic import MetricsRequest, Roles, SampleRow, compute_metrics
 from forgegate.semantic.bootstrap import BootstrapSettings
@@ -52,14 +55,19 @@ class SemanticOutcome:
     out_dir: Path
     experiment_note: str | None
     verdict: Verdict
+    _: KW_ONLY
     quality: Json | None = None
     """The declared Q_task / Q_fact tables (``pipeline.plan_quality``); None: none declared."""
+    topology: Json | None = None
+    """E3_TOPOLOGY's block (``semantic.topology.topology_block``); None for other experiments."""
+    recurrence: Json | None = None
+    """E4_R_META's blinded recurrence block (``semantic.recurrence.score_recurrence``); None when not declared."""
 
     def model(self) -> PlanSemantic:
         return PlanSemantic(gate=self.verdict.gate, reasons=reason_models(self.verdict), codebook=self.codebook,
                             cost=self.cost, out_dir=str(self.out_dir), experiment_note=self.experiment_note,
                             metrics=None if self.metrics is None else PlanSemanticMetrics.model_validate(self.metrics),
-                            quality=self.quality)
+                            quality=self.quality, topology=self.topology, recurrence=self.recurrence)
 
 
 def semantic_out_dir(store_path: Path) -> Path:
@@ -97,12 +105,13 @@ def _draft_assignments(samples: list[TextSample], questions: dict[str, str], par
     return path, info
 
 
-def _frozen_assignments(samples: list[TextSample], inputs: SemanticInputs, out_dir: Path) -> tuple[Path, Json]:
+def _frozen_assignments(samples: list[TextSample], inputs: SemanticInputs, out_dir: Path, *,
+                        confirmatory: bool = True) -> tuple[Path, Json]:
     book, book_path = inputs.codebook, inputs.codebook_path
     assert book is not None and book_path is not None
     judge = frozen_judge(book.rule.judge, book_path)
     try:
-        path = confirm(book_path, samples, judge, out_dir)
+        path = confirm(book_path, samples, judge, out_dir, confirmatory=confirmatory)
     finally:
         closer = getattr(judge, "close", None)
         if callable(closer):
@@ -112,7 +121,8 @@ def _frozen_assignments(samples: list[TextSample], inputs: SemanticInputs, out_d
             "path": str(book_path), "content_hash": book.content_hash, "frozen_at": book.frozen_at,
             "judge": book.rule.judge, "clusters": {t: len(b.clusters) for t, b in book.tasks.items()},
             "assignment_calls": report.get("assignment_calls"),
-            "exploratory_changes": report.get("unmapped_new_clusters")}
+            "exploratory_changes": report.get("unmapped_new_clusters"),
+            "exploratory_merges": report.get("apparent_merges"), "separation": report.get("separation")}
     return path, info
 
 
@@ -166,7 +176,7 @@ def score_semantic(gens: PlanGenerations) -> SemanticOutcome:
     if inputs.codebook is None:
         path, book_info = _draft_assignments(samples, {i.id: i.prompt for i in items}, params, out_dir)
     else:
-        path, book_info = _frozen_assignments(samples, inputs, out_dir)
+        path, book_info = _frozen_assignments(samples, inputs, out_dir, confirmatory=params.confirmatory)
     rows: list[SampleRow] = read_samples(path)
     exploratory = not params.confirmatory
     relevance, relevance_info, relevance_why = _relevance(inputs, rows, confirmatory=params.confirmatory)
@@ -184,10 +194,11 @@ def score_semantic(gens: PlanGenerations) -> SemanticOutcome:
         note = f"{exc}; every endpoint of this table is labelled exploratory"
         experiment = None
     declared = params.primary_endpoint if experiment is not None else None
+    topology = topology_inputs(loaded, params, grouped, relevance)
     request = MetricsRequest(grouped, relevance, Roles(params.reference, params.contracted, params.recovery),
                              BootstrapSettings(seed=params.bootstrap_seed, n_resamples=params.bootstrap_resamples),
                              exploratory=exploratory, small_conditions=tuple(small), experiment=experiment,
-                             primary_endpoint=declared,
+                             primary_endpoint=declared, aggregates=topology.pools,
                              tau=params.tau_support, minimum_count=params.minimum_count,
                              sensitivity=params.sensitivity)
     metrics = compute_metrics(request)
@@ -198,7 +209,11 @@ def score_semantic(gens: PlanGenerations) -> SemanticOutcome:
                                     relevance=relevance_why)
     quality = score_quality(loaded, gens.generations, {i.id: i.prompt for i in items}, out_dir, request.settings)
     verdict = with_quality_guardrails(verdict, quality)
-    return SemanticOutcome(metrics, book_info, cost, out_dir, note, verdict, quality)
+    verdict = add_validation(loaded, params, inputs.codebook, verdict, book_info)
+    e3, verdict = finish_topology(params, topology, metrics, verdict)
+    e4, verdict = recurrence_outcome(loaded, params, samples, {i.id: i.prompt for i in items}, out_dir, verdict)
+    return SemanticOutcome(metrics, book_info, cost, out_dir, note, verdict, quality=quality, topology=e3,
+                           recurrence=e4)
 
 
 def endpoint_value(outcome: SemanticOutcome, endpoint: str, control: str, candidate: str) -> Json:
@@ -214,5 +229,16 @@ def endpoint_value(outcome: SemanticOutcome, endpoint: str, control: str, candid
         conds = across["conditions"]
         return {"endpoint": endpoint, "control": conds.get(control, {}).get(endpoint),
                 "candidate": conds.get(candidate, {}).get(endpoint)}
+    if endpoint == RECURRENCE_ENDPOINT:
+        block = outcome.recurrence or {}
+        diff = block.get("difference") or {}
+        return {"endpoint": endpoint, "value": diff.get("value"), "ci": diff.get("ci"),
+                "comparison": f"{block.get('structural')} - {block.get('style_control')} (blinded recurrence rate)",
+                **({} if diff else {"note": "the blinded recurrence sheet is not filled yet"})}
+    if endpoint in ("AGG_COVERAGE", "MINORITY_RECALL") and outcome.topology and outcome.topology.get("scored"):
+        part = [outcome.topology["primary"], *outcome.topology["secondary"]]
+        diff = next(p for p in part if p["endpoint"] == endpoint)["difference"]
+        return {"endpoint": endpoint, "value": diff["value"], "ci": diff["ci"],
+                "comparison": f"{outcome.topology['candidate']} - {outcome.topology['control']} (aggregates)"}
     return {"endpoint": endpoint, "value": None, "ci": None,
-            "note": f"{endpoint} needs branch-pool aggregates, which a plan cannot declare yet"}
+            "note": f"{endpoint} needs the E3_TOPOLOGY aggregates ([instruments.semantic.aggregation])"}

@@ -28,12 +28,18 @@ EXPERIMENTS: dict[str, str | None] = {
 """The metric T_GPT v0.8.1 names as an experiment's primary endpoint (None: T_GPT v0.8.1 names no single metric,
 so the plan must declare one of ``DECLARABLE``; there is no default)."""
 
+RECURRENCE_ENDPOINT = "STRUCTURAL_RECURRENCE"
+"""E4_R_META's endpoint as T_GPT v0.8.1 words it: the difference in blinded structural-recurrence rate between the
+structural-critique and style-control arms, from a blinded annotation sheet (``[instruments.semantic.recurrence]``);
+not a metric of the semantic table."""
+
 DECLARABLE: dict[str, tuple[str, ...]] = {
     # T_GPT v0.8.1's words name these two; which one is primary is the plan's pre-registered choice
     "E1_STAGE": ("ES_LOSS", "REC_GAIN"),
     # T_GPT v0.8.1's 'structural-recurrence rate' is none of its metric names: the plan picks which one measures it
     # (one with a single across-task value; D_sem, H_sem and P are per condition)
-    "E4_R_META": ("REC_GAIN", "IRREV_OBS", "ES_LOSS", "AGG_COVERAGE", "MINORITY_RECALL"),
+    # RECURRENCE_ENDPOINT is the spec's own endpoint; the metric names remain for plans that declared a proxy
+    "E4_R_META": (RECURRENCE_ENDPOINT, "REC_GAIN", "IRREV_OBS", "ES_LOSS", "AGG_COVERAGE", "MINORITY_RECALL"),
 }
 
 assert set(SPEC_PRIMARY) == set(EXPERIMENTS) == set(EXPERIMENT_NAMES), "every experiment has its primary endpoint"

@@ -49,6 +49,8 @@ def plan_inputs(loaded: LoadedPlan) -> list[PlanInput]:
             value = getattr(inst.semantic, field)
             if value is not None:
                 found.append((("instruments", "semantic", field), value))
+        if inst.semantic.validation is not None:  # the key is locked; the sheet may be filled after the lock
+            found.append((("instruments", "semantic", "validation", "key"), inst.semantic.validation.key))
     audit = plan.leak_audit
     if audit is not None:
         if audit.result is not None:

@@ -14,8 +14,10 @@ from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from forgegate.core.declared import DAMAGE_METRICS, VERDICT_FLOOR_RULE, DamageMetric, FloorRule, SemanticField
 from forgegate.core.limits import MAX_COUNT, MAX_PASSAGES, MIN_SEGMENT_WORDS
-from forgegate.plan.experiments import Experiment
+from forgegate.plan.experiments import RECURRENCE_ENDPOINT, Experiment
 from forgegate.plan.quality import QualityDeclaration
+from forgegate.plan.recurrence import RecurrenceParams
+from forgegate.plan.topology import AggregationParams
 from forgegate.userfile import Count, RngSeed, UserFileModel
 
 InstrumentName = Literal["voice", "memorization", "damage", "gloss", "semantic"]
@@ -139,6 +141,19 @@ class FieldBridge(UserFileModel):
         return self
 
 
+class SemanticValidation(UserFileModel):
+    """The blinded human validation of the frozen codebook's clustering (``forgegate semantic validate``)."""
+
+    sheet: str = Field(min_length=1)
+    """The validation sheet with ``same_meaning`` filled by a human (path; may be filled after the lock:
+    missing or partly blank, the semantic verdict is INCOMPLETE)."""
+    key: str = Field(min_length=1)
+    """The key written beside the sheet (``validation_key.csv``, path; locked with the plan)."""
+    min_agreement: float | None = Field(default=None, ge=0, le=1)
+    """Required share of pairs where human and clustering agree (point estimate); below it the semantic
+    verdict is INVALID. None: the agreement is reported only."""
+
+
 class SemanticParams(UserFileModel):
     """T_GPT semantic support and recoverability: fixture items are the tasks, seeds the N samples."""
 
@@ -177,6 +192,12 @@ class SemanticParams(UserFileModel):
     confirmatory E1_STAGE, with its ``margin``."""
     q_fact: QualityDeclaration | None = None
     """T_GPT v0.8.1's Q_fact guardrail, only on the tasks with externally checkable factual claims."""
+    validation: SemanticValidation | None = None
+    """The codebook's blinded human validation, scored against the clustering (needs the frozen 'codebook')."""
+    aggregation: AggregationParams | None = None
+    """E3_TOPOLOGY's compared aggregates and their matched token budget (required for E3_TOPOLOGY, only there)."""
+    recurrence: RecurrenceParams | None = None
+    """E4_R_META's arms and blinded recurrence sheet (with, and only with, primary_endpoint STRUCTURAL_RECURRENCE)."""
 
     @field_validator("primary_endpoint")
     @classmethod
@@ -198,6 +219,17 @@ class SemanticParams(UserFileModel):
         if self.confirmatory and self.codebook is None:
             raise ValueError("a confirmatory collection needs the frozen 'codebook' (assignments map to "
                              "frozen IDs or UNMAPPED)")
+        if (self.experiment == "E3_TOPOLOGY") != (self.aggregation is not None):
+            raise ValueError("E3_TOPOLOGY is AGG_COVERAGE at matched total-token budget: it needs "
+                             "[instruments.semantic.aggregation] (aggregates, control, candidate, budget_tolerance), "
+                             "and only E3_TOPOLOGY takes it")
+        if (self.primary_endpoint == RECURRENCE_ENDPOINT) != (self.recurrence is not None):
+            raise ValueError(f"primary_endpoint = \"{RECURRENCE_ENDPOINT}\" (E4_R_META's blinded recurrence rate "
+                             "difference) goes with [instruments.semantic.recurrence] (structural, style_control, "
+                             "sheet), and only it")
+        if self.validation is not None and self.codebook is None:
+            raise ValueError("'validation' scores the frozen codebook's clustering, and this plan names no "
+                             "'codebook'")
         return self
 
     @model_validator(mode="after")
@@ -235,7 +267,7 @@ ENDPOINTS: dict[str, tuple[str, ...]] = {
     "memorization": ("hit_rate", "max"),
     "damage": DAMAGE_METRICS,
     "gloss": ("gate", "sigma_total"),
-    "semantic": ("REC_GAIN", "ES_LOSS", "IRREV_OBS", "AGG_COVERAGE", "MINORITY_RECALL",
+    "semantic": ("REC_GAIN", "ES_LOSS", "IRREV_OBS", "AGG_COVERAGE", "MINORITY_RECALL", RECURRENCE_ENDPOINT,
                  "D_sem", "H_sem", "P"),
 }
 """Endpoints a comparison may name as ``primary = "<instrument>.<endpoint>"``."""

@@ -12,6 +12,7 @@ from forgegate.core.verdict import Gate
 from forgegate.gate.semantic import RELEVANCE_RULE
 from forgegate.report.eval_terminal import print_eval
 from forgegate.report.quality_section import quality_lines
+from forgegate.report.semantic_extras import codebook_lines, recurrence_lines, topology_lines
 from forgegate.report.semantic_terminal import fmt, render_metrics
 from forgegate.results.plan_run import PlanGloss, PlanSemantic
 
@@ -48,6 +49,8 @@ def print_semantic(outcome: PlanSemantic, console: Console) -> None:
                       + (f"; content hash {book['content_hash'][:16]}" if book.get("content_hash") else ""))
     if book.get("clusters"):
         console.print("  clusters per task: " + ", ".join(f"{escape(t)} {n}" for t, n in book["clusters"].items()))
+    for line in codebook_lines(book) + topology_lines(outcome.topology) + recurrence_lines(outcome.recurrence):
+        console.print(line)
     if outcome.experiment_note:
         console.print(f"experiment: {escape(outcome.experiment_note)}")
     if outcome.metrics is not None:

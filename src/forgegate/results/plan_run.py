@@ -59,6 +59,12 @@ class PlanSemantic(Gated):
     cost: dict[str, Any]
     out_dir: str
     experiment_note: str | None
+    topology: dict[str, Any] | None = None
+    """E3_TOPOLOGY: the compared aggregates, their token budgets, AGG_COVERAGE (primary) and MINORITY_RECALL
+    (secondary, Holm) candidate - control with intervals; None for other experiments."""
+    recurrence: dict[str, Any] | None = None
+    """E4_R_META: the blinded structural-recurrence rate per arm, structural - style control and the ratio with
+    intervals (None until the sheet is filled); None when the plan declares no recurrence sheet."""
     metrics: PlanSemanticMetrics | None
     quality: dict[str, QualityTable] | None = None
     """T_GPT's Q_task / Q_fact guardrails the plan declared, by measure (None: none declared)."""

@@ -11,7 +11,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from forgegate.gate.semantic import metrics_verdict
-from forgegate.plan.experiments import primary_endpoint
+from forgegate.plan.experiments import RECURRENCE_ENDPOINT, primary_endpoint
 from forgegate.semantic import formulas as f
 from forgegate.semantic.bootstrap import (
     BootResult,
@@ -257,6 +257,8 @@ def primary_values(endpoint: str, across: Json) -> list[tuple[str, Json]]:
     """The across-task value(s) of a declared primary endpoint: one per aggregate for AGG_COVERAGE."""
     if endpoint in PAIR_METRICS:
         return [(endpoint, {"endpoint": endpoint, **across[endpoint]})]
+    if endpoint == RECURRENCE_ENDPOINT:  # E4: a blinded annotation sheet decides it, not this table
+        return []
     per_aggregate: Json = across.get(endpoint) or {}
     if not per_aggregate:
         return [(endpoint, {"endpoint": endpoint, "value": None, "ci": None,

@@ -48,20 +48,29 @@ class ClusterResult:
         return out
 
 
-def match_representative(question: str, text: str, representatives: Sequence[str], judge: EntailmentJudge,
-                         strict: bool) -> int | None:
-    """Index of the first representative equivalent to ``text`` under the rule, or None."""
+def matching_representatives(question: str, text: str, representatives: Sequence[str], judge: EntailmentJudge,
+                             strict: bool) -> list[int]:
+    """Indices (ascending) of every representative equivalent to ``text`` under the rule.
+
+    The same calls as finding the first one (every representative is asked forward in one batch, every
+    forward candidate backward), so seeing the others costs nothing: a text equivalent to two frozen
+    representatives is the evidence of an apparent merge after the freeze.
+    """
     if not representatives:
-        return None
+        return []
     forward = judge.judge(question, [(rep, text) for rep in representatives])
     candidates = [i for i, label in enumerate(forward) if _forward_passes(label, strict)]
     if not candidates:
-        return None
+        return []
     backward = judge.judge(question, [(text, representatives[i]) for i in candidates])
-    for i, back in zip(candidates, backward, strict=True):
-        if equivalent(forward[i], back, strict):
-            return i
-    return None
+    return [i for i, back in zip(candidates, backward, strict=True) if equivalent(forward[i], back, strict)]
+
+
+def match_representative(question: str, text: str, representatives: Sequence[str], judge: EntailmentJudge,
+                         strict: bool) -> int | None:
+    """Index of the first representative equivalent to ``text`` under the rule, or None."""
+    found = matching_representatives(question, text, representatives, judge, strict)
+    return found[0] if found else None
 
 
 def cluster_by_entailment(question: str, texts: Sequence[str], judge: EntailmentJudge,

@@ -20,7 +20,7 @@ from forgegate.jsonio import (
     validation_to_input_error,
     write_json_atomic,
 )
-from forgegate.semantic.clustering import cluster_by_entailment, match_representative
+from forgegate.semantic.clustering import cluster_by_entailment, matching_representatives
 from forgegate.semantic.entailment import EntailmentJudge
 from forgegate.semantic.input_rows import UNMAPPED
 
@@ -37,6 +37,18 @@ class TextSample(BaseModel):
     condition: str = Field(min_length=1)
     sample: int | str
     text: str
+
+
+def sample_hash(sample: TextSample) -> str:
+    """sha256 of one generation's identity: its task, condition, sample ID (as text) and stripped text.
+
+    All four, not the text alone: short answers repeat legitimately ("Paris"), and a fresh generation
+    that says what a development one said is new data. The same task, condition, sample ID *and* text
+    is the same generation reused.
+    """
+    body = json.dumps([sample.task, sample.condition, str(sample.sample), sample.text.strip()], ensure_ascii=False,
+                      separators=(",", ":"))
+    return hashlib.sha256(body.encode("utf-8")).hexdigest()
 
 
 class TaskQuestion(BaseModel):
@@ -84,9 +96,15 @@ class Codebook(BaseModel):
     rule: AssignmentRule
     tasks: dict[str, CodebookTask]
     content_hash: str | None = None
+    development_samples: list[str] | None = None
+    """sha256 (``sample_hash``) of every development sample the codebook was built on, sorted: a confirmation
+    run refuses to score any of them (T_GPT v0.8.1: the codebook is built "on development data only").
+    None: a codebook written before forgegate recorded them; it is refused for confirmatory use."""
 
     def hash_payload(self) -> str:
-        body = self.model_dump(by_alias=True, exclude={"content_hash", "frozen_at"})
+        # a codebook without development hashes keeps the hash it was frozen with; with them, they are hashed too
+        skip = {"content_hash", "frozen_at"} | ({"development_samples"} if self.development_samples is None else set())
+        body = self.model_dump(by_alias=True, exclude=skip)
         return hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=False,
                                          separators=(",", ":")).encode("utf-8")).hexdigest()
 
@@ -131,7 +149,8 @@ def build_codebook(samples: list[TextSample], questions: dict[str, str], judge: 
                        "entailment_calls": result.calls,
                        "assignments": [f"{task}:c{k + 1}" for k in result.labels]}
     rule = AssignmentRule(strict=strict, judge=judge.describe())
-    return Codebook(schema=SCHEMA, rule=rule, tasks=tasks), stats
+    hashes = sorted({sample_hash(s) for s in samples})
+    return Codebook(schema=SCHEMA, rule=rule, tasks=tasks, development_samples=hashes), stats
 
 
 def freeze(draft: Codebook) -> Codebook:
@@ -184,21 +203,27 @@ def assign(book: Codebook, samples: list[TextSample], judge: EntailmentJudge) ->
     questions = {t: b.question for t, b in book.tasks.items()}
     rows: list[dict[str, Any]] = []
     unmapped: dict[str, list[str]] = defaultdict(list)
+    bridges: dict[str, dict[tuple[str, ...], list[str]]] = defaultdict(lambda: defaultdict(list))
     before = judge.calls
     for task, items in sorted(_by_task(samples, questions, "confirmation samples").items()):
         reps = [c.representative for c in book.tasks[task].clusters]
         ids = [c.id for c in book.tasks[task].clusters]
-        memo: dict[str, str] = {}
+        memo: dict[str, list[str]] = {}
         for s in items:
             key = s.text.strip()
             if key not in memo:
-                found = match_representative(questions[task], key, reps, judge, book.rule.strict)
-                memo[key] = ids[found] if found is not None else UNMAPPED
-            rows.append({"task": s.task, "condition": s.condition, "sample": s.sample, "cluster": memo[key]})
-            if memo[key] == UNMAPPED:
+                found = matching_representatives(questions[task], key, reps, judge, book.rule.strict)
+                memo[key] = [ids[i] for i in found]
+            # the frozen rule: the first equivalent cluster in ID order; a text equivalent to more is a bridge
+            cluster = memo[key][0] if memo[key] else UNMAPPED
+            rows.append({"task": s.task, "condition": s.condition, "sample": s.sample, "cluster": cluster})
+            if cluster == UNMAPPED:
                 unmapped[task].append(key)
+            elif len(memo[key]) > 1:
+                bridges[task][tuple(memo[key])].append(key)
     calls = judge.calls - before
     report = exploratory_changes(book, unmapped, judge)
+    report["apparent_merges"] = apparent_merges(bridges)
     report["assignment_calls"] = calls
     return rows, report
 
@@ -210,3 +235,12 @@ def exploratory_changes(book: Codebook, unmapped: dict[str, list[str]], judge: E
         result = cluster_by_entailment(book.tasks[task].question, texts, judge, book.rule.strict)
         splits[task] = [{"size": len(m), "exemplar": m[0]} for m in result.members(texts)]
     return {"label": "exploratory: changes no primary score", "unmapped_new_clusters": splits}
+
+
+def apparent_merges(bridges: dict[str, dict[tuple[str, ...], list[str]]]) -> dict[str, list[dict[str, Any]]]:
+    """Frozen clusters that confirmation texts bridge (a text equivalent to two or more frozen representatives):
+    apparent merges after the freeze, reported as exploratory only. The sample keeps the first ID (the frozen
+    greedy rule), so no primary score changes (T_GPT v0.8.1 split_merge_rule)."""
+    return {task: [{"clusters": list(ids), "size": len(texts), "exemplar": texts[0]}
+                   for ids, texts in sorted(groups.items())]
+            for task, groups in sorted(bridges.items())}

@@ -25,6 +25,7 @@ from forgegate.semantic.codebook import (
 )
 from forgegate.semantic.embedding import DEFAULT_THRESHOLD, adjusted_rand_index, cluster_by_embedding
 from forgegate.semantic.entailment import EntailmentJudge
+from forgegate.semantic.separation import check_separation
 from forgegate.semantic.sheets import relevance_sheet, validation_sheet
 
 
@@ -81,10 +82,16 @@ def develop(samples: list[TextSample], questions: dict[str, str], judge: Entailm
                        paths["validation_key.csv"], paths["relevance_sheet.csv"], report)
 
 
-def confirm(codebook: Path, samples: list[TextSample], judge: EntailmentJudge, out_dir: Path) -> Path:
-    """Map confirmation samples to frozen IDs or UNMAPPED; writes S.jsonl (the metrics input) and a report."""
+def confirm(codebook: Path, samples: list[TextSample], judge: EntailmentJudge, out_dir: Path, *,
+            confirmatory: bool = True) -> Path:
+    """Map confirmation samples to frozen IDs or UNMAPPED; writes S.jsonl (the metrics input) and a report.
+
+    A development sample of the codebook is refused (``separation``); so is a codebook without development
+    hashes unless ``confirmatory`` is False."""
     book = load_codebook(codebook, require_frozen=True)
+    separation = check_separation(book, samples, confirmatory=confirmatory, where=str(codebook))
     rows, report = assign(book, samples, judge)
+    report["separation"] = separation
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "assignments.jsonl"
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from forgegate.errors import InputError, UsageError
-from forgegate.plan.experiments import primary_endpoint
+from forgegate.plan.experiments import RECURRENCE_ENDPOINT, primary_endpoint
 from forgegate.semantic.analysis import MetricsRequest, compute_metrics
 from forgegate.semantic.bootstrap import N_RESAMPLES, BootstrapSettings
 from forgegate.semantic.input_rows import read_aggregates, read_samples
@@ -36,6 +36,9 @@ def metrics_from_files(
     """The metrics JSON for the files; bad rows raise InputError, a refused use raises UsageError."""
     check_roles(roles.reference, roles.contracted, roles.recovery)
     endpoint = primary_endpoint(experiment, primary)
+    if endpoint == RECURRENCE_ENDPOINT:
+        raise UsageError(f"{RECURRENCE_ENDPOINT} comes from a blinded annotation sheet, not from cluster "
+                         "assignments: declare it in a plan's [instruments.semantic.recurrence]")
     rows = read_samples(samples)
     rel = load_relevance(relevance).labels  # a bare R(c) file or an adjudicated record
     check_relevance(rows, rel, relevance)

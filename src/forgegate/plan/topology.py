@@ -1,0 +1,36 @@
+"""E3_TOPOLOGY's declaration in a plan: the aggregates compared, and how closely their token budgets must match.
+
+T_GPT v0.8.1: E3_TOPOLOGY's primary endpoint is "AGG_COVERAGE at matched total-token budget";
+MINORITY_RECALL is "secondary for aggregation/topology studies" (Holm within the experiment family).
+A branch pool is one arm's generations of a task; an aggregate Y is what a topology (a vote, a
+summary, a debate ...) makes of the pool. Which frozen clusters each aggregate represents, and how
+many tokens it cost in all, come from a file made after the run (the pools are the run's own
+generations), so the file is read when scoring, not locked.
+"""
+
+from __future__ import annotations
+
+from pydantic import Field, model_validator
+
+from forgegate.userfile import UserFileModel
+
+
+class AggregationParams(UserFileModel):
+    """``[instruments.semantic.aggregation]``: E3_TOPOLOGY's compared aggregates and their token budget rule."""
+
+    aggregates: str = Field(min_length=1)
+    """JSONL, one row per (task, pool, aggregate): ``{"task", "pool", "aggregate", "clusters", "total_tokens"}``
+    (path, relative to the plan; read when scoring: missing, the semantic verdict is INCOMPLETE)."""
+    control: str = Field(min_length=1)
+    """The reference aggregate (topology) of the primary comparison."""
+    candidate: str = Field(min_length=1)
+    """The aggregate compared with it: the primary endpoint is AGG_COVERAGE(candidate) - AGG_COVERAGE(control)."""
+    budget_tolerance: float = Field(ge=0, lt=1)
+    """Largest allowed relative gap |a - b| / max(a, b) between the two aggregates' total tokens over all tasks
+    and pools (pre-registered; beyond it the run refuses to score E3 and prints both budgets)."""
+
+    @model_validator(mode="after")
+    def _two_aggregates(self) -> AggregationParams:
+        if self.control == self.candidate:
+            raise ValueError("control and candidate must name two different aggregates")
+        return self

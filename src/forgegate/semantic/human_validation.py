@@ -1,0 +1,105 @@
+"""Blinded human validation of the clustering: the filled validation sheet scored against its key.
+
+T_GPT v0.8.1's development phase builds the codebook "using bidirectional entailment ... and blinded
+human validation". ``sheets.validation_sheet`` writes the blinded pairs (``same_meaning`` left blank)
+and the key (the clustering's verdict per row); a human fills ``same_meaning`` with 1 (same meaning)
+or 0. Here the filled sheet is read back and compared with the key: the share of pairs where human and
+clustering agree, with a seeded percentile bootstrap interval over pairs, split into within-cluster
+pairs (does the human agree they mean the same?) and between-cluster pairs (do they differ?), and
+Cohen's kappa. The gate (``gate.semantic.validation_reason``) decides what a plan's minimum means.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+from collections.abc import Collection
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from forgegate.errors import InputError
+from forgegate.jsonio import read_text_or_input_error
+from forgegate.semantic.agreement import cohens_kappa
+from forgegate.semantic.bootstrap import BootstrapSettings, intervals, resample_units, unit_means
+from forgegate.semantic.sheets import VALIDATION_COLUMNS
+from forgegate.textsafe import original_cell
+
+KEY_COLUMNS = ("row", "clusters", "clustering_same")
+LABELS = {"1": 1, "0": 0}
+"""The values ``same_meaning`` may hold once filled (blank: not labelled yet)."""
+
+
+def sheet_rows(path: Path, need: tuple[str, ...]) -> list[tuple[int, dict[str, str]]]:
+    """(first line of the record, cells as their original text) for every row; the header must hold ``need``."""
+    reader = csv.DictReader(io.StringIO(read_text_or_input_error(path, what="sheet"), newline=""))
+    out: list[tuple[int, dict[str, str]]] = []
+    line = 2
+    for row in reader:
+        out.append((line, {k: original_cell(v) if isinstance(v, str) else "" for k, v in row.items()}))
+        line = reader.line_num + 1
+    missing = [c for c in need if c not in (reader.fieldnames or [])]
+    if missing:
+        raise InputError(path, f"no column {missing[0]!r} (columns: {', '.join(reader.fieldnames or [])})", line=1,
+                         hint="use the sheet (or key) forgegate wrote, with only its label column filled in")
+    return out
+
+
+def _agreement(agree: list[int], settings: BootstrapSettings, unit: str) -> dict[str, Any]:
+    """Share of agreeing pairs and its percentile bootstrap interval over pairs (None below two pairs)."""
+    if not agree:
+        return {"pairs": 0, "value": None, "ci": None}
+    values = np.asarray(agree, dtype=np.float64).reshape(-1, 1)
+    boot = resample_units(values, settings, settings.rng_for(unit))
+    ci = None if boot is None else intervals(boot, settings.confidence_level)[0].as_list()
+    return {"pairs": len(agree), "value": float(unit_means(values)[0]), "ci": ci}
+
+
+def score_validation(sheet: Path, key: Path, settings: BootstrapSettings,
+                     cluster_ids: Collection[str] | None = None) -> dict[str, Any]:
+    """Agreement of the human ``same_meaning`` labels with the clustering, with intervals.
+
+    Blank labels leave the score incomplete (``complete`` False, the rows listed); a value other than
+    0 or 1, a row the key does not have, or (given ``cluster_ids``) a key naming clusters of another
+    codebook is an InputError at its line.
+    """
+    verdicts: dict[str, tuple[str, int]] = {}
+    for line, row in sheet_rows(key, KEY_COLUMNS):
+        if row["clustering_same"] not in LABELS:
+            raise InputError(key, f"clustering_same {row['clustering_same']!r} is not 0 or 1", line=line,
+                             field="clustering_same", hint="the key is written by forgegate: do not edit it")
+        if cluster_ids is not None:
+            unknown = [c for c in row["clusters"].split("|") if c not in cluster_ids]
+            if unknown:
+                raise InputError(key, f"cluster {unknown[0]!r} is not in the plan's frozen codebook", line=line,
+                                 field="clusters", hint="score the key written with this codebook's sheets")
+        verdicts[row["row"]] = (row["clusters"], LABELS[row["clustering_same"]])
+    human: list[int] = []
+    machine: list[int] = []
+    unlabelled: list[str] = []
+    for line, row in sheet_rows(sheet, VALIDATION_COLUMNS):
+        if row["row"] not in verdicts:
+            raise InputError(sheet, f"row {row['row']!r} is not in the key {key}", line=line, field="row",
+                             hint="score a sheet against the key written beside it")
+        value = row["same_meaning"].strip()
+        if not value:
+            unlabelled.append(row["row"])
+            continue
+        if value not in LABELS:
+            raise InputError(sheet, f"same_meaning {value!r} is not 0 or 1", line=line, field="same_meaning",
+                             hint="1: the two answers mean the same; 0: they do not; blank: not labelled yet")
+        human.append(LABELS[value])
+        machine.append(verdicts[row["row"]][1])
+    agree = [int(h == m) for h, m in zip(human, machine, strict=True)]
+    within = [a for a, m in zip(agree, machine, strict=True) if m == 1]
+    between = [a for a, m in zip(agree, machine, strict=True) if m == 0]
+    kappa = cohens_kappa(human, machine) if human else None
+    return {"sheet": str(sheet), "sheet_sha256": hashlib.sha256(sheet.read_bytes()).hexdigest(), "key": str(key),
+            "pairs": len(verdicts), "labelled": len(human), "unlabelled_rows": unlabelled,
+            "complete": not unlabelled and len(human) == len(verdicts),
+            "agreement": _agreement(agree, settings, "validation:all"),
+            "within_cluster": _agreement(within, settings, "validation:within"),
+            "between_clusters": _agreement(between, settings, "validation:between"),
+            "cohens_kappa": kappa, "bootstrap": settings.to_json()}

@@ -1,0 +1,121 @@
+"""E4_R_META: the blinded structural-recurrence sheet, and the rate difference between two arms with its interval.
+
+T_GPT v0.8.1: "E4_R_META": "difference in blinded structural-recurrence rate between structural-critique
+and style-control arms". ``recurrence_sheet`` writes every generation of the two arms, shuffled, showing
+only the task's question and the answer (no arm, no seed, no count) with ``recurs`` blank, and a key
+(row -> task, arm, sample, the answer's sha256). ``score_recurrence`` reads the filled sheet back against
+the key: the share of answers marked 1 per arm, the difference structural - style control and the
+ratio, each with a seeded percentile bootstrap interval (generations resampled within each arm, tasks
+pooled; "Always report absolute difference and ratio where defined").
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from forgegate.errors import InputError
+from forgegate.jsonio import write_bytes_atomic
+from forgegate.plan.experiments import RECURRENCE_ENDPOINT
+from forgegate.semantic.bootstrap import BootstrapSettings, intervals, resample_samples
+from forgegate.semantic.codebook import TextSample
+from forgegate.semantic.human_validation import LABELS, sheet_rows
+from forgegate.semantic.sheets import sheet_csv
+
+SHEET_COLUMNS = ("row", "task", "question", "answer", "recurs")
+KEY_COLUMNS = ("row", "task", "arm", "sample", "answer_sha256")
+
+
+def answer_digest(text: str) -> str:
+    """sha256 of an answer as a sheet holds it (line endings normalised, stripped): ties a filled row to its key."""
+    return hashlib.sha256(text.replace("\r\n", "\n").strip().encode("utf-8")).hexdigest()
+
+
+def recurrence_sheet(samples: list[TextSample], questions: dict[str, str], arms: tuple[str, str], sheet: Path,
+                     key: Path, seed: int) -> int:
+    """Write the blank blinded sheet and its key for every generation of ``arms``; the same inputs give the same
+    files (the shuffle is seeded), so re-running rewrites them identically. Returns the number of rows."""
+    chosen = sorted((s for s in samples if s.condition in arms), key=lambda s: (s.task, s.condition, str(s.sample)))
+    order = np.random.default_rng(seed).permutation(len(chosen))
+    sheet_rows_out: list[dict[str, object]] = []
+    key_rows: list[dict[str, object]] = []
+    for row, idx in enumerate(order, start=1):
+        s = chosen[int(idx)]
+        sheet_rows_out.append({"row": row, "task": s.task, "question": questions.get(s.task, ""), "answer": s.text,
+                               "recurs": ""})
+        key_rows.append({"row": row, "task": s.task, "arm": s.condition, "sample": str(s.sample),
+                         "answer_sha256": answer_digest(s.text)})
+    write_bytes_atomic(sheet, sheet_csv(SHEET_COLUMNS, sheet_rows_out))
+    write_bytes_atomic(key, sheet_csv(KEY_COLUMNS, key_rows))
+    return len(chosen)
+
+
+def _labels(filled: Path, key: Path) -> tuple[dict[str, list[int]], list[str], int]:
+    """Per arm the 0/1 labels, the rows still blank, and the key's row count; a foreign row is an InputError."""
+    arms_of: dict[str, tuple[str, str]] = {row["row"]: (row["arm"], row["answer_sha256"])
+                                           for _, row in sheet_rows(key, KEY_COLUMNS)}
+    labels: dict[str, list[int]] = {}
+    blank: list[str] = []
+    seen: set[str] = set()
+    for line, row in sheet_rows(filled, SHEET_COLUMNS):
+        if row["row"] not in arms_of:
+            raise InputError(filled, f"row {row['row']!r} is not in the key {key}", line=line, field="row",
+                             hint="fill the recurrence_sheet.csv this run wrote, and keep its rows")
+        arm, digest = arms_of[row["row"]]
+        if answer_digest(row["answer"]) != digest:
+            raise InputError(filled, f"row {row['row']}'s answer is not the one this run's sheet holds there",
+                             line=line, field="answer", hint="fill the sheet without editing, adding or "
+                                                             "reordering its answers")
+        seen.add(row["row"])
+        value = row["recurs"].strip()
+        if not value:
+            blank.append(row["row"])
+            continue
+        if value not in LABELS:
+            raise InputError(filled, f"recurs {value!r} is not 0 or 1", line=line, field="recurs",
+                             hint="1: the answer shows the structural recurrence; 0: it does not; blank: not yet")
+        labels.setdefault(arm, []).append(LABELS[value])
+    blank += sorted(set(arms_of) - seen, key=lambda r: int(r) if r.isdigit() else 0)
+    return labels, blank, len(arms_of)
+
+
+def _statistic(batch: Sequence[NDArray[np.int64]]) -> NDArray[np.float64]:
+    first, second = (np.asarray(b, dtype=np.float64).mean(axis=1) for b in batch)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(second > 0, first / np.where(second > 0, second, 1.0), np.nan)
+    return np.vstack([first - second, ratio, first, second])
+
+
+def score_recurrence(filled: Path, key: Path, structural: str, style_control: str,
+                     settings: BootstrapSettings) -> dict[str, Any]:
+    """Rates, difference (structural - style control) and ratio with intervals; ``complete`` False while a row is
+    blank (then no number is given: a missing answer is never counted as 0)."""
+    labels, blank, rows = _labels(filled, key)
+    out: dict[str, Any] = {"experiment": "E4_R_META", "endpoint": RECURRENCE_ENDPOINT, "structural": structural,
+                           "style_control": style_control, "sheet": str(filled),
+                           "sheet_sha256": hashlib.sha256(filled.read_bytes()).hexdigest(), "key": str(key),
+                           "rows": rows, "unlabelled_rows": blank, "complete": not blank,
+                           "bootstrap": settings.to_json() | {"unit": "generations resampled within each arm; "
+                                                                       "tasks pooled"}}
+    arms = [np.asarray(labels.get(a, []), dtype=np.int64) for a in (structural, style_control)]
+    if blank or any(len(a) == 0 for a in arms):
+        out |= {"rates": None, "difference": None, "ratio": None}
+        return out
+    point = _statistic([a.reshape(1, -1) for a in arms])[:, 0]
+    boot = resample_samples(arms, _statistic, settings, settings.rng_for("E4_R_META"), 4)
+    cis = [None] * 4 if boot is None else [i.as_list() for i in intervals(boot, settings.confidence_level)]
+
+    def entry(k: int) -> dict[str, Any]:
+        return {"value": None if np.isnan(point[k]) else float(point[k]), "ci": cis[k] if not np.isnan(point[k])
+                else None}
+
+    out["rates"] = {arm: entry(k) | {"n": int(a.size), "recurring": int(a.sum())}
+                    for k, (arm, a) in enumerate(zip((structural, style_control), arms, strict=True), start=2)}
+    out["difference"] = entry(0)
+    out["ratio"] = entry(1) | ({} if point[1] == point[1] else {"note": "NA: the style-control rate is 0"})
+    return out

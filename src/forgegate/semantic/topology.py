@@ -1,0 +1,122 @@
+"""E3_TOPOLOGY from a plan: aggregates with their token cost, the matched-budget rule, and the E3 block.
+
+T_GPT v0.8.1: "E3_TOPOLOGY": "AGG_COVERAGE at matched total-token budget"; AGG_COVERAGE is "primary
+for aggregation/topology studies", MINORITY_RECALL "secondary" ("adjusted using Holm correction within
+each experiment family"); "For aggregators operating on the same frozen branch pools, bootstrap
+resamples pools as paired units." The metrics table already computes both metrics per aggregate
+with paired pool resampling within a task and a task-level bootstrap across tasks; this module
+checks that the two compared aggregates were built on matched token budgets (else refuses, printing
+both) and reads the primary difference and the Holm-adjusted secondary out of that table.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from forgegate.errors import InputError
+from forgegate.jsonio import read_jsonl_models
+from forgegate.semantic.bootstrap import holm
+from forgegate.semantic.input_rows import AggregateRow
+
+Json = dict[str, Any]
+
+
+class BudgetedAggregateRow(BaseModel):
+    """One aggregate of one branch pool, and what it cost: ``{"task", "pool", "aggregate", "clusters",
+    "total_tokens"}`` (input + output tokens of every call that produced it, branches included)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    task: str = Field(min_length=1)
+    pool: str = Field(min_length=1)
+    aggregate: str = Field(min_length=1)
+    clusters: list[str]
+    total_tokens: int = Field(ge=0)
+
+    def plain(self) -> AggregateRow:
+        return AggregateRow(task=self.task, pool=self.pool, aggregate=self.aggregate, clusters=self.clusters)
+
+
+def read_budgeted(path: Path) -> list[tuple[int, BudgetedAggregateRow]]:
+    """The rows with their line numbers; a repeated (task, pool, aggregate) is an error naming both lines."""
+    rows = read_jsonl_models(path, BudgetedAggregateRow)
+    seen: dict[tuple[str, str, str], int] = {}
+    for line, row in rows:
+        key = (row.task, row.pool, row.aggregate)
+        if key in seen:
+            raise InputError(path, f"aggregate {row.aggregate!r} of pool {row.pool!r} repeats line {seen[key]}",
+                             line=line, field="aggregate")
+        seen[key] = line
+    return rows
+
+
+def token_budgets(rows: list[tuple[int, BudgetedAggregateRow]], control: str, candidate: str, tolerance: float,
+                  tasks: list[str], path: Path | str) -> Json:
+    """Each compared aggregate's total tokens (overall and per task); refused unless within ``tolerance``.
+
+    The budget is the total over every task and pool (the cost of running that topology on the whole
+    experiment); the gap is |a - b| / max(a, b). Both aggregates must be given for every task scored.
+    """
+    per_task: dict[str, dict[str, int]] = defaultdict(lambda: {control: 0, candidate: 0})
+    present: dict[str, set[str]] = defaultdict(set)
+    for _, row in rows:
+        if row.aggregate in (control, candidate):
+            per_task[row.task][row.aggregate] += row.total_tokens
+            present[row.aggregate].add(row.task)
+    for name in (control, candidate):
+        lacking = [t for t in tasks if t not in present[name]]
+        if lacking:
+            raise InputError(path, f"the compared aggregate {name!r} has no row for task(s) {', '.join(lacking[:5])}",
+                             field="aggregate", hint="E3 compares the two declared aggregates on every task's pools")
+    totals = {name: sum(t[name] for t in per_task.values()) for name in (control, candidate)}
+    largest = max(totals.values())
+    gap = 0.0 if largest == 0 else abs(totals[control] - totals[candidate]) / largest
+    budgets: Json = {"rule": "|a - b| / max(a, b) of the total tokens over every task and pool", "totals": totals,
+                     "gap": gap, "tolerance": tolerance, "matched": gap <= tolerance,
+                     "per_task": {t: dict(v) for t, v in sorted(per_task.items())}}
+    if gap > tolerance:
+        raise InputError(path, f"the compared aggregates are not matched on total tokens: {control} "
+                         f"{totals[control]}, {candidate} {totals[candidate]} ({gap:.1%} apart; the plan allows "
+                         f"{tolerance:.1%})", field="total_tokens",
+                         hint="T_GPT v0.8.1's E3 is AGG_COVERAGE at matched total-token budget: rebuild the "
+                              "aggregates on equal budgets (e.g. as many branches each) before scoring E3")
+    return budgets
+
+
+def _difference(effects: Json, metric: str, control: str, candidate: str) -> Json:
+    """candidate - control across tasks, from the table's paired differences (labelled later-minus-earlier)."""
+    across = (effects.get("across_tasks") or {}).get(metric) or {}
+    forward, backward = f"{candidate}-{control}", f"{control}-{candidate}"
+    if forward in across:
+        diff = across[forward]["diff"]
+        return {"value": diff["value"], "ci": diff["ci"], "p_boot": diff["p_boot"]}
+    if backward in across:
+        diff = across[backward]["diff"]
+        ci = diff["ci"]
+        return {"value": None if diff["value"] is None else -diff["value"],
+                "ci": None if ci is None else [-ci[1], -ci[0]], "p_boot": diff["p_boot"]}
+    return {"value": None, "ci": None, "p_boot": None, "note": "no paired difference (fewer than two pools?)"}
+
+
+def topology_block(metrics: Json, control: str, candidate: str, budgets: Json) -> Json:
+    """E3's primary (AGG_COVERAGE, candidate - control) and secondary (MINORITY_RECALL, Holm) with intervals."""
+    across = metrics["across_tasks"]
+    primary = _difference(metrics["effects"], "AGG_COVERAGE", control, candidate)
+    secondary = _difference(metrics["effects"], "MINORITY_RECALL", control, candidate)
+    tested = [secondary["p_boot"]] if secondary["p_boot"] is not None else []
+    secondary["p_holm"] = holm(tested)[0] if tested else None
+    return {
+        "experiment": "E3_TOPOLOGY", "control": control, "candidate": candidate, "budgets": budgets,
+        "primary": {"endpoint": "AGG_COVERAGE", "difference": primary,
+                    "control": across["AGG_COVERAGE"].get(control), "candidate": across["AGG_COVERAGE"].get(candidate)},
+        "secondary": [{"endpoint": "MINORITY_RECALL", "difference": secondary,
+                       "control": across["MINORITY_RECALL"].get(control),
+                       "candidate": across["MINORITY_RECALL"].get(candidate)}],
+        "holm": {"family": "E3_TOPOLOGY's secondary endpoints (MINORITY_RECALL candidate - control)",
+                 "method": "holm", "library": "statsmodels.stats.multitest.multipletests(method='holm')"},
+        "intervals": "within a task, branch pools resampled as paired units; across tasks, a task-level bootstrap",
+    }
