@@ -55,7 +55,7 @@ def print_eval(result: EvalBody, console: Console, *, title: str = GLOSS_V2_TITL
 
 def print_stop_distribution(dist: StopDistributionResult, console: Console) -> None:
     """LX-STOP's termination distribution: the STOP_FAILURE line, finish reasons, answers per token range."""
-    from forgegate.report.stop_view import finishes_text, stop_line, stop_table
+    from forgegate.report.stop_section import finishes_text, stop_line, stop_table
 
     _, rows = stop_table(dist)
     console.print(f"{dist.category} termination: {stop_line(dist)}")

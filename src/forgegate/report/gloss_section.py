@@ -12,7 +12,7 @@ from typing import Any
 
 from forgegate.report.fmt import num
 from forgegate.report.plots import Bar, category_chart
-from forgegate.report.stop_view import StopView, stop_view
+from forgegate.report.stop_section import StopView, stop_view
 from forgegate.results import EvalItem, EvalResult
 from forgegate.results.eval import ReviewEntry
 

@@ -90,7 +90,7 @@ def _stop(dist: StopDistributionResult | None) -> list[str]:
     """LX-STOP's termination distribution: the STOP_FAILURE line, finish reasons, answers per token range."""
     if not dist:
         return []
-    from forgegate.report.stop_view import finishes_text, stop_line, stop_table
+    from forgegate.report.stop_section import finishes_text, stop_line, stop_table
 
     header, rows = stop_table(dist)
     return ["", f"**LX-STOP termination**: {md(stop_line(dist))}. Finish reasons: {md(finishes_text(dist))}.", "",
