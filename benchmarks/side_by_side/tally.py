@@ -84,7 +84,7 @@ def main() -> None:
     print("| tool | what it reports | loops named | tokens generated | wall time |")
     print("|---|---|---|---:|---:|")
     print(f"| forgegate | **{fg['gate']}**, {correct}/{len(ids)} items pass; failure modes: "
-          f"{', '.join(fg['modes']) or 'none'} | {fg['loops']} ({fg['cut'].get('cut_off', '?')} cut off) "
+          f"{', '.join(fg['modes']) or 'none'} | {fg['loops']} ({fg['cut'].get('cut', '?')} cut off) "
           f"| {tok['forgegate']} | {walls['forgegate']:.0f} s |")
     print(f"| inspect_ai | accuracy {ins['accuracy']:.3f} | none | {tok['inspect_ai']} | {walls['inspect_ai']:.0f} s |")
     print(f"| lm-evaluation-harness | acc {lme['accuracy']:.4f} | none | {tok['lm-eval']} "
