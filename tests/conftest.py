@@ -1,4 +1,5 @@
-"""Suite-wide settings: never reach a model hub; keep every run store inside the test's tmp dir; mark slow tests.
+"""Suite-wide settings: never reach a model hub; keep every run store inside the test's tmp dir; mark slow tests;
+train the LoRA adapters several test files read once per session.
 
 The fast lane (``pytest -m "not slow"``, CONTRIBUTING.md) leaves out every test that starts a model, a server,
 a browser or a training run. A test is slow when it says so (``@pytest.mark.slow``) or when it uses a fixture
@@ -13,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from slow import STARTS_SOMETHING
+from slow import STARTS_SOMETHING, starts_something
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -23,6 +24,19 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 def _isolated_forgegate_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setenv("FORGEGATE_HOME", str(tmp_path / "forgegate-home"))
     yield
+
+
+@pytest.fixture(scope="session")
+@starts_something
+def smol_adapters(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Real PEFT LoRA adapters over the bundled SmolLM2 (tests/smol_lora.py: ``a``, ``b``, and ``other``, which
+    names another base), trained once for the session: loading the GGUF through transformers is the slow part.
+    Every test that uses them only reads them (copy one before changing it)."""
+    pytest.importorskip("peft")
+    pytest.importorskip("gguf")
+    from smol_lora import trained_adapters
+
+    return trained_adapters(tmp_path_factory.mktemp("smol-adapters"))
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -13,6 +13,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+OTHER_BASE = "HuggingFaceTB/SmolLM2-360M-Instruct"
+"""The base the ``other`` adapter names: a real model id, not the one it was trained on."""
 TRAIN_TEXT = ("The old man fished alone in a skiff in the Gulf Stream. The sea was hard and bright. "
               "He did not speak. The fish pulled and the line held and the sun went down. ")
 
@@ -37,6 +39,30 @@ def train_lora(model: Any, tokenizer: Any, out: Path, *, steps: int = 4, seed: i
     trainee.eval()
     trainee.save_pretrained(out)
     return out
+
+
+def trained_adapters(root: Path) -> dict[str, Path]:
+    """The suite's LoRA adapters over the bundled SmolLM2, trained on one load of its GGUF (the slow part).
+
+    ``a`` and ``b`` are two real adapters (different seeds and step counts); ``other`` is ``a`` with an
+    adapter_config.json that names OTHER_BASE instead. tests/conftest.py builds them once per session.
+    """
+    import json
+    import shutil
+
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from forgegate.backends.embedded import bundled_gguf
+
+    gguf = bundled_gguf()
+    tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+    model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name)
+    made = {"a": train_lora(model, tokenizer, root / "a", steps=2, seed=1, lr=1e-2),
+            "b": train_lora(model, tokenizer, root / "b", steps=3, seed=2, lr=1e-2)}
+    other = shutil.copytree(made["a"], root / "other")
+    config = json.loads((other / "adapter_config.json").read_text())
+    (other / "adapter_config.json").write_text(json.dumps({**config, "base_model_name_or_path": OTHER_BASE}))
+    return {**made, "other": other}
 
 
 def save_hf_folder(model: Any, tokenizer: Any, out: Path) -> Path:

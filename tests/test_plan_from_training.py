@@ -3,8 +3,9 @@ mode, become a hemingway plan that loads, checks and locks.
 
 The output folder is built here as a Trainer leaves it: the lv-hemingway loss curve (54 eval points, median
 neighbour jitter 0.0044, minimum 2.2783 at step 1750; steps 850 and 1700 tied, everything else outside one
-jitter) and real PEFT LoRA checkpoints (one adapter trained on SmolLM2 for the module, copied into each
-checkpoint-N/ folder). The probe records are built as ``ProbeRecord`` models and appended as the callback does.
+jitter) and real PEFT LoRA checkpoints (one adapter trained on SmolLM2 once per session, tests/conftest.py,
+copied into each checkpoint-N/ folder). The probe records are built as ``ProbeRecord`` models and appended as
+the callback does.
 """
 
 from __future__ import annotations
@@ -12,13 +13,10 @@ from __future__ import annotations
 import json
 import shutil
 import tomllib
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from instruments_helpers import run_cli, spec_loss_curve, write_trainer_state
-from slow import starts_something
-from smol_lora import train_lora
 
 from forgegate.backends.embedded import bundled_gguf
 from forgegate.core.version import __version__
@@ -37,15 +35,9 @@ ITEMS = 12
 
 
 @pytest.fixture(scope="module")
-@starts_something
-def adapter(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """A real PEFT LoRA folder over the bundled SmolLM2 (its adapter_config.json names that base)."""
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    gguf = bundled_gguf()
-    tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
-    model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name)
-    yield train_lora(model, tokenizer, tmp_path_factory.mktemp("lora") / "adapter", steps=2)
+def adapter(smol_adapters: dict[str, Path]) -> Path:
+    """A real PEFT LoRA folder over the bundled SmolLM2 (its adapter_config.json names that base; conftest.py)."""
+    return smol_adapters["a"]
 
 
 def base() -> str:

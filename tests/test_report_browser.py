@@ -56,6 +56,7 @@ def assert_rendered(dom: str, shot: Path, gate: str) -> None:
         assert sum(all(abs(a - b) < 12 for a, b in zip(px, GATE_RED, strict=True)) for px in banner) > 40
 
 
+@pytest.mark.slow  # it starts a browser (Chromium, twice): not for the fast lane
 def test_adversarial_report_renders_in_chromium_unchanged(tmp_path: Path) -> None:
     chromium()
     payload = gloss_payload(tmp_path / "run", ADVERSARIAL)

@@ -2,8 +2,10 @@
 
 Two runs, each once per module:
 
-* a plain run (A Study in Scarlet pairs, 12 steps, a checkpoint every 4): the callback probes the untrained
-  model and every checkpoint, writes one record each, and its numbers reach the trainer's own log;
+* a plain run (A Study in Scarlet pairs, 3 steps, a checkpoint, an eval and a probe at each: three eval points,
+  the fewest ``plan from-training`` measures a jitter on; training steps, not probes, are what costs here): the
+  callback probes the untrained model and every checkpoint, writes one record each, and its numbers reach the
+  trainer's own log;
 * a loop run (ten pairs of ``⊙ α? → αα. ⊙ αα? → ααα.``, lr 2e-3): the callback stops it once a probe shows
   IDENTITY_LOOP beyond the untrained baseline, and says why.
 """
@@ -33,13 +35,15 @@ pytest.importorskip("peft")
 pytest.importorskip("gguf")
 
 PROBE_ITEMS = 11
+PLAIN_STEPS = 3
+LAST = f"checkpoint-{PLAIN_STEPS}"
 
 
 @pytest.fixture(scope="module")
 @starts_something
 def plain_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
     out = tmp_path_factory.mktemp("plain") / "run"
-    return out, run_training(out, "--max-steps", "12", "--save-steps", "4")
+    return out, run_training(out, "--max-steps", str(PLAIN_STEPS), "--save-steps", "1")
 
 
 @pytest.fixture(scope="module")
@@ -57,12 +61,12 @@ def stored_answers(store: str) -> dict[str, str]:
 
 def test_plain_run_probes_the_untrained_model_and_every_checkpoint(plain_run: tuple[Path, dict[str, Any]]) -> None:
     out, summary = plain_run
-    assert summary["steps"] == 12 and summary["stopped"] is None
+    assert summary["steps"] == PLAIN_STEPS and summary["stopped"] is None
     probes = read_probes(out)
     assert probes.problems == ()
     assert [(r.step, r.checkpoint) for r in probes.records] == [
-        (0, None), (4, "checkpoint-4"), (8, "checkpoint-8"), (12, "checkpoint-12")]
-    curve = {p.step: p.eval_loss for p in read_trainer_state(out / "checkpoint-12" / "trainer_state.json")}
+        (0, None), (1, "checkpoint-1"), (2, "checkpoint-2"), (3, "checkpoint-3")]
+    curve = {p.step: p.eval_loss for p in read_trainer_state(out / LAST / "trainer_state.json")}
     for record in probes.records:
         assert record.source == "callback" and record.items == PROBE_ITEMS and record.forgegate_version == __version__
         assert record.controls_passed and record.answered == PROBE_ITEMS
@@ -74,11 +78,11 @@ def test_plain_run_probes_the_untrained_model_and_every_checkpoint(plain_run: tu
 
 def test_probe_numbers_go_through_the_trainers_own_log(plain_run: tuple[Path, dict[str, Any]]) -> None:
     out, _ = plain_run
-    history = json.loads((out / "checkpoint-12" / "trainer_state.json").read_text())["log_history"]
+    history = json.loads((out / LAST / "trainer_state.json").read_text())["log_history"]
     logged = {entry["step"]: entry for entry in history if "forgegate/loops" in entry}
     by_step = {r.step: r for r in read_probes(out).records}
-    # the state in checkpoint-12 was written before that save's probe: it holds the probes of steps 0, 4 and 8
-    assert sorted(logged) == [0, 4, 8]
+    # the state in checkpoint-3 was written before that save's probe: it holds the probes of steps 0, 1 and 2
+    assert sorted(logged) == [0, 1, 2]
     for step, entry in logged.items():
         record = by_step[step]
         assert entry["forgegate/loops"] == record.loops
@@ -141,7 +145,7 @@ def test_plan_from_training_on_the_real_run(plain_run: tuple[Path, dict[str, Any
     from instruments_helpers import run_cli
 
     out, summary = plain_run
-    ties = checkpoint_ties(read_trainer_state(out / "checkpoint-12" / "trainer_state.json")).ties
+    ties = checkpoint_ties(read_trainer_state(out / LAST / "trainer_state.json")).ties
     records = {r.step: r for r in read_probes(out).records}
     beyond = {step for step, r in records.items() if step and shown_modes(
         r, [FailureMode.IDENTITY_LOOP, FailureMode.RUNAWAY_LOOP, FailureMode.STOP_FAILURE,
@@ -177,7 +181,7 @@ def test_watch_on_the_real_run_finds_what_the_callback_found(plain_run: tuple[Pa
     assert result.returncode == 0, result.stderr
     watched = {r.checkpoint: r for r in read_probes(copy).records}
     inside = {r.checkpoint: r for r in read_probes(out).records if r.checkpoint is not None}
-    assert sorted(watched) == sorted(inside) == ["checkpoint-12", "checkpoint-4", "checkpoint-8"]
+    assert sorted(watched) == sorted(inside) == ["checkpoint-1", "checkpoint-2", "checkpoint-3"]
     for name, record in watched.items():
         assert record.source == "watch" and record.eval_loss == inside[name].eval_loss
         assert (record.loops, record.stop_failures, record.wall_breaks, record.correct, record.mode_counts) == (
@@ -194,8 +198,8 @@ def test_a_resumed_run_keeps_its_baseline_and_probes_only_new_checkpoints(
     out, _ = plain_run
     copy = tmp_path / "run"
     shutil.copytree(out, copy)
-    summary = run_training(copy, "--max-steps", "16", "--save-steps", "4", "--resume")
+    summary = run_training(copy, "--max-steps", str(PLAIN_STEPS + 1), "--save-steps", "1", "--resume")
     records = read_probes(copy).records
-    assert [r.step for r in records] == [0, 4, 8, 12, 16]  # one new record: checkpoint-16; no second baseline
-    assert records[-1].checkpoint == "checkpoint-16" and summary["steps"] == 16
+    assert [r.step for r in records] == [0, 1, 2, 3, 4]  # one new record: checkpoint-4; no second baseline
+    assert records[-1].checkpoint == "checkpoint-4" and summary["steps"] == PLAIN_STEPS + 1
     assert "forgegate probe step 0" not in summary["stderr"]

@@ -23,8 +23,7 @@ from typing import Any
 import pytest
 from interrupt_helpers import interrupt_when
 from rich.console import Console
-from slow import starts_something
-from smol_lora import train_lora
+from smol_lora import OTHER_BASE
 
 from forgegate.backends import transformers_backend
 from forgegate.backends.embedded import bundled_gguf
@@ -42,7 +41,6 @@ pytestmark = pytest.mark.slow
 pytest.importorskip("peft")
 pytest.importorskip("gguf")
 
-OTHER_BASE = "HuggingFaceTB/SmolLM2-360M-Instruct"
 EVAL_LOSS_10 = 2.345
 
 
@@ -114,21 +112,9 @@ def answers_so_far(out: Path) -> int:
 
 
 @pytest.fixture(scope="module")
-@starts_something
-def adapters(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """Two LoRA adapters trained here on SmolLM2, and a copy of one that names another base."""
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    gguf = bundled_gguf()
-    tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
-    model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name)
-    root = tmp_path_factory.mktemp("adapters")
-    made = {"a": train_lora(model, tokenizer, root / "a", steps=2, seed=1, lr=1e-2),
-            "b": train_lora(model, tokenizer, root / "b", steps=3, seed=2, lr=1e-2)}
-    other = shutil.copytree(made["a"], root / "other")
-    config = json.loads((other / "adapter_config.json").read_text())
-    (other / "adapter_config.json").write_text(json.dumps({**config, "base_model_name_or_path": OTHER_BASE}))
-    return {**made, "other": other}
+def adapters(smol_adapters: dict[str, Path]) -> dict[str, Path]:
+    """Two LoRA adapters trained on SmolLM2, and a copy of one that names another base (conftest.py, shared)."""
+    return smol_adapters
 
 
 @dataclass
