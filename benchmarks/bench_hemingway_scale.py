@@ -304,6 +304,9 @@ def main() -> None:  # noqa: PLR0915  (one phase after another, printed as they 
     tokens_2, rate_2 = tokens_per_s(new_rows)
     span = generation_span(before) + generation_span(new_rows)
     ours = (tokens_1 + tokens_2) / span if span else 0.0
+    print(f"forgegate {ours:.1f} tokens/s ({tokens_1 + tokens_2} tokens in {span:.0f} s of generation: "
+          f"{rate_1:.1f} before the kill, {rate_2:.1f} after the resume); whole design (kill + resume, model "
+          f"loads and scoring included) {design_s / 60:.1f} min; re-score {third['wall_s']} s", flush=True)
     job = work / "baseline-job.json"
     job.write_text(json.dumps({"store": str(store), "share": args.baseline_share, "batch": args.batch,
                                "threads": args.threads, "gguf": str(bundled_gguf()),
@@ -320,11 +323,9 @@ def main() -> None:  # noqa: PLR0915  (one phase after another, printed as they 
                                           1)},
         "generate": theirs, "ratio": round(ours / theirs["tokens_per_s"], 3) if theirs.get("tokens_per_s") else None,
         "load_at_end": load()})
-    print(f"whole design (kill + resume, model loads and scoring included): {design_s / 60:.1f} min; "
-          f"re-score {third['wall_s']} s", flush=True)
-    print(f"forgegate {ours:.1f} tokens/s ({tokens_1 + tokens_2} tokens in {span:.0f} s of generation); generate "
-          f"{theirs.get('tokens_per_s', 0):.1f} tokens/s ({theirs.get('tokens')} tokens in {theirs.get('seconds')} s, "
-          f"{theirs.get('requests')} requests): ratio {report['ratio']}", flush=True)
+    print(f"generate {theirs.get('tokens_per_s', 0):.1f} tokens/s ({theirs.get('tokens')} tokens in "
+          f"{theirs.get('seconds')} s, {theirs.get('requests')} requests): forgegate / generate = {report['ratio']}",
+          flush=True)
     print(f"peak RSS (MiB): run 1 {first['peak_rss_mib']}, resume {second['peak_rss_mib']}, re-score "
           f"{third['peak_rss_mib']}, generate {baseline['peak_rss_mib']}; load {report['load_at_start']} -> "
           f"{report['load_at_end']}", flush=True)
