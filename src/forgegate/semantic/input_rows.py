@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -76,9 +77,20 @@ def read_relevance(path: Path) -> dict[str, int]:
     return relevance
 
 
-def read_aggregates(path: Path) -> list[tuple[int, AggregateRow]]:
-    """Aggregate rows with their line numbers (checked against the samples by the caller)."""
-    rows = read_jsonl_models(path, AggregateRow)
+class _Keyed(Protocol):
+    @property
+    def task(self) -> str: ...
+    @property
+    def pool(self) -> str: ...
+    @property
+    def aggregate(self) -> str: ...
+
+
+KeyedRow = TypeVar("KeyedRow", bound=_Keyed)
+
+
+def unique_aggregates(path: Path, rows: list[tuple[int, KeyedRow]]) -> list[tuple[int, KeyedRow]]:
+    """``rows`` unchanged once no (task, pool, aggregate) repeats; a repeat is an error naming both lines."""
     seen: dict[tuple[str, str, str], int] = {}
     for line, row in rows:
         key = (row.task, row.pool, row.aggregate)
@@ -87,3 +99,8 @@ def read_aggregates(path: Path) -> list[tuple[int, AggregateRow]]:
                              line=line, field="aggregate")
         seen[key] = line
     return rows
+
+
+def read_aggregates(path: Path) -> list[tuple[int, AggregateRow]]:
+    """Aggregate rows with their line numbers (checked against the samples by the caller)."""
+    return unique_aggregates(path, read_jsonl_models(path, AggregateRow))

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from forgegate.errors import InputError
 from forgegate.jsonio import read_jsonl_models
 from forgegate.semantic.bootstrap import holm
-from forgegate.semantic.input_rows import AggregateRow
+from forgegate.semantic.input_rows import AggregateRow, unique_aggregates
 
 Json = dict[str, Any]
 
@@ -43,15 +43,7 @@ class BudgetedAggregateRow(BaseModel):
 
 def read_budgeted(path: Path) -> list[tuple[int, BudgetedAggregateRow]]:
     """The rows with their line numbers; a repeated (task, pool, aggregate) is an error naming both lines."""
-    rows = read_jsonl_models(path, BudgetedAggregateRow)
-    seen: dict[tuple[str, str, str], int] = {}
-    for line, row in rows:
-        key = (row.task, row.pool, row.aggregate)
-        if key in seen:
-            raise InputError(path, f"aggregate {row.aggregate!r} of pool {row.pool!r} repeats line {seen[key]}",
-                             line=line, field="aggregate")
-        seen[key] = line
-    return rows
+    return unique_aggregates(path, read_jsonl_models(path, BudgetedAggregateRow))
 
 
 def token_budgets(rows: list[tuple[int, BudgetedAggregateRow]], control: str, candidate: str, tolerance: float,
