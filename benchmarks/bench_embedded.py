@@ -41,6 +41,7 @@ from forgegate.backends.embedded import EMBEDDED_THREADS, bundled_gguf
 from forgegate.battery import Battery, bundled_battery_path, load_battery
 from forgegate.pipeline.eval_session import EvalSpec
 from forgegate.run import generate, plan_requests
+from forgegate.store.run_meta import RunMeta
 
 SIDES: dict[str, tuple[dict[str, str], int]] = {
     "forgegate": ({}, EMBEDDED_THREADS),
@@ -78,8 +79,9 @@ def forgegate_round(battery: Battery, seed: int, temperature: float, concurrency
     arm = spec.arm()
     with tempfile.TemporaryDirectory() as store:
         outcome = asyncio.run(generate(
-            Path(store) / f"{spec.run_id}.sqlite", identity={**spec.identity(), "run_id": spec.run_id},
-            metadata={"battery_path": str(spec.battery.path)}, arms=[arm],
+            Path(store) / f"{spec.run_id}.sqlite",
+            identity=RunMeta.model_validate({**spec.identity(), "run_id": spec.run_id}),
+            metadata=RunMeta(battery_path=str(spec.battery.path)), arms=[arm],
             planned=plan_requests([arm], spec.items(), [spec.seed], spec.sampling()),
             concurrency=concurrency, quiet=True, per_arm_digests=False))
     if outcome.summary.failed:
@@ -91,6 +93,11 @@ def child(args: argparse.Namespace) -> None:
     """One side, once, in this fresh process: prints ``{"tokens", "wall", "wait"}`` as JSON (the OpenMP wait it ran)."""
     battery = bench_battery(args.prompts, args.max_tokens)
     if args.child == "forgegate":
+        from forgegate.backends.embedded_pool import choose_openmp_wait
+
+        choose_openmp_wait()  # as the backend does, before the import
+        import llama_cpp  # noqa: F401  (imports are off both clocks)
+
         started = time.perf_counter()
         tokens = forgegate_round(battery, args.seed, args.temperature, args.concurrency)
     else:
@@ -114,7 +121,7 @@ def run_side(side: str, args: argparse.Namespace) -> float:
             env[key] = value
         else:
             env.pop(key, None)
-    command = [sys.executable, __file__, "--child", "forgegate" if side == "forgegate" else "bare",
+    command = [sys.executable, __file__, "--child", "forgegate" if side.startswith("forgegate") else "bare",
                "--threads", str(threads), "--prompts", str(args.prompts), "--max-tokens", str(args.max_tokens),
                "--seed", str(args.seed), "--temperature", str(args.temperature),
                "--concurrency", str(args.concurrency)]
@@ -154,7 +161,7 @@ def condition(load: int, args: argparse.Namespace) -> tuple[float, str, float]:
             hog.kill()
             hog.wait()
     medians = {side: statistics.median(values) for side, values in rates.items()}
-    best = max((side for side in SIDES if side != "forgegate"), key=lambda side: medians[side])
+    best = max((side for side in SIDES if not side.startswith("forgegate")), key=lambda side: medians[side])
     return medians["forgegate"], best, medians[best]
 
 

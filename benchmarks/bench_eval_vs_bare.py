@@ -41,6 +41,7 @@ from forgegate.core.records import GenerationRequest
 from forgegate.pipeline.eval_session import EvalSpec
 from forgegate.run import ExecutionSummary, generate, plan_requests
 from forgegate.store import RunStore, run_path
+from forgegate.store.run_meta import RunMeta
 
 WARM_UP = "Name three colours."
 """Sent before each pass of the token check, so both start from the same cached prefix."""
@@ -110,7 +111,8 @@ def generate_eval(spec: EvalSpec, store_dir: Path, concurrency: int) -> tuple[Pa
     """forgegate's generation path for an eval (runner, engine, store), without scoring."""
     arm = spec.arm()
     outcome = asyncio.run(generate(
-        run_path(spec.run_id, store_dir), identity={**spec.identity(), "run_id": spec.run_id}, metadata={},
+        run_path(spec.run_id, store_dir),
+        identity=RunMeta.model_validate({**spec.identity(), "run_id": spec.run_id}), metadata=RunMeta(),
         arms=[arm], planned=plan_requests([arm], spec.items(), [spec.seed], spec.sampling()),
         concurrency=concurrency, quiet=True, per_arm_digests=False))
     return outcome.store_path, outcome.summary

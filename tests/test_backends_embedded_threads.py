@@ -67,25 +67,23 @@ def idle_or_busy(others: float) -> FreeCores:
     return cores
 
 
-def test_free_cores_at_load_time_mean_a_bounded_spin(fresh_env: pytest.MonkeyPatch) -> None:
-    choose_openmp_wait(idle_or_busy(0.2), 2)
+def test_the_wait_at_barriers_is_a_bounded_spin_and_load_is_met_by_fewer_threads(
+        fresh_env: pytest.MonkeyPatch) -> None:
+    """Sleeping at barriers lost to one spinning thread with 1 and 2 busy processes (bench_embedded.py)."""
+    choose_openmp_wait()
     assert os.environ["GOMP_SPINCOUNT"] == OPENMP_SPIN_COUNT
     assert "OMP_WAIT_POLICY" not in os.environ
     assert not openmp_sleeps()
-
-
-def test_busy_cores_at_load_time_mean_sleeping_threads(fresh_env: pytest.MonkeyPatch) -> None:
-    choose_openmp_wait(idle_or_busy(1.0), 2)
-    assert os.environ["OMP_WAIT_POLICY"] == "PASSIVE"
-    assert "GOMP_SPINCOUNT" not in os.environ
-    assert openmp_sleeps()
+    busy: ModelPool[object] = ModelPool(lambda key: object(), lambda model: None, cores=2,
+                                        free_cores=idle_or_busy(1.0))
+    assert busy.threads_for(2) == 1
 
 
 @pytest.mark.parametrize("name", ["OMP_WAIT_POLICY", "GOMP_SPINCOUNT"])
 def test_a_users_wait_setting_wins(fresh_env: pytest.MonkeyPatch, name: str) -> None:
     value = "ACTIVE" if name == "OMP_WAIT_POLICY" else "5"
     fresh_env.setenv(name, value)
-    choose_openmp_wait(idle_or_busy(2.0), 2)
+    choose_openmp_wait()
     assert os.environ[name] == value
     other = "GOMP_SPINCOUNT" if name == "OMP_WAIT_POLICY" else "OMP_WAIT_POLICY"
     assert other not in os.environ
@@ -93,7 +91,7 @@ def test_a_users_wait_setting_wins(fresh_env: pytest.MonkeyPatch, name: str) -> 
 
 def test_nothing_changes_once_llama_cpp_is_loaded(fresh_env: pytest.MonkeyPatch) -> None:
     fresh_env.setitem(sys.modules, "llama_cpp", object())
-    choose_openmp_wait(idle_or_busy(0.0), 2)
+    choose_openmp_wait()
     assert "GOMP_SPINCOUNT" not in os.environ and "OMP_WAIT_POLICY" not in os.environ
 
 
@@ -161,3 +159,40 @@ def test_one_thread_or_two_the_text_is_the_same(monkeypatch: pytest.MonkeyPatch)
         texts[used[0]] = [completion.text for completion in done]
     assert texts[1] == texts[2]
     assert all(texts[1])
+
+
+class _StubLlama:
+    """Just what ``LoadedModel`` wraps (the thread test needs no model)."""
+
+    n_threads = 2
+
+    def sample(self) -> int:
+        return 0
+
+    def generate(self, tokens: list[int]) -> None:
+        return None
+
+    def close(self) -> None:
+        return None
+
+
+def test_a_loaded_copy_runs_all_its_work_on_one_thread_whoever_calls() -> None:
+    """libgomp keeps a team of threads per thread that starts parallel work: calls from four caller
+    threads must all land on the copy's one thread (four teams ran the second generation at half speed)."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    model = LoadedModel(_StubLlama())
+    callers: set[int] = set()
+
+    def call(_: int) -> int:
+        callers.add(threading.get_ident())
+        return model.on_own_thread(threading.get_ident)
+
+    try:
+        with ThreadPoolExecutor(4) as pool:
+            ran_on = set(pool.map(call, range(16)))
+    finally:
+        model.close()
+    assert len(ran_on) == 1
+    assert not ran_on & callers and len(callers) > 1

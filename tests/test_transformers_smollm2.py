@@ -16,6 +16,7 @@ from slow import starts_something
 from smol_lora import train_lora
 
 from forgegate.backends import BackendConfig, make_backend
+from forgegate.backends._decode import encode
 from forgegate.backends.embedded import bundled_gguf
 from forgegate.backends.transformers_backend import TransformersBackend
 from forgegate.core.records import Completion, GenerationRequest
@@ -86,9 +87,16 @@ def test_a_request_gives_the_same_text_alone_and_in_a_batch_of_8_with_another_ar
         await adapter.aclose()
         return alone, list(together), sizes, list(joining), batcher.joined - joined_before
 
+    base.batcher.widest = 0
     alone, together, sizes, joining, joined = asyncio.run(scenario())
     assert sizes == [8]  # the eight really shared one batch
     assert joined >= 4  # and with room for 3, the others joined running batches
+    assert base._base is not None
+    prompt = max(len(encode(base._base.tokenizer, r)) for r in _requests())
+    cap = max(r.max_tokens for r in _requests())
+    # the columns no row attends to are dropped as rows leave: a step never attends over more than the longest
+    # prompt plus the longest answer (a row's own columns), not the history of the whole batch
+    assert 0 < base.batcher.widest <= prompt + cap + 1
     for one, batched, joined_row, request in zip(alone, together, joining, _requests(), strict=True):
         _same(one, batched)
         _same(one, joined_row)

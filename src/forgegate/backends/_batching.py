@@ -193,6 +193,8 @@ class Batcher:
         """Sizes of the batches run so far, as they started (what the tests and the benchmark read)."""
         self.joined = 0
         """Requests that joined a batch already running."""
+        self.widest = 0
+        """The most cache columns a decoding step attended over (the tests check that joining keeps it bounded)."""
         self._current: list[Job] = []
 
     def submit(self, job: Job) -> None:

