@@ -161,21 +161,41 @@ def first_stop(text: str, stops: tuple[str, ...], already: int) -> int | None:
     return best
 
 
-def pick(logits: Any, temperature: float, top_p: float, generator: Any) -> int:
-    """Greedy at temperature 0; otherwise temperature then nucleus (top-p) sampling with ``generator``."""
+NUCLEUS_FIRST_K = 64
+"""Tokens looked at first for a row's nucleus: the whole vocabulary is sorted only when these hold less than top_p."""
+
+
+def pick_rows(logits: Any, settings: list[tuple[float, float]], generators: list[Any]) -> list[int]:
+    """The next token of every row of ``logits`` ([rows, vocab]): greedy at temperature 0, otherwise temperature
+    then nucleus (top-p) sampling with the row's own ``generator`` (one uniform draw a token).
+
+    The whole batch is scaled, soft-maxed and cut to its nuclei at once: sampling row by row (a sort of the
+    49,152-token vocabulary and a draw over all of it for every row) took 28% of a batch's time at 16 rows.
+    A row's token depends only on its logits, settings and generator, never on the other rows.
+    """
     import torch
 
-    if temperature <= 0:
-        return int(torch.argmax(logits).item())
-    probs = torch.softmax(logits / temperature, dim=-1)
-    if top_p < 1.0:
-        sorted_probs, order = torch.sort(probs, descending=True)
-        keep = torch.cumsum(sorted_probs, dim=-1) - sorted_probs < top_p
+    tokens = [int(t) for t in torch.argmax(logits, dim=-1).tolist()]
+    sampled = [i for i, (temperature, _) in enumerate(settings) if temperature > 0]
+    if not sampled:
+        return tokens
+    index = torch.tensor(sampled)
+    temperatures = torch.tensor([settings[i][0] for i in sampled], dtype=logits.dtype)
+    top_ps = torch.tensor([settings[i][1] for i in sampled], dtype=logits.dtype)
+    probs = torch.softmax(logits[index] / temperatures[:, None], dim=-1)
+    width = min(NUCLEUS_FIRST_K, probs.shape[-1])
+    values, order = torch.topk(probs, width, dim=-1)
+    short = (values.sum(-1) < top_ps) | (top_ps >= 1.0)
+    for row, (value, place) in enumerate(zip(values, order, strict=True)):
+        if short[row]:  # the nucleus reaches past the first k (or is the whole vocabulary): sort all of it
+            value, place = torch.sort(probs[row], descending=True)
+        keep = (torch.cumsum(value, dim=-1) - value < top_ps[row]) | (top_ps[row] >= 1.0)
         keep[0] = True
-        filtered = torch.zeros_like(probs)
-        filtered[order[keep]] = sorted_probs[keep]
-        probs = filtered / filtered.sum()
-    return int(torch.multinomial(probs, 1, generator=generator).item())
+        mass = torch.cumsum(value * keep, dim=-1)
+        draw = torch.rand((), generator=generators[sampled[row]], dtype=mass.dtype) * mass[-1]
+        at = min(int(torch.searchsorted(mass, draw, right=True)), int(keep.sum()) - 1)
+        tokens[sampled[row]] = int(place[at])
+    return tokens
 
 
 class Batcher:

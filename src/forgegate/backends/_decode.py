@@ -13,7 +13,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from forgegate.backends._batching import BASE_ADAPTER, IncrementalDetokenizer, Job, Row, pick
+from forgegate.backends._batching import BASE_ADAPTER, IncrementalDetokenizer, Job, Row, pick_rows
 from forgegate.backends.base import BackendError
 from forgegate.core.records import GenerationRequest
 
@@ -100,12 +100,10 @@ class _Batch:
         return cache, out.logits[:, -1].float().cpu()
 
     def _sample(self, rows: list[Row], logits: Any) -> list[int]:
-        tokens = []
-        for index, row in enumerate(rows):
-            request = row.job.request
-            token = pick(logits[index], request.temperature, request.top_p, row.generator)
+        tokens = pick_rows(logits, [(r.job.request.temperature, r.job.request.top_p) for r in rows],
+                           [r.generator for r in rows])
+        for row, token in zip(rows, tokens, strict=True):
             row.step(token, self.eos)
-            tokens.append(token)
         return tokens
 
     def add(self, rows: list[Row]) -> None:
