@@ -20,6 +20,7 @@ both; the median of the rounds counts. Target: forgegate >= 0.9x the best bare c
 condition. A side that runs past ``--timeout`` is stopped and counted at the most it could have done.
 
     python benchmarks/bench_embedded.py [--prompts 4] [--max-tokens 160] [--rounds 3] [--loads 0,1,2]
+    python benchmarks/bench_embedded.py --arms 2     # a plan's two embedded arms on one GGUF, same conditions
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from forgegate.backends import BackendConfig
 from forgegate.backends.embedded import EMBEDDED_THREADS, bundled_gguf
 from forgegate.battery import Battery, bundled_battery_path, load_battery
 from forgegate.pipeline.eval_session import EvalSpec
-from forgegate.run import generate, plan_requests
+from forgegate.run import ArmSpec, generate, plan_requests
 from forgegate.store.run_meta import RunMeta
 
 SIDES: dict[str, tuple[dict[str, str], int]] = {
@@ -72,17 +73,19 @@ def bare_round(llm: Any, battery: Battery, seed: int, temperature: float) -> int
     return tokens
 
 
-def forgegate_round(battery: Battery, seed: int, temperature: float, concurrency: int) -> int:
-    """``forgegate eval``'s generation (the one runner, as ``run_session`` calls it) on a fresh store; tokens."""
+def forgegate_round(battery: Battery, seed: int, temperature: float, concurrency: int, arms: int = 1) -> int:
+    """``forgegate eval``'s generation (the one runner, as ``run_session`` calls it) on a fresh store; tokens.
+    With ``arms`` > 1 it is a plan's: that many embedded arms on the same GGUF, each answering every prompt."""
     spec = EvalSpec(kind="eval", backend="embedded", config=BackendConfig(), battery=battery,
                     seed=seed, temperature=temperature, top_p=1.0, system=None)
     arm = spec.arm()
+    every = [arm] if arms == 1 else [ArmSpec(f"arm-{n}", arm.backend, arm.config) for n in range(arms)]
     with tempfile.TemporaryDirectory() as store:
         outcome = asyncio.run(generate(
             Path(store) / f"{spec.run_id}.sqlite",
             identity=RunMeta.model_validate({**spec.identity(), "run_id": spec.run_id}),
-            metadata=RunMeta(battery_path=str(spec.battery.path)), arms=[arm],
-            planned=plan_requests([arm], spec.items(), [spec.seed], spec.sampling()),
+            metadata=RunMeta(battery_path=str(spec.battery.path)), arms=every,
+            planned=plan_requests(every, spec.items(), [spec.seed], spec.sampling()),
             concurrency=concurrency, quiet=True, per_arm_digests=False))
     if outcome.summary.failed:
         raise SystemExit(f"forgegate: {outcome.summary.failed} request(s) failed")
@@ -99,14 +102,14 @@ def child(args: argparse.Namespace) -> None:
         import llama_cpp  # noqa: F401  (imports are off both clocks)
 
         started = time.perf_counter()
-        tokens = forgegate_round(battery, args.seed, args.temperature, args.concurrency)
+        tokens = forgegate_round(battery, args.seed, args.temperature, args.concurrency, args.arms)
     else:
         from llama_cpp import Llama
 
         started = time.perf_counter()
         llm = Llama(model_path=str(bundled_gguf()), n_ctx=2048, n_threads=args.threads,
                     n_threads_batch=args.threads, verbose=False)
-        tokens = bare_round(llm, battery, args.seed, args.temperature)
+        tokens = sum(bare_round(llm, battery, args.seed, args.temperature) for _ in range(args.arms))
     wait = ", ".join(f"{name}={os.environ[name]}" for name in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")
                      if os.environ.get(name)) or "libgomp default"
     print(json.dumps({"tokens": tokens, "wall": time.perf_counter() - started, "wait": wait}))
@@ -124,11 +127,11 @@ def run_side(side: str, args: argparse.Namespace) -> float:
     command = [sys.executable, __file__, "--child", "forgegate" if side.startswith("forgegate") else "bare",
                "--threads", str(threads), "--prompts", str(args.prompts), "--max-tokens", str(args.max_tokens),
                "--seed", str(args.seed), "--temperature", str(args.temperature),
-               "--concurrency", str(args.concurrency)]
+               "--concurrency", str(args.concurrency), "--arms", str(args.arms)]
     try:
         done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=args.timeout, check=True)
     except subprocess.TimeoutExpired:
-        bound = args.prompts * args.max_tokens / args.timeout
+        bound = args.arms * args.prompts * args.max_tokens / args.timeout
         print(f"  {side:42}: stopped after {args.timeout:.0f} s (< {bound:.1f} tokens/s)", flush=True)
         return bound
     result = json.loads(done.stdout.strip().splitlines()[-1])
@@ -175,6 +178,8 @@ def main() -> None:
     parser.add_argument("--loads", default="0,1,2", help="busy processes to add, one condition each")
     parser.add_argument("--timeout", type=float, default=180.0, help="seconds one side may run")
     parser.add_argument("--concurrency", type=int, default=4, help="forgegate eval's default")
+    parser.add_argument("--arms", type=int, default=1,
+                        help="a plan's embedded arms on the same GGUF (bare answers every prompt that many times)")
     parser.add_argument("--child", choices=("bare", "forgegate"), help=argparse.SUPPRESS)
     parser.add_argument("--threads", type=int, default=EMBEDDED_THREADS, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -184,7 +189,8 @@ def main() -> None:
     import llama_cpp
 
     print(f"{os.cpu_count()} cores; llama.cpp: {llama_cpp.llama_print_system_info().decode().strip()}")
-    print(f"{args.prompts} prompts x {args.max_tokens} tokens max, {args.rounds} alternating rounds, a fresh "
+    print(f"{args.prompts} prompts x {args.max_tokens} tokens max x {args.arms} arm(s), {args.rounds} alternating "
+          f"rounds, a fresh "
           f"process each; OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY', '(unset)')}, "
           f"GOMP_SPINCOUNT={os.environ.get('GOMP_SPINCOUNT', '(unset)')}")
     summary = []
