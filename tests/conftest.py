@@ -1,5 +1,5 @@
 """Suite-wide settings: never reach a model hub; keep every run store inside the test's tmp dir; mark slow tests;
-train the LoRA adapters several test files read once per session.
+train the LoRA adapters and the plain LoRA run several test files read once per session.
 
 The fast lane (``pytest -m "not slow"``, CONTRIBUTING.md) leaves out every test that starts a model, a server,
 a browser or a training run. A test is slow when it says so (``@pytest.mark.slow``) or when it uses a fixture
@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from slow import STARTS_SOMETHING, starts_something
+from training_run import PlainRun, plain_run
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -37,6 +38,13 @@ def smol_adapters(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     from smol_lora import trained_adapters
 
     return trained_adapters(tmp_path_factory.mktemp("smol-adapters"))
+
+
+@pytest.fixture(scope="session")
+@starts_something
+def lora_run(tmp_path_factory: pytest.TempPathFactory) -> PlainRun:
+    """The plain LoRA run on SmolLM2 (tests/training_run.py), trained once for the session; only read."""
+    return plain_run(tmp_path_factory.mktemp("plain") / "run")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -1,11 +1,14 @@
 """``ForgegateCallback`` on real LoRA runs of SmolLM2 (examples/training/train_lora.py, run as a user runs it).
 
-Two runs, each once per module:
+Two runs (the plain one once per session, the loop one once for this module):
 
 * a plain run (A Study in Scarlet pairs, 3 steps, a checkpoint, an eval and a probe at each: three eval points,
-  the fewest ``plan from-training`` measures a jitter on; training steps, not probes, are what costs here): the
-  callback probes the untrained model and every checkpoint, writes one record each, and its numbers reach the
-  trainer's own log;
+  the fewest ``plan from-training`` measures a jitter on): the callback probes the untrained model and every
+  checkpoint, writes one record each, and its numbers reach the trainer's own log. It is trained to step 2 and
+  then resumed to step 3 (``--resume``, as a user resumes), once for the session (tests/conftest.py,
+  tests/training_run.py): the resume test reads that same run, and test_watch.py probes its checkpoints from
+  disk and compares. A probe of SmolLM2 costs about 20 s of CPU: the probes are what costs here, so no run is
+  trained twice;
 * a loop run (ten pairs of ``⊙ α? → αα. ⊙ αα? → ααα.``, lr 2e-3): the callback stops it once a probe shows
   IDENTITY_LOOP beyond the untrained baseline, and says why.
 """
@@ -19,7 +22,7 @@ from typing import Any
 
 import pytest
 from slow import starts_something
-from training_run import run_training
+from training_run import FIRST_STEPS, PLAIN_STEPS, PlainRun, run_training
 
 from forgegate.core.modes import FailureMode
 from forgegate.core.verdict import Gate
@@ -35,15 +38,13 @@ pytest.importorskip("peft")
 pytest.importorskip("gguf")
 
 PROBE_ITEMS = 11
-PLAIN_STEPS = 3
 LAST = f"checkpoint-{PLAIN_STEPS}"
 
 
-@pytest.fixture(scope="module")
-@starts_something
-def plain_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
-    out = tmp_path_factory.mktemp("plain") / "run"
-    return out, run_training(out, "--max-steps", str(PLAIN_STEPS), "--save-steps", "1")
+@pytest.fixture()
+def plain_run(lora_run: PlainRun) -> PlainRun:
+    """The suite's plain run (tests/conftest.py; test_watch.py probes its checkpoints from disk)."""
+    return lora_run
 
 
 @pytest.fixture(scope="module")
@@ -59,9 +60,10 @@ def stored_answers(store: str) -> dict[str, str]:
         return dict(db.execute("SELECT item_id, response FROM responses"))
 
 
-def test_plain_run_probes_the_untrained_model_and_every_checkpoint(plain_run: tuple[Path, dict[str, Any]]) -> None:
-    out, summary = plain_run
-    assert summary["steps"] == PLAIN_STEPS and summary["stopped"] is None
+def test_plain_run_probes_the_untrained_model_and_every_checkpoint(plain_run: PlainRun) -> None:
+    out = plain_run.out
+    assert plain_run.first["steps"] == FIRST_STEPS and plain_run.first["stopped"] is None
+    assert plain_run.resumed["steps"] == PLAIN_STEPS and plain_run.resumed["stopped"] is None
     probes = read_probes(out)
     assert probes.problems == ()
     assert [(r.step, r.checkpoint) for r in probes.records] == [
@@ -72,17 +74,20 @@ def test_plain_run_probes_the_untrained_model_and_every_checkpoint(plain_run: tu
         assert record.controls_passed and record.answered == PROBE_ITEMS
         assert record.eval_loss == (curve[record.step] if record.step else None)
         assert len(stored_answers(record.store)) == PROBE_ITEMS  # every answer is kept in a run store
-        assert f"forgegate probe {record.checkpoint or 'step 0'} (step {record.step})" in summary["stderr"]
+        said = (plain_run.first if record.step <= FIRST_STEPS else plain_run.resumed)["stderr"]
+        assert f"forgegate probe {record.checkpoint or 'step 0'} (step {record.step})" in said
     assert all(record.stopped_training is None for record in probes.records)
 
 
-def test_probe_numbers_go_through_the_trainers_own_log(plain_run: tuple[Path, dict[str, Any]]) -> None:
-    out, _ = plain_run
+def test_probe_numbers_go_through_the_trainers_own_log(plain_run: PlainRun) -> None:
+    out = plain_run.out
     history = json.loads((out / LAST / "trainer_state.json").read_text())["log_history"]
     logged = {entry["step"]: entry for entry in history if "forgegate/loops" in entry}
     by_step = {r.step: r for r in read_probes(out).records}
-    # the state in checkpoint-3 was written before that save's probe: it holds the probes of steps 0, 1 and 2
-    assert sorted(logged) == [0, 1, 2]
+    # a checkpoint's state is written before that save's probe: checkpoint-2 holds the probes of steps 0 and 1;
+    # the run resumed from it, so checkpoint-3 holds those two (step 2's probe was logged after the last state
+    # the first process wrote)
+    assert sorted(logged) == [0, 1]
     for step, entry in logged.items():
         record = by_step[step]
         assert entry["forgegate/loops"] == record.loops
@@ -139,12 +144,12 @@ def test_bad_callback_options_are_refused_with_what_to_write() -> None:
         StopWatch((FailureMode.RUNAWAY_LOOP,), patience=0)
 
 
-def test_plan_from_training_on_the_real_run(plain_run: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
+def test_plan_from_training_on_the_real_run(plain_run: PlainRun, tmp_path: Path) -> None:
     import tomllib
 
     from instruments_helpers import run_cli
 
-    out, summary = plain_run
+    out, summary = plain_run.out, plain_run.resumed
     ties = checkpoint_ties(read_trainer_state(out / LAST / "trainer_state.json")).ties
     records = {r.step: r for r in read_probes(out).records}
     beyond = {step for step, r in records.items() if step and shown_modes(
@@ -166,40 +171,15 @@ def test_plan_from_training_on_the_real_run(plain_run: tuple[Path, dict[str, Any
     assert [c["candidate"] for c in written["comparisons"]] == expected
 
 
-def test_watch_on_the_real_run_finds_what_the_callback_found(plain_run: tuple[Path, dict[str, Any]],
-                                                             tmp_path: Path) -> None:
-    """The same checkpoints probed from disk (watch: the base plus each saved adapter) and in memory (the
-    callback: the trainer's model at that step) give the same counts: greedy, the same weights."""
-    import shutil
-
-    from instruments_helpers import run_cli
-
-    out, summary = plain_run
-    copy = tmp_path / "run"
-    shutil.copytree(out, copy, ignore=shutil.ignore_patterns("forgegate-probes.jsonl", "forgegate-runs"))
-    result = run_cli("watch", copy, "--base", summary["base"], "--device", "cpu", "--once")
-    assert result.returncode == 0, result.stderr
-    watched = {r.checkpoint: r for r in read_probes(copy).records}
-    inside = {r.checkpoint: r for r in read_probes(out).records if r.checkpoint is not None}
-    assert sorted(watched) == sorted(inside) == ["checkpoint-1", "checkpoint-2", "checkpoint-3"]
-    for name, record in watched.items():
-        assert record.source == "watch" and record.eval_loss == inside[name].eval_loss
-        assert (record.loops, record.stop_failures, record.wall_breaks, record.correct, record.mode_counts) == (
-            inside[name].loops, inside[name].stop_failures, inside[name].wall_breaks, inside[name].correct,
-            inside[name].mode_counts), name
-
-
-def test_a_resumed_run_keeps_its_baseline_and_probes_only_new_checkpoints(
-        plain_run: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
+def test_a_resumed_run_keeps_its_baseline_and_probes_only_new_checkpoints(plain_run: PlainRun) -> None:
     """Resuming loads trained weights before the callback starts: probing them as "before training" would move
-    the baseline every stop decision is measured against. The baseline stays the first run's step-0 record."""
-    import shutil
+    the baseline every stop decision is measured against. The baseline stays the first run's step-0 record.
 
-    out, _ = plain_run
-    copy = tmp_path / "run"
-    shutil.copytree(out, copy)
-    summary = run_training(copy, "--max-steps", str(PLAIN_STEPS + 1), "--save-steps", "1", "--resume")
-    records = read_probes(copy).records
-    assert [r.step for r in records] == [0, 1, 2, 3, 4]  # one new record: checkpoint-4; no second baseline
-    assert records[-1].checkpoint == "checkpoint-4" and summary["steps"] == PLAIN_STEPS + 1
-    assert "forgegate probe step 0" not in summary["stderr"]
+    The plain run is that resumed run: its first process stopped at checkpoint-2, its second resumed there."""
+    records = read_probes(plain_run.out).records
+    assert [r.step for r in records] == [0, 1, 2, 3]  # one new record: checkpoint-3; no second baseline
+    assert records[-1].checkpoint == "checkpoint-3" and plain_run.resumed["steps"] == FIRST_STEPS + 1
+    assert "forgegate probe step 0" in plain_run.first["stderr"]  # the check below can see a baseline probe
+    assert "forgegate probe step 0" not in plain_run.resumed["stderr"]
+    assert "forgegate probe checkpoint-3 (step 3)" in plain_run.resumed["stderr"]
+    assert "forgegate probe checkpoint-1" not in plain_run.resumed["stderr"]  # earlier checkpoints not again

@@ -1,8 +1,10 @@
 """``forgegate watch`` on REAL PEFT adapters over the real SmolLM2 (the packaged GGUF, through transformers).
 
 One output folder is built for the module, as a Trainer leaves it mid-run: two complete adapter
-checkpoints, one whose adapter names another base, and one still being written. The first
-``--once`` (run once, shared) probes the two complete ones; the other tests read what it did, run it
+checkpoints (checkpoint-1 and checkpoint-3 of the suite's real training run, tests/conftest.py
+``lora_run``, as its Trainer wrote them), one whose adapter names another base, and one still being
+written. The first ``--once`` (run once, shared) probes the two complete ones; the other tests read
+what it did (and compare it with what the training callback probed in memory at those steps), run it
 again, or finish the half-written checkpoint in a copy. Probing SmolLM2 on a small CPU takes tens of
 seconds, so the module probes three checkpoints in all.
 """
@@ -24,6 +26,7 @@ import pytest
 from interrupt_helpers import interrupt_when
 from rich.console import Console
 from smol_lora import OTHER_BASE
+from training_run import PlainRun
 
 from forgegate.backends import transformers_backend
 from forgegate.backends.embedded import bundled_gguf
@@ -41,22 +44,23 @@ pytestmark = pytest.mark.slow
 pytest.importorskip("peft")
 pytest.importorskip("gguf")
 
-EVAL_LOSS_10 = 2.345
+PROBED = ("checkpoint-1", "checkpoint-3")
+"""The real run's checkpoints watch probes here: the first and the last, the weights furthest apart, one after
+the other on the one base watch keeps loaded (an adapter left behind by the first would change the second's
+answers, and the comparison with the callback's probes would show it)."""
 
 
-def write_state(folder: Path, step: int, *, eval_loss: float | None = None) -> None:
+def write_state(folder: Path, step: int) -> None:
     """The trainer_state.json a Trainer writes last into ``checkpoint-STEP``."""
     history: list[dict[str, Any]] = [{"loss": 3.0, "step": step, "epoch": step / 40}]
-    if eval_loss is not None:
-        history.append({"eval_loss": eval_loss, "step": step, "epoch": step / 40})
     (folder / "trainer_state.json").write_text(json.dumps(
         {"global_step": step, "epoch": step / 40, "log_history": history}), encoding="utf-8")
 
 
-def checkpoint_from(adapter: Path, out: Path, step: int, *, eval_loss: float | None = None) -> Path:
+def checkpoint_from(adapter: Path, out: Path, step: int) -> Path:
     folder = out / f"checkpoint-{step}"
     shutil.copytree(adapter, folder)
-    write_state(folder, step, eval_loss=eval_loss)
+    write_state(folder, step)
     return folder
 
 
@@ -125,13 +129,13 @@ class FirstWatch:
 
 
 @pytest.fixture(scope="module")
-def first(adapters: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> FirstWatch:
+def first(adapters: dict[str, Path], lora_run: PlainRun, tmp_path_factory: pytest.TempPathFactory) -> FirstWatch:
     """``watch --once`` over a folder mid-run; it counts how often the base model is loaded."""
     out = tmp_path_factory.mktemp("run") / "output"
     out.mkdir()
-    checkpoint_from(adapters["b"], out, 20)
-    checkpoint_from(adapters["a"], out, 10, eval_loss=EVAL_LOSS_10)
-    checkpoint_from(adapters["other"], out, 15)
+    for name in PROBED:  # as the real run's Trainer wrote them (its trainer_state.json included)
+        shutil.copytree(lora_run.out / name, out / name)
+    checkpoint_from(adapters["other"], out, 2)
     half_written(adapters["a"], out, 30)
     loads = []
     real_load = transformers_backend.load_base
@@ -146,16 +150,38 @@ def first(adapters: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -
     return FirstWatch(out, entry, len(loads))
 
 
-def test_once_probes_the_complete_checkpoints_in_step_order_and_records_each(first: FirstWatch) -> None:
+def in_memory(lora_run: PlainRun) -> dict[str, ProbeRecord]:
+    """What the training callback probed at each checkpoint of the real run (the trainer's model, in memory)."""
+    return {r.checkpoint: r for r in read_probes(lora_run.out).records if r.checkpoint is not None}
+
+
+def test_once_probes_the_complete_checkpoints_in_step_order_and_records_each(first: FirstWatch,
+                                                                            lora_run: PlainRun) -> None:
     records = read_probes(first.out).records
-    assert [(r.checkpoint, r.step, r.source) for r in records] == [("checkpoint-10", 10, "watch"),
-                                                                   ("checkpoint-20", 20, "watch")]
-    assert [r.eval_loss for r in records] == [EVAL_LOSS_10, None]  # step 20 logged no eval
-    assert [r.epoch for r in records] == [10 / 40, 20 / 40]
+    assert [(r.checkpoint, r.step, r.source) for r in records] == [("checkpoint-1", 1, "watch"),
+                                                                   ("checkpoint-3", 3, "watch")]
+    inside = in_memory(lora_run)  # the eval_loss and epoch the Trainer logged at that step, as the callback read them
+    assert all(r.eval_loss is not None and r.epoch for r in records)
+    assert [(r.eval_loss, r.epoch) for r in records] == [(inside[c].eval_loss, inside[c].epoch) for c in PROBED]
     assert all(r.items == 11 and r.answered == 11 for r in records)
     assert [line for line in first.entry.out.splitlines() if line.startswith("forgegate probe")] == [
         probe_line(r) for r in records]  # stdout is not a terminal: one line per probe
     assert all(count == 11 for count in store_rows(first.out).values()) and len(store_rows(first.out)) == 2
+
+
+def test_watch_finds_what_the_training_callback_found_at_the_same_checkpoints(first: FirstWatch,
+                                                                             lora_run: PlainRun) -> None:
+    """The same checkpoints probed from disk (watch: the base plus each saved adapter) and in memory (the
+    callback: the trainer's model at that step) give the same counts: greedy, the same weights."""
+    watched = {r.checkpoint: r for r in read_probes(first.out).records}
+    inside = in_memory(lora_run)
+    assert sorted(inside) == ["checkpoint-1", "checkpoint-2", "checkpoint-3"]
+    assert sorted(watched) == list(PROBED)
+    for name, record in watched.items():
+        assert record.source == "watch" and inside[name].source == "callback"
+        assert (record.loops, record.stop_failures, record.wall_breaks, record.correct, record.mode_counts) == (
+            inside[name].loops, inside[name].stop_failures, inside[name].wall_breaks, inside[name].correct,
+            inside[name].mode_counts), name
 
 
 def test_the_base_is_loaded_once_for_every_adapter_checkpoint(first: FirstWatch) -> None:
@@ -165,9 +191,9 @@ def test_the_base_is_loaded_once_for_every_adapter_checkpoint(first: FirstWatch)
 
 def test_an_adapter_trained_on_another_base_is_named_and_nothing_is_recorded(first: FirstWatch) -> None:
     assert first.entry.code == 2
-    assert f"checkpoint-15: not probed, nothing recorded: adapter {first.out / 'checkpoint-15'} was trained on " \
+    assert f"checkpoint-2: not probed, nothing recorded: adapter {first.out / 'checkpoint-2'} was trained on " \
            f"'{OTHER_BASE}'" in " ".join(first.entry.err.split())
-    assert "checkpoint-15" not in read_probes(first.out).probed_checkpoints()
+    assert "checkpoint-2" not in read_probes(first.out).probed_checkpoints()
 
 
 def test_a_half_written_checkpoint_is_not_probed_and_says_what_it_waits_for(first: FirstWatch) -> None:
@@ -229,7 +255,9 @@ def test_the_half_written_checkpoint_is_probed_on_the_next_look_once_it_is_compl
 
     asyncio.run(two_looks())
     assert [r.checkpoint for r, earlier in view.shown if not earlier] == ["checkpoint-30"]
-    assert [r.checkpoint for r in read_probes(out).records] == ["checkpoint-10", "checkpoint-20", "checkpoint-30"]
+    assert [r.checkpoint for r in read_probes(out).records] == ["checkpoint-1", "checkpoint-3", "checkpoint-30"]
+    finished = read_probes(out).records[-1]
+    assert (finished.eval_loss, finished.epoch) == (None, 30 / 40)  # its trainer_state.json logged no eval
     assert view.started == ["checkpoint-30"]
     assert watcher.outcome.waiting == {}
 
@@ -244,7 +272,8 @@ def test_the_live_table_has_a_row_per_checkpoint_with_its_counts(first: FirstWat
     last = screen.getvalue().rsplit("forgegate watch: probes by checkpoint", 1)[1]
     rows = [line for line in last.splitlines() if "checkpoint-" in line]
     assert len(rows) == 2
-    assert f"{EVAL_LOSS_10:.4f}" in rows[0] and "earlier" in rows[0]
+    assert records[0].eval_loss is not None
+    assert f"{records[0].eval_loss:.4f}" in rows[0] and "earlier" in rows[0]
     assert f"{records[1].loops}/{records[1].answered}" in rows[1] and f"{records[1].elapsed_s:.1f} s" in rows[1]
 
 

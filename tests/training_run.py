@@ -1,5 +1,5 @@
 """Test helper: run examples/training/train_lora.py (a real LoRA run on SmolLM2, with ForgegateCallback) as a user
-would, in a subprocess, and hand back the summary line it prints last."""
+would, in a subprocess, and hand back the summary line it prints last; and the suite's one plain run."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,3 +24,29 @@ def run_training(out: Path, *args: str, timeout: float = 1500) -> dict[str, Any]
     summary: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
     summary["stderr"] = proc.stderr
     return summary
+
+
+PLAIN_STEPS = 3
+"""The plain run's steps, each a checkpoint, an eval and a probe: three eval points, the fewest ``plan
+from-training`` measures a jitter on."""
+FIRST_STEPS = PLAIN_STEPS - 1
+"""The plain run's first process stops here; a second one resumes from checkpoint-2 to PLAIN_STEPS."""
+
+
+@dataclass(frozen=True)
+class PlainRun:
+    """One output folder, trained to FIRST_STEPS by one process and resumed to PLAIN_STEPS by another."""
+
+    out: Path
+    first: dict[str, Any]
+    """The first process's summary line (steps 0 to FIRST_STEPS probed), its stderr under "stderr"."""
+    resumed: dict[str, Any]
+    """The resumed process's summary line (only checkpoint-PLAIN_STEPS probed)."""
+
+
+def plain_run(out: Path) -> PlainRun:
+    """The plain run (A Study in Scarlet pairs, a checkpoint every step), trained once for the session
+    (tests/conftest.py): the callback tests, the resume test and the watch tests read it. A probe of
+    SmolLM2 costs about 20 s of CPU, so one run serves them all instead of each training its own."""
+    first = run_training(out, "--max-steps", str(FIRST_STEPS), "--save-steps", "1")
+    return PlainRun(out, first, run_training(out, "--max-steps", str(PLAIN_STEPS), "--save-steps", "1", "--resume"))
