@@ -42,7 +42,7 @@ class StartsSomethingInFastLane(RuntimeError):
 
 # module imported -> (class it exports, method that starts something, what it starts)
 GUARDED: dict[str, tuple[str, str, str]] = {
-    "llama_cpp": ("Llama", "__init__", "loads a llama.cpp model"),
+    "llama_cpp": ("Llama", "__new__", "loads a llama.cpp model"),  # __new__: no half-made Llama to delete
     "transformers.modeling_utils": ("PreTrainedModel", "from_pretrained", "loads a transformers model"),
     "sentence_transformers": ("SentenceTransformer", "__init__", "loads a sentence-transformers model"),
     "uvicorn": ("Server", "serve", "starts a uvicorn server"),
@@ -61,6 +61,13 @@ def _refuse(what: str) -> None:
 
 
 def _guard_method(owner: type, name: str, what: str) -> None:
+    if name == "__new__" and "__new__" not in owner.__dict__:
+        def guarded_new(cls: type, *args: Any, **kwargs: Any) -> Any:
+            _refuse(what)
+            return object.__new__(cls)
+
+        owner.__new__ = staticmethod(guarded_new)  # type: ignore[assignment]
+        return
     original = owner.__dict__[name]
     if isinstance(original, classmethod):
         function = original.__func__

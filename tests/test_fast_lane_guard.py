@@ -12,7 +12,6 @@ import pytest
 from slow import StartsSomethingInFastLane, _guard_method, _subprocess_starts, forbidding_starts
 
 
-@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")  # the refused Llama's __del__
 def test_loading_a_llama_cpp_model_is_refused_and_the_error_names_the_mark() -> None:
     llama_cpp = pytest.importorskip("llama_cpp")
     with pytest.raises(StartsSomethingInFastLane) as refused:
