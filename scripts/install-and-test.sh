@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Install forgegate with everything its tests need into ./.venv, then run the whole test suite.
-# This is the README's second command and exactly what .ci/run runs.
+# Install forgegate with everything its tests need into ./.venv, then run the test suite (arguments go to pytest).
+# Bare, it runs every test: exactly what .ci/run runs. With -m "not slow" it runs the fast lane, the README's and
+# CONTRIBUTING.md's first command for anyone changing the code.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -4,17 +4,19 @@ train the LoRA adapters and the plain LoRA run several test files read once per 
 The fast lane (``pytest -m "not slow"``, CONTRIBUTING.md) leaves out every test that starts a model, a server,
 a browser or a training run. A test is slow when it says so (``@pytest.mark.slow``) or when it uses a fixture
 decorated with :func:`starts_something`, directly or through another fixture: marking the fixture once marks
-every test that will ever use it.
+every test that will ever use it. A test not marked slow that starts one anyway fails, naming the mark to add
+(the guard in tests/slow.py, switched on around each such test's set-up, call and tear-down).
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from contextlib import nullcontext
 from pathlib import Path
 
 import pytest
-from slow import STARTS_SOMETHING, starts_something
+from slow import STARTS_SOMETHING, forbidding_starts, install_guard, starts_something
 from training_run import PlainRun, plain_run
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -56,3 +58,16 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         if any(getattr(definition.func, STARTS_SOMETHING, False)
                for name in info.names_closure for definition in info.name2fixturedefs.get(name, ())):
             item.add_marker(pytest.mark.slow)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    install_guard()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """Around a fast-lane test's whole protocol (so a module or session fixture it sets up is held too), starting
+    a model, a server, a browser or a training run raises."""
+    slow = item.get_closest_marker("slow") is not None
+    with nullcontext() if slow else forbidding_starts(item.nodeid):
+        yield

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import subprocess
@@ -43,6 +45,18 @@ def run_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 600)
         [sys.executable, "-m", "forgegate.cli.main", *args],
         capture_output=True, text=True, timeout=timeout, env={**os.environ, **(env or {})},
     )
+
+
+def run_cli_in_process(*args: str) -> subprocess.CompletedProcess[str]:
+    """``forgegate ARGS`` through :func:`forgegate.cli.main.run`, the function the console script calls, in this
+    process: the exit code and the lines it prints, as :func:`run_cli` gives them, without an interpreter start
+    per call. Use :func:`run_cli` where the process itself is the point (signals, its environment, a crash)."""
+    from forgegate.cli.main import run
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = run(["forgegate", *args])
+    return subprocess.CompletedProcess(["forgegate", *args], code, out.getvalue(), err.getvalue())
 
 
 def read_json(path: Path) -> dict[str, Any]:

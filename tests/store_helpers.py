@@ -6,7 +6,7 @@ import shutil
 from pathlib import Path
 
 from backend_servers import Behaviour, FakeOllamaServer
-from eval_helpers import run_cli, script_for
+from eval_helpers import run_cli_in_process, script_for
 
 from forgegate.battery import bundled_live_test_path, load_battery
 
@@ -26,9 +26,9 @@ def live_args(server_url: str, store: Path | None, *extra: str) -> list[str]:
 
 
 def make_live_run(store: Path) -> Path:
-    """Run the live test into ``store``; return its run file."""
+    """Run the live test into ``store`` (in-process: it is set-up, not what the tests check); return its run file."""
     with fake_ollama() as server:
-        proc = run_cli(*live_args(server.url, store))
+        proc = run_cli_in_process(*live_args(server.url, store))
     assert proc.returncode == 0, proc.stderr
     (run,) = store.glob("*.sqlite")
     return run

@@ -1,7 +1,8 @@
 """Controls that run with every eval, the human-review queue, and re-scoring under the run's own gate.
 
 The model side is Ollama's documented API served by tests/backend_servers.py (no Ollama binary
-exists on these machines), answering from a script so every verdict is known in advance.
+exists on these machines), answering from a script so every verdict is known in advance. The commands run
+in-process (eval_helpers.run_cli_in_process): the CLI's exit codes and printed lines, one interpreter.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ from pathlib import Path
 
 import pytest
 from backend_servers import Behaviour, FakeOllamaServer
-from eval_helpers import read_json, run_cli, script_for
+from eval_helpers import read_json, script_for
+from eval_helpers import run_cli_in_process as run_cli
 from typer.testing import CliRunner
 
 import forgegate.checks.loop_controls as instrument_controls

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 from backend_servers import Behaviour, FakeOllamaServer, FakeOpenAIServer, run_requests
 from checks_helpers import completion, item
-from eval_helpers import read_json, run_cli, script_for
+from eval_helpers import read_json, script_for
+from eval_helpers import run_cli_in_process as run_cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -35,6 +35,7 @@ def e1_plan(seeds: list[int], url: str, extra: str) -> str:
             .replace('primary = "semantic.REC_GAIN"', 'primary = "semantic.ES_LOSS"'))
 
 
+@pytest.mark.slow  # it loads a real model (found by the fast-lane guard in tests/slow.py)
 def test_prompt_tokens_are_stored_and_priced_per_condition_and_e1_uses_its_declared_endpoint(tmp_path: Path) -> None:
     seeds = list(range(1, 9))
     with SeededOllamaServer(answers_for(seeds, DEV_T1, DEV_T2)) as server:

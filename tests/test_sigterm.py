@@ -53,6 +53,7 @@ def test_sigterm_while_watch_waits_exits_143(tmp_path: Path) -> None:
     assert "terminated (SIGTERM)" in err and "Traceback" not in err
 
 
+@pytest.mark.slow  # it starts the `forgegate view` server in a subprocess: not for the fast lane
 def test_sigterm_stops_the_view_like_ctrl_c(tmp_path: Path) -> None:
     proc = subprocess.Popen([sys.executable, "-m", "forgegate.cli.main", "view", "--store", str(tmp_path),
                              "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

@@ -8,6 +8,7 @@ same root is an ordinary owner and the modes hold.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sqlite3
@@ -41,11 +42,18 @@ def prefix() -> list[str]:
     return _prefix()
 
 
-@pytest.fixture
-def read_only(tmp_path: Path, prefix: list[str]) -> Iterator[Path]:
-    """A store folder with one finished run, read-only for the commands these tests run."""
-    store = tmp_path / "store"
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A store folder with one finished live run, made once for this file; each test works on a copy."""
+    store = tmp_path_factory.mktemp("finished") / "store"
     make_live_run(store)
+    return store
+
+
+@pytest.fixture
+def read_only(tmp_path: Path, prefix: list[str], finished: Path) -> Iterator[Path]:
+    """A copy of the finished run's store folder, read-only for the commands these tests run."""
+    store = copy_store(finished, tmp_path / "store")
     for path in store.iterdir():
         path.chmod(0o444)
     store.chmod(0o555)
@@ -63,6 +71,29 @@ def cli(prefix: list[str], *args: str) -> subprocess.CompletedProcess[str]:
                           env={**os.environ, "COLUMNS": "250"})
 
 
+ONE_AFTER_ANOTHER = """
+import contextlib, io, json, sys
+from forgegate.cli.main import run
+answers = []
+for args in json.loads(sys.argv[1]):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = run(["forgegate", *args])
+    answers.append([code, out.getvalue(), err.getvalue()])
+print(json.dumps(answers))
+"""
+
+
+def cli_each(prefix: list[str], *commands: list[str]) -> list[subprocess.CompletedProcess[str]]:
+    """Run each command line, one after another, through the CLI's ``run`` inside one subprocess under ``prefix``:
+    the file modes bind every one of them, and the file pays for one interpreter, not one per command."""
+    proc = subprocess.run([*prefix, sys.executable, "-c", ONE_AFTER_ANOTHER, json.dumps(commands)],
+                          capture_output=True, text=True, timeout=600, env={**os.environ, "COLUMNS": "250"})
+    assert proc.returncode == 0, proc.stderr
+    return [subprocess.CompletedProcess(command, code, out, err)
+            for command, (code, out, err) in zip(commands, json.loads(proc.stdout), strict=True)]
+
+
 def snapshot(folder: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
 
@@ -75,15 +106,17 @@ def test_read_only_commands_work_on_a_read_only_store_and_write_nothing(read_onl
     out = tmp_path / "out"
     out.mkdir()
     item = LIVE.items[0].item_id
-    listing = cli(prefix, "runs", "--store", str(store))
-    shown = cli(prefix, "show", run.stem, item, "--store", str(store))
-    rescored = cli(prefix, "rescore", run.stem, "--store", str(store), "--json", str(out / "r.json"))
-    reported = cli(prefix, "report", run.stem, "--store", str(store), "--html", str(out / "r.html"))
-    reviews = cli(prefix, "review", run.stem, "--store", str(store))
+    listing, shown, rescored, reported, reviews, generating = cli_each(
+        prefix,
+        ["runs", "--store", str(store)],
+        ["show", run.stem, item, "--store", str(store)],
+        ["rescore", run.stem, "--store", str(store), "--json", str(out / "r.json")],
+        ["report", run.stem, "--store", str(store), "--html", str(out / "r.html")],
+        ["review", run.stem, "--store", str(store)],
+        live_args("http://127.0.0.1:9", store))  # a writer is refused, clearly
     for proc in (listing, shown, rescored, reported, reviews):
         assert proc.returncode == 0, proc.stderr
         assert "Traceback" not in proc.stderr
-    generating = cli(prefix, *live_args("http://127.0.0.1:9", store))  # a writer is refused, clearly
     assert generating.returncode == 2 and "cannot create the run's lock file" in generating.stderr
     assert "--store" in generating.stderr
     assert run.stem in listing.stdout and "PASS" in listing.stdout
@@ -94,9 +127,10 @@ def test_read_only_commands_work_on_a_read_only_store_and_write_nothing(read_onl
 
 
 def test_answers_waiting_in_a_wal_file_of_a_read_only_store_are_refused_not_skipped(tmp_path: Path,
-                                                                                     prefix: list[str]) -> None:
-    source = tmp_path / "source"
-    run = make_live_run(source)
+                                                                                     prefix: list[str],
+                                                                                     finished: Path) -> None:
+    source = copy_store(finished, tmp_path / "source")
+    (run,) = source.glob("*.sqlite")
     writer = sqlite3.connect(run, isolation_level=None)  # an open writer keeps new rows in the -wal file
     try:
         writer.execute("INSERT INTO meta (key, value) VALUES ('note', '\"pending\"')")

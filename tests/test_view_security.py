@@ -78,6 +78,7 @@ def test_cli_refuses_a_public_host_without_token_and_a_port_in_use(tmp_path: Pat
     assert code == 2 and "already in use" in err and "--port" in err
 
 
+@pytest.mark.slow  # it starts the `forgegate view` server in a subprocess: not for the fast lane
 def test_the_command_serves_and_prints_its_address(tmp_path: Path) -> None:
     proc = subprocess.Popen([sys.executable, "-m", "forgegate.cli.main", "view", "--store", str(tmp_path),
                              "--port", "0", "--token", "auto"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
