@@ -108,6 +108,7 @@ def test_a_request_gives_the_same_text_alone_and_in_a_batch_of_8_with_another_ar
 def test_a_trained_lora_runs_as_an_arm_beside_the_base_and_matches_peft(smol: tuple[TransformersBackend, Path]) -> None:
     import torch
     from peft import PeftModel
+    from transformers import AutoModelForCausalLM
 
     base, adapter_dir = smol
     config = json.loads((adapter_dir / "adapter_config.json").read_text())
@@ -121,23 +122,26 @@ def test_a_trained_lora_runs_as_an_arm_beside_the_base_and_matches_peft(smol: tu
 
     plain, adapted = asyncio.run(scenario())
     assert plain.text != adapted.text  # the adapter changes the model
-    # PEFT's own generate on the trained adapter gives the backend's text: the adapter forgegate ran is this one.
+    # PEFT's own generate, on a model loaded apart with the trained adapter, gives the backend's text: the adapter
+    # forgegate ran is this one, applied as PEFT applies it (forgegate applies it per row, _row_lora.py).
     shared = base._base
     assert shared is not None
+    assert shared.row_lora is not None and isinstance(shared.model, PeftModel)
     tokenizer = shared.tokenizer
-    peft_model = shared.model if isinstance(shared.model, PeftModel) else None
-    assert peft_model is not None
+    gguf = bundled_gguf()
+    plain_model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32,
+                                                       local_files_only=True)
+    peft_model = PeftModel.from_pretrained(plain_model, str(adapter_dir), is_trainable=False).eval()
     prompt = tokenizer.apply_chat_template([{"role": "user", "content": request.prompt}], tokenize=False,
                                            add_generation_prompt=True)
     ids = tokenizer(prompt, add_special_tokens=False, return_tensors="pt")
-    name = next(iter(shared.adapters.values()))
     with torch.inference_mode():
-        peft_model.set_adapter(name)
         out = peft_model.generate(**ids, max_new_tokens=16, do_sample=False)
     expected = tokenizer.decode(out[0, ids["input_ids"].shape[1]:], skip_special_tokens=True)
     asyncio.run(adapter.aclose())
     assert adapted.text == expected
     assert shared.adapters == {}  # the adapter's last arm closed; the base, still open, no longer holds it
+    assert shared.row_lora is None  # and runs as the plain model again
 
 
 def test_a_plan_runs_the_gguf_base_and_its_adapter_as_two_arms(smol: tuple[TransformersBackend, Path],

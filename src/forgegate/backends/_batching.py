@@ -7,8 +7,8 @@ not depend on which requests share its batch (up to the floating-point numerics 
 matrix product, which do not change on CPU float32 in our tests; ``batch_size = 1`` is the strict
 mode). A row that finishes is answered at once and leaves the batch; requests that arrived meanwhile
 join it while there is room (``backends/_decode.py`` decodes a batch). Rows
-over different adapters share a batch: PEFT applies each row's adapter (``adapter_names``),
-``__base__`` for the base arm.
+over different adapters share a batch: each row's adapter is applied to that row alone
+(``backends/_row_lora.py``), none for the base arm.
 
 Per row: temperature 0 is greedy, top-p nucleus sampling otherwise; the cap is ``max_tokens``
 new tokens; an end-of-sequence token ends the row and is not counted; a stop string ends it
@@ -27,8 +27,6 @@ from typing import Any
 
 from forgegate.core.records import Completion, FinishReason, GenerationRequest, StreamStop
 
-BASE_ADAPTER = "__base__"
-"""PEFT's name for "no adapter" in a mixed batch."""
 GATHER_S = 0.02
 """How long the worker waits for more requests to arrive before starting a batch that is not full."""
 

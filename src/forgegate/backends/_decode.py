@@ -13,7 +13,8 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from forgegate.backends._batching import BASE_ADAPTER, IncrementalDetokenizer, Job, Row, pick_rows
+from forgegate.backends._batching import IncrementalDetokenizer, Job, Row, pick_rows
+from forgegate.backends._row_lora import BASE_ADAPTER
 from forgegate.backends.base import BackendError
 from forgegate.core.records import GenerationRequest
 
@@ -69,6 +70,7 @@ class _Batch:
         self.pad = int(self.tokenizer.pad_token_id)
         self.cache_kw, self.keep_last = forward_keywords(self.model)
         self.peft = bool(base.adapters)
+        self.row_lora = base.row_lora  # adapters load and unload under base.lock, never during a batch
         self.rows: list[Row] = []
         self.cache: Any = None
         self.mask: Any = None
@@ -94,8 +96,17 @@ class _Batch:
     def _forward(self, rows: list[Row], input_ids: Any, mask: Any, positions: Any, cache: Any) -> tuple[Any, Any]:
         extra: dict[str, Any] = {self.cache_kw: cache, **self.keep_last}
         if self.peft:
-            extra["adapter_names"] = [r.job.adapter or BASE_ADAPTER for r in rows]
-        out = self.model(input_ids=input_ids, attention_mask=mask, position_ids=positions, use_cache=True, **extra)
+            adapters = [r.job.adapter or BASE_ADAPTER for r in rows]
+            if self.row_lora is not None:
+                self.row_lora.rows(adapters)
+            else:  # a LoRA variant or a LoRA on a non-linear layer: PEFT mixes the batch itself
+                extra["adapter_names"] = adapters
+        try:
+            out = self.model(input_ids=input_ids, attention_mask=mask, position_ids=positions, use_cache=True,
+                             **extra)
+        finally:
+            if self.row_lora is not None:
+                self.row_lora.clear()
         cache = out["cache"] if "cache" in out else out.get("past_key_values")
         return cache, out.logits[:, -1].float().cpu()
 

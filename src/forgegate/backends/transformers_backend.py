@@ -26,6 +26,7 @@ from typing import Any
 
 from forgegate.backends._batching import Batcher, Job, Row
 from forgegate.backends._decode import decode_batch
+from forgegate.backends._row_lora import RowLoRA
 from forgegate.backends.adapters import adapter_base_problem, adapter_problem
 from forgegate.backends.base import BACKENDS, BackendConfig, BackendError
 from forgegate.backends.embedded import file_sha256
@@ -112,6 +113,8 @@ class _SharedBase:
     adapter_users: dict[str, int] = field(default_factory=dict)  # adapter folder -> arms open over it
     loaded: int = 0  # adapters ever loaded: names are never reused, even after one is unloaded
     users: int = 0
+    row_lora: RowLoRA | None = None
+    """Applies each row's adapter in a mixed batch (None: no adapter loaded, or PEFT's own ``adapter_names``)."""
 
 
 class _Pool:
@@ -285,6 +288,7 @@ class TransformersBackend:
         except (OSError, ValueError, KeyError, RuntimeError) as exc:
             raise UsageError(f"adapter {self._adapter} does not load onto {self.config.model}: {exc}") from None
         base.model.eval()
+        base.row_lora = RowLoRA.attach(base.model, base.row_lora)
         base.adapters[key] = name
         base.adapter_users[key] = 1
         base.loaded += 1
@@ -332,6 +336,8 @@ def _release_adapter(base: _SharedBase, key: str) -> None:
         del base.adapter_users[key]
         if base.adapters:
             base.model.delete_adapter(name)
+            base.row_lora = RowLoRA.attach(base.model, base.row_lora)
         else:  # PEFT cannot run with no adapter at all: back to the plain base (its weights were never merged)
             base.model = base.model.unload()
             base.model.eval()
+            base.row_lora = None
