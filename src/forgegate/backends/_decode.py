@@ -70,7 +70,7 @@ class _Batch:
         self.pad = int(self.tokenizer.pad_token_id)
         self.cache_kw, self.keep_last = forward_keywords(self.model)
         self.peft = bool(base.adapters)
-        self.row_lora = base.row_lora  # adapters load and unload under base.lock, never during a batch
+        self.row_lora = base.row_lora  # adapters load and unload on this thread, never during a batch
         self.rows: list[Row] = []
         self.cache: Any = None
         self.mask: Any = None
@@ -212,7 +212,7 @@ def decode_batch(base: Any, jobs: list[Job], more: Callable[[int], list[Job]]) -
     hands over into the batch."""
     import torch
 
-    with base.lock, torch.inference_mode():
+    with torch.inference_mode():
         batch = _Batch(base)
         pending = batch.rows_for(jobs)
         while pending or batch.rows:

@@ -108,7 +108,6 @@ class _SharedBase:
     tokenizer: Any
     device: str
     batcher: Batcher | None = None
-    lock: threading.Lock = field(default_factory=threading.Lock)
     adapters: dict[str, str] = field(default_factory=dict)  # adapter folder -> adapter name
     adapter_users: dict[str, int] = field(default_factory=dict)  # adapter folder -> arms open over it
     loaded: int = 0  # adapters ever loaded: names are never reused, even after one is unloaded
@@ -252,17 +251,24 @@ class TransformersBackend:
         self._key = (str(self._folder.resolve()), self._gguf or "", self.device, str(dtype))
         self._digest: str | None = None
 
+        size = config.batch_size or DEFAULT_BATCH.get(self.device.split(":")[0], 8)  # the first arm's, per base
+
         def load() -> _SharedBase:
-            model, tokenizer = load_base(self._folder, self._gguf, self.device, dtype)
-            return _SharedBase(model, tokenizer, self.device)
+            """The base loads on its batch worker's thread, which then runs every torch operation on it
+            (adapters too): ``Batcher``'s docstring says why."""
+            shared = _SharedBase(None, None, self.device)
+            shared.batcher = Batcher(functools.partial(decode_batch, shared), size)
+            try:
+                shared.model, shared.tokenizer = shared.batcher.call(
+                    functools.partial(load_base, self._folder, self._gguf, self.device, dtype))
+            except BaseException:
+                shared.batcher.close()
+                raise
+            return shared
 
         self._base: _SharedBase | None = _POOL.acquire(self._key, load)
-        base = self._base
-        with base.lock:
-            if base.batcher is None:
-                size = config.batch_size or DEFAULT_BATCH.get(self.device.split(":")[0], 8)
-                base.batcher = Batcher(functools.partial(decode_batch, base), size)
-            self._adapter_name = self._load_adapter(base) if self._adapter else None
+        self._adapter_name = (self.batcher.call(functools.partial(self._load_adapter, self._base))
+                              if self._adapter else None)
 
     @property
     def batcher(self) -> Batcher:
@@ -270,7 +276,8 @@ class TransformersBackend:
         return self._base.batcher
 
     def _load_adapter(self, base: _SharedBase) -> str:
-        """Under ``base.lock``: load this arm's adapter by name onto the shared base (once per folder)."""
+        """On the base's batch worker thread, between batches: load this arm's adapter by name onto the shared
+        base (once per folder)."""
         from peft import PeftModel
 
         assert self._adapter is not None
@@ -319,25 +326,26 @@ class TransformersBackend:
         if self._base is not None:
             base, self._base = self._base, None
             if self._adapter is not None and self._adapter_name is not None:
-                await asyncio.to_thread(_release_adapter, base, str(self._adapter.resolve()))
+                assert base.batcher is not None
+                await asyncio.to_thread(base.batcher.call,
+                                        functools.partial(_release_adapter, base, str(self._adapter.resolve())))
             _POOL.release(self._key)
 
 
 def _release_adapter(base: _SharedBase, key: str) -> None:
     """An arm over adapter ``key`` closed: when it was the adapter's last arm and the base stays loaded for
     other arms, unload the adapter's weights (``forgegate watch`` probes checkpoint after checkpoint over one
-    base; each adapter would otherwise stay in memory until the watch ends). Under ``base.lock``: never while
-    a batch is decoding."""
-    with base.lock:
-        base.adapter_users[key] -= 1
-        if base.adapter_users[key] > 0 or base.users <= 1:  # still used, or the whole base goes now anyway
-            return
-        name = base.adapters.pop(key)
-        del base.adapter_users[key]
-        if base.adapters:
-            base.model.delete_adapter(name)
-            base.row_lora = RowLoRA.attach(base.model, base.row_lora)
-        else:  # PEFT cannot run with no adapter at all: back to the plain base (its weights were never merged)
-            base.model = base.model.unload()
-            base.model.eval()
-            base.row_lora = None
+    base; each adapter would otherwise stay in memory until the watch ends). On the base's batch worker
+    thread: never while a batch is decoding."""
+    base.adapter_users[key] -= 1
+    if base.adapter_users[key] > 0 or base.users <= 1:  # still used, or the whole base goes now anyway
+        return
+    name = base.adapters.pop(key)
+    del base.adapter_users[key]
+    if base.adapters:
+        base.model.delete_adapter(name)
+        base.row_lora = RowLoRA.attach(base.model, base.row_lora)
+    else:  # PEFT cannot run with no adapter at all: back to the plain base (its weights were never merged)
+        base.model = base.model.unload()
+        base.model.eval()
+        base.row_lora = None
