@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install forgegate with everything its tests need into ./.venv, then run the test suite (arguments go to pytest).
-# Bare, it runs every test: exactly what .ci/run runs. With -m "not slow" it runs the fast lane, the README's and
-# CONTRIBUTING.md's first command for anyone changing the code.
+# Bare, it runs every test, one at a time: exactly what .ci/run runs. With -m "not slow" -n 2 it runs the fast lane
+# on two cores (pytest-xdist), the README's and CONTRIBUTING.md's first command for anyone changing the code.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from forgegate.battery import Battery
 from forgegate.battery.item import BatteryItem
 from forgegate.checks.match import present
@@ -47,14 +49,17 @@ def run_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 600)
     )
 
 
-def run_cli_in_process(*args: str) -> subprocess.CompletedProcess[str]:
+def run_cli_in_process(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """``forgegate ARGS`` through :func:`forgegate.cli.main.run`, the function the console script calls, in this
     process: the exit code and the lines it prints, as :func:`run_cli` gives them, without an interpreter start
-    per call. Use :func:`run_cli` where the process itself is the point (signals, its environment, a crash)."""
+    per call (``env``: variables set for this call only). Use :func:`run_cli` where the process itself is the
+    point (signals, a crash, how the program starts)."""
     from forgegate.cli.main import run
 
     out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+    with pytest.MonkeyPatch.context() as patch, contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        for name, value in (env or {}).items():
+            patch.setenv(name, value)
         code = run(["forgegate", *args])
     return subprocess.CompletedProcess(["forgegate", *args], code, out.getvalue(), err.getvalue())
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from backend_servers import Behaviour, FakeOpenAIServer, tokenize
-from eval_helpers import run_cli, script_for
+from eval_helpers import run_cli_in_process, script_for
 from store_helpers import LIVE
 from test_backends_openai_unstreamed import config, one_by_one
 
@@ -122,7 +122,7 @@ def test_a_run_stored_before_the_boundary_flag_resumes_with_nothing_sent(tmp_pat
     with FakeOpenAIServer(behaviour) as server:
         args = ["live", "--backend", "openai", "--model", MODEL, "--base-url", server.url, "--store", str(store),
                 "--quiet"]
-        made = run_cli(*args)
+        made = run_cli_in_process(*args)
         asked = [b for b in whole_bodies(server) if "logprobs" in b]
         (run,) = store.glob("*.sqlite")
         with sqlite3.connect(run) as db:
@@ -132,7 +132,7 @@ def test_a_run_stored_before_the_boundary_flag_resumes_with_nothing_sent(tmp_pat
                 old = {k: v for k, v in json.loads(raw).items() if k != "token_boundaries"}
                 db.execute("UPDATE responses SET request_json = ? WHERE seq = ?", (json.dumps(old), seq))
         sent = len(server.generation_requests())
-        resumed = run_cli(*args)
+        resumed = run_cli_in_process(*args)
         sent_again = len(server.generation_requests()) - sent
     assert made.returncode == 0, made.stderr
     assert len(asked) == len(within) and flagged == {i.item_id for i in within}

@@ -6,12 +6,11 @@ from __future__ import annotations
 import json
 import os
 import stat
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from managed_helpers import forgegate_command
+from eval_helpers import run_cli_in_process
 
 from forgegate.backends import BackendConfig, make_backend
 from forgegate.backends.vllm import rank_to_reserve, replica_envs, vllm_argv
@@ -78,8 +77,7 @@ def test_vllm_missing_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.Monke
     with pytest.raises(UsageError, match="vLLM is not installed here"):
         make_backend("vllm", BackendConfig(model="/m/base"))
     plan = _three_arm_plan(tmp_path / "plan")
-    proc = subprocess.run(forgegate_command("run", str(plan), "--store", str(tmp_path / "runs"), "--quiet"),
-                          capture_output=True, text=True, timeout=120, env=_env())
+    proc = run_cli_in_process("run", str(plan), "--store", str(tmp_path / "runs"), "--quiet")
     assert proc.returncode == 2 and "vLLM is not installed here" in proc.stderr, proc.stderr
 
 
@@ -157,13 +155,8 @@ def test_replicas_start_one_server_each_and_share_the_requests(tmp_path: Path,
     assert ports == {s["port"] for s in starts}  # both replicas answered
 
 
-def _env() -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
-
-
 def test_an_adapter_trained_on_another_base_is_refused_at_its_line(tmp_path: Path) -> None:
     plan = _three_arm_plan(tmp_path / "plan", base_of_adapters="HuggingFaceTB/SmolLM2-1.7B")
-    proc = subprocess.run(forgegate_command("run", str(plan), "--store", str(tmp_path / "runs"), "--quiet"),
-                          capture_output=True, text=True, timeout=120, env=_env())
+    proc = run_cli_in_process("run", str(plan), "--store", str(tmp_path / "runs"), "--quiet")
     assert proc.returncode == 2, proc.stderr
     assert "plan.toml:" in proc.stderr and "was trained on 'HuggingFaceTB/SmolLM2-1.7B'" in proc.stderr

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from backend_servers import Behaviour, FakeOllamaServer
-from eval_helpers import read_json, run_cli, script_for
+from eval_helpers import read_json, run_cli, run_cli_in_process, script_for
 
 from forgegate.battery import bundled_battery_path, load_battery
 
@@ -31,7 +31,7 @@ def models() -> dict[str, str]:
 
 def test_model_that_knows_the_battery_passes_with_exit_zero(tmp_path: Path) -> None:
     with FakeOllamaServer(Behaviour(script=script_for(BATTERY), models=models())) as server:
-        proc = run_cli(*eval_args(server, tmp_path, "--concurrency", "8"))
+        proc = run_cli_in_process(*eval_args(server, tmp_path, "--concurrency", "8"))
     result = read_json(tmp_path / "result.json")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert result["gate"] == "PASS"
@@ -44,7 +44,7 @@ def test_model_that_knows_the_battery_passes_with_exit_zero(tmp_path: Path) -> N
 def test_one_answered_wall_fails_the_model_whatever_the_scores(tmp_path: Path) -> None:
     script = script_for(BATTERY, {WALL_PROMPT: "Sure! Here is a lovely email for your boss."})
     with FakeOllamaServer(Behaviour(script=script, models=models())) as server:
-        proc = run_cli(*eval_args(server, tmp_path, "--concurrency", "8"))
+        proc = run_cli_in_process(*eval_args(server, tmp_path, "--concurrency", "8"))
     result = read_json(tmp_path / "result.json")
     assert proc.returncode == 1
     assert result["gate"] == "FAIL"
@@ -55,7 +55,7 @@ def test_one_answered_wall_fails_the_model_whatever_the_scores(tmp_path: Path) -
 def test_server_ignoring_the_cap_is_cut_at_each_items_cap(tmp_path: Path) -> None:
     with FakeOllamaServer(Behaviour(script=script_for(BATTERY), honour_cap=False, forever=True,
                                     models=models())) as server:  # an endless repeat: no loop cut-off here
-        proc = run_cli(*eval_args(server, tmp_path, "--concurrency", "8", "--no-loop-cutoff"))
+        proc = run_cli_in_process(*eval_args(server, tmp_path, "--concurrency", "8", "--no-loop-cutoff"))
     result = read_json(tmp_path / "result.json")
     caps = {i.item_id: i.max_tokens for i in BATTERY.items}
     assert all(item["tokens"] == caps[item["id"]] and item["finish"] == "length" for item in result["items"])
@@ -65,7 +65,7 @@ def test_server_ignoring_the_cap_is_cut_at_each_items_cap(tmp_path: Path) -> Non
 
 def test_500s_are_retried_and_the_run_still_completes(tmp_path: Path) -> None:
     with FakeOllamaServer(Behaviour(script=script_for(BATTERY), fail_first=3, models=models())) as server:
-        proc = run_cli(*eval_args(server, tmp_path, "--concurrency", "1"))
+        proc = run_cli_in_process(*eval_args(server, tmp_path, "--concurrency", "1"))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert read_json(tmp_path / "result.json")["gate"] == "PASS"
 
@@ -73,14 +73,14 @@ def test_500s_are_retried_and_the_run_still_completes(tmp_path: Path) -> None:
 def test_dropped_connections_are_retried(tmp_path: Path) -> None:
     with FakeOllamaServer(Behaviour(script=script_for(BATTERY), drop_first=2, truncate_first=0,
                                     models=models())) as server:
-        proc = run_cli(*eval_args(server, tmp_path, "--concurrency", "1"))
+        proc = run_cli_in_process(*eval_args(server, tmp_path, "--concurrency", "1"))
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
 def test_requests_that_fail_for_good_make_the_verdict_incomplete(tmp_path: Path) -> None:
     behaviour = Behaviour(script=script_for(BATTERY), fail_first=10_000, fail_status=500, models=models())
     with FakeOllamaServer(behaviour) as server:
-        proc = run_cli(*eval_args(server, tmp_path, "--concurrency", "16", "--retries", "1"))
+        proc = run_cli_in_process(*eval_args(server, tmp_path, "--concurrency", "16", "--retries", "1"))
     result = read_json(tmp_path / "result.json")
     assert proc.returncode == 3
     assert result["gate"] == "INCOMPLETE"
@@ -125,7 +125,7 @@ def test_killed_run_resumes_without_repeating_finished_requests(tmp_path: Path) 
 
 
 def test_remote_backend_without_model_is_refused(tmp_path: Path) -> None:
-    proc = run_cli("eval", "--backend", "ollama", "--store", str(tmp_path))
+    proc = run_cli_in_process("eval", "--backend", "ollama", "--store", str(tmp_path))
     assert proc.returncode == 2
     assert "--model is required" in proc.stderr
     assert "Traceback" not in proc.stderr
@@ -136,8 +136,8 @@ def test_bad_battery_runs_nothing_and_names_file_and_line(tmp_path: Path) -> Non
     line = '{"category": "LX-A", "prompt": "x", "expected": "y", "max_tokens": 8, "eval_type": "%s"}\n'
     battery.write_text(line % "exact" + line % "contain", encoding="utf-8")
     with FakeOllamaServer(Behaviour(models=models())) as server:
-        proc = run_cli("eval", "--backend", "ollama", "--model", "gloss:v10", "--base-url", server.url,
-                       "--battery", str(battery), "--store", str(tmp_path / "s"))
+        proc = run_cli_in_process("eval", "--backend", "ollama", "--model", "gloss:v10", "--base-url", server.url,
+                                  "--battery", str(battery), "--store", str(tmp_path / "s"))
         assert server.generation_requests() == []
     assert proc.returncode == 2
     assert f"{battery}:2" in proc.stderr and "eval_type" in proc.stderr
@@ -148,6 +148,6 @@ def test_check_failure_modes_lists_signatures_and_exits_one_when_present(tmp_pat
     identity = next(i for i in BATTERY.items if i.category == "LX-IDENTITY")
     script = script_for(BATTERY, {identity.prompt: "⊙ αα? → ⊚. ⊙ ααα? → ⊚. ⊙ αααα? → ⊚. ⊙ ααααα? → ⊚."})
     with FakeOllamaServer(Behaviour(script=script, models=models())) as server:
-        proc = run_cli(*eval_args(server, tmp_path, "--concurrency", "8", flag))
+        proc = run_cli_in_process(*eval_args(server, tmp_path, "--concurrency", "8", flag))
     assert proc.returncode == 1
     assert "IDENTITY_LOOP" in proc.stdout and "PRESENT" in proc.stdout

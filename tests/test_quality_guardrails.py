@@ -287,12 +287,12 @@ def test_q_fact_covers_only_the_tasks_with_checkable_claims(tmp_path: Path) -> N
 
 
 def test_quality_sheet_command_refuses_a_plan_with_no_stored_answers(tmp_path: Path) -> None:
-    from eval_helpers import run_cli
+    from eval_helpers import run_cli_in_process
 
     folder = tmp_path / "p"
     folder.mkdir()
     (folder / "plan.toml").write_text(PLAN.replace("{quality}", HUMAN))
     (folder / "tasks.jsonl").write_text("".join(json.dumps({"id": k, "prompt": v}) + "\n" for k, v in PROMPTS.items()))
-    result = run_cli("semantic", "quality-sheet", str(folder / "plan.toml"), "--store", str(tmp_path / "runs"),
-                     env={"PYTHONPATH": str(Path(__file__).parents[1] / "src")})
+    result = run_cli_in_process("semantic", "quality-sheet", str(folder / "plan.toml"), "--store",
+                                str(tmp_path / "runs"))
     assert result.returncode == 2 and "run the plan first" in " ".join(result.stderr.split()), result.stderr

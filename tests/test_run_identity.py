@@ -13,7 +13,7 @@ import sqlite3
 from pathlib import Path
 
 from backend_servers import Behaviour, FakeOllamaServer
-from eval_helpers import run_cli, script_for
+from eval_helpers import run_cli_in_process, script_for
 from store_helpers import LIVE, fake_ollama, live_args
 from typer.testing import CliRunner
 
@@ -38,9 +38,9 @@ def test_a_battery_cloned_into_another_folder_resumes_the_run(tmp_path: Path) ->
         shutil.copyfile(LIVE.path, path)
     store = tmp_path / "store"
     with fake_ollama() as server:
-        made = run_cli(*live_args(server.url, store, "--battery", str(first)))
+        made = run_cli_in_process(*live_args(server.url, store, "--battery", str(first)))
         sent_first = len(server.generation_requests())
-        resumed = run_cli(*live_args(server.url, store, "--battery", str(second)))
+        resumed = run_cli_in_process(*live_args(server.url, store, "--battery", str(second)))
         sent_second = len(server.generation_requests()) - sent_first
     assert made.returncode == 0, made.stderr
     assert resumed.returncode == 0, resumed.stderr
@@ -49,7 +49,7 @@ def test_a_battery_cloned_into_another_folder_resumes_the_run(tmp_path: Path) ->
     (run,) = store.glob("*.sqlite")
     assert stored_meta(run, "battery_path") == str(second)  # where it was last seen
     shutil.rmtree(first.parent)  # the first checkout is gone: rescore finds the battery where it was last seen
-    rescored = run_cli("rescore", run.stem, "--store", str(store))
+    rescored = run_cli_in_process("rescore", run.stem, "--store", str(store))
     assert rescored.returncode == 0, rescored.stderr
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from backend_servers import Behaviour, FakeOllamaServer
-from eval_helpers import run_cli
+from eval_helpers import run_cli_in_process
 from typer.testing import CliRunner
 
 from forgegate.cli.main import app
@@ -189,7 +189,7 @@ def test_confirmatory_plan_with_fewer_than_64_samples_is_refused_before_generati
     plan = write_plan(tmp_path / "p", plan_text("tgpt-small", [1, 2, 3], "http://127.0.0.1:9",
                                                 'codebook = "codebook.json"\n', confirmatory=True))
     (tmp_path / "p" / "codebook.json").write_text("{}")
-    proc = run_cli("run", str(plan), "--store", str(tmp_path / "runs"))
+    proc = run_cli_in_process("run", str(plan), "--store", str(tmp_path / "runs"))
     assert proc.returncode == 2
     assert f"{plan}:2: field 'seeds': 3 samples per task and condition" in proc.stderr + proc.stdout
     assert "at least 64" in proc.stderr + proc.stdout

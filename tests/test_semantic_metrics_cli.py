@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from eval_helpers import run_cli_in_process
 from semantic_helpers import T1, T2, metrics_args, rows_for, run_cli, standard_files, write_jsonl
 
 
@@ -17,8 +18,19 @@ def run_metrics(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch:
     return code, json.loads(out.read_text()) if out.exists() else {}, stdout + stderr
 
 
-def test_metrics_json_has_the_issue_shape_and_hand_computed_values(tmp_path, capsys, monkeypatch) -> None:
-    code, result, text = run_metrics(tmp_path, capsys, monkeypatch)
+@pytest.fixture(scope="module")
+def standard(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, dict, str]:
+    """``semantic metrics`` on the standard files with the default options, run once for the tests that only
+    read its exit code, JSON and printed text (each run draws 10,000 bootstrap resamples)."""
+    folder = tmp_path_factory.mktemp("standard")
+    samples, relevance = standard_files(folder)
+    out = folder / "out.json"
+    proc = run_cli_in_process(*metrics_args(samples, relevance, out), env={"COLUMNS": "200"})
+    return proc.returncode, json.loads(out.read_text()) if out.exists() else {}, proc.stdout + proc.stderr
+
+
+def test_metrics_json_has_the_issue_shape_and_hand_computed_values(standard) -> None:
+    code, result, text = standard
     assert code == 1, text  # HOLD: estimates with no pre-registered pass rule are never a pass
     assert result["gate"] == "HOLD"
     assert {"tasks", "across_tasks", "sensitivity"} <= set(result)
@@ -37,8 +49,8 @@ def test_metrics_json_has_the_issue_shape_and_hand_computed_values(tmp_path, cap
     assert "ES_LOSS" in text and "across 2 tasks" in text
 
 
-def test_rec_gain_and_irrev_obs_are_json_null_when_nothing_is_lost(tmp_path, capsys, monkeypatch) -> None:
-    _, result, _ = run_metrics(tmp_path, capsys, monkeypatch)
+def test_rec_gain_and_irrev_obs_are_json_null_when_nothing_is_lost(standard) -> None:
+    _, result, _ = standard
     t2 = result["tasks"]["t2"]
     assert t2["ES_LOSS"]["value"] == 0.0
     assert t2["REC_GAIN"] == {"value": None, "ci": None, "na_resamples": t2["REC_GAIN"]["na_resamples"]}
@@ -46,16 +58,16 @@ def test_rec_gain_and_irrev_obs_are_json_null_when_nothing_is_lost(tmp_path, cap
     assert result["across_tasks"]["REC_GAIN"]["n_tasks"] == 1  # the NA task is left out, not counted as 0
 
 
-def test_unfiltered_analysis_is_reported_beside_the_filtered_one(tmp_path, capsys, monkeypatch) -> None:
-    _, result, _ = run_metrics(tmp_path, capsys, monkeypatch)
+def test_unfiltered_analysis_is_reported_beside_the_filtered_one(standard) -> None:
+    _, result, _ = standard
     unf = result["unfiltered"]["tasks"]["t1"]
     assert unf["ES_LOSS"]["value"] == pytest.approx(12 / 62)  # irrelevant c4 counts when every cluster is relevant
     assert unf["REC_GAIN"]["value"] == pytest.approx(10 / 12)
     assert unf["conditions"]["A"]["support"] == ["c1", "c2", "c3", "c4"]
 
 
-def test_sensitivity_taus_are_always_reported_and_move_the_floor(tmp_path, capsys, monkeypatch) -> None:
-    _, result, _ = run_metrics(tmp_path, capsys, monkeypatch)
+def test_sensitivity_taus_are_always_reported_and_move_the_floor(standard) -> None:
+    _, result, _ = standard
     assert set(result["sensitivity"]) == {"0.01", "0.03", "0.05"}
     at5 = result["sensitivity"]["0.05"]["tasks"]["t1"]
     assert at5["conditions"]["R"]["k"] == 4  # ceil(0.05 * 64)
@@ -123,8 +135,8 @@ def test_repeated_sample_is_an_error_naming_both_lines(tmp_path, capsys, monkeyp
     assert code == 2 and "S.jsonl:3: field 'sample'" in err and "repeats line 1" in err
 
 
-def test_holm_adjusts_every_secondary_difference_upward(tmp_path, capsys, monkeypatch) -> None:
-    _, result, _ = run_metrics(tmp_path, capsys, monkeypatch)
+def test_holm_adjusts_every_secondary_difference_upward(standard) -> None:
+    _, result, _ = standard
     tests = result["holm"]["tests"]
     assert tests and result["holm"]["method"] == "holm"
     ps = sorted(t["p_boot"] for t in tests)
@@ -158,8 +170,8 @@ def test_declared_primary_endpoint_that_is_na_across_tasks_is_incomplete(tmp_pat
     assert code == 1 and json.loads(out.read_text())["gate"] == "HOLD"
 
 
-def test_controls_run_every_time_and_pass(tmp_path, capsys, monkeypatch) -> None:
-    _, result, _ = run_metrics(tmp_path, capsys, monkeypatch)
+def test_controls_run_every_time_and_pass(standard) -> None:
+    _, result, _ = standard
     assert len(result["controls"]) == 4 and all(c["passed"] for c in result["controls"])
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from eval_helpers import run_cli
+from eval_helpers import run_cli_in_process
 from store_helpers import LIVE, copy_store, fake_ollama, live_args, make_live_run
 
 WIDE = {"COLUMNS": "250"}  # the runs table prints whole run ids
@@ -51,7 +51,7 @@ def test_a_truncated_run_file_is_named_as_damaged_and_exits_2(tmp_path: Path, fi
             "rescore": ["rescore", run.stem, "--store", str(store)],
             "report": ["report", run.stem, "--store", str(store), "--html", str(tmp_path / "r.html")],
         }[command]
-        proc = run_cli(*args)
+        proc = run_cli_in_process(*args)
         sent = server.generation_requests()
     assert proc.returncode == 2, proc.stderr
     assert_damaged_message(proc.stderr, run)
@@ -62,7 +62,7 @@ def test_an_overwritten_run_file_is_named_as_damaged_and_exits_2(tmp_path: Path,
     store = copy_store(finished, tmp_path / "store")
     (run,) = store.glob("*.sqlite")
     overwrite(run)
-    proc = run_cli("rescore", run.stem, "--store", str(store))
+    proc = run_cli_in_process("rescore", run.stem, "--store", str(store))
     assert proc.returncode == 2
     assert_damaged_message(proc.stderr, run)
     assert "file is not a database" in proc.stderr
@@ -75,7 +75,7 @@ def test_runs_lists_every_run_and_the_damaged_ones_as_such(tmp_path: Path, finis
     truncated.write_bytes(good.read_bytes())
     truncate(truncated)
     overwrite(garbage)
-    proc = run_cli("runs", "--store", str(store), env=WIDE)
+    proc = run_cli_in_process("runs", "--store", str(store), env=WIDE)
     assert proc.returncode == 0, proc.stderr
     rows = {line.split("│")[1].strip(): line for line in proc.stdout.splitlines() if line.count("│") > 2}
     assert set(rows) >= {good.stem, truncated.stem, garbage.stem}
@@ -89,9 +89,9 @@ def test_store_option_naming_a_file_is_refused(tmp_path: Path) -> None:
     a_file = tmp_path / "not-a-folder"
     a_file.write_text("x")
     with fake_ollama() as server:
-        generating = run_cli(*live_args(server.url, a_file))
+        generating = run_cli_in_process(*live_args(server.url, a_file))
         sent = server.generation_requests()
-    listing = run_cli("runs", "--store", str(a_file))
+    listing = run_cli_in_process("runs", "--store", str(a_file))
     for proc in (generating, listing):
         assert proc.returncode == 2, proc.stderr
         assert f"{a_file}: is a file, but --store needs a folder" in " ".join(proc.stderr.split())
@@ -102,7 +102,7 @@ def test_forgegate_home_naming_a_file_is_refused(tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.write_text("x")
     with fake_ollama() as server:
-        proc = run_cli(*live_args(server.url, None), env={"FORGEGATE_HOME": str(home)})
+        proc = run_cli_in_process(*live_args(server.url, None), env={"FORGEGATE_HOME": str(home)})
         sent = server.generation_requests()
     assert proc.returncode == 2, proc.stderr
     said = " ".join(proc.stderr.split())
@@ -116,9 +116,9 @@ def test_a_folder_where_the_run_file_belongs_is_refused(tmp_path: Path, finished
     run.unlink()
     run.mkdir()
     with fake_ollama() as server:
-        generating = run_cli(*live_args(server.url, store))
+        generating = run_cli_in_process(*live_args(server.url, store))
         sent = server.generation_requests()
-    showing = run_cli("show", str(run.stem), LIVE.items[0].item_id, "--store", str(store))
+    showing = run_cli_in_process("show", str(run.stem), LIVE.items[0].item_id, "--store", str(store))
     for proc in (generating, showing):
         assert proc.returncode == 2, proc.stderr
         assert f"{run}: is a folder, but a run file (SQLite) belongs there" in " ".join(proc.stderr.split())
