@@ -4,7 +4,9 @@
 or a GGUF file (loaded through transformers' GGUF support, which needs the ``gguf`` package);
 ``adapter`` a PEFT adapter folder. Arms over the same base share one loaded base model and one
 batch worker (``backends/_batching.py``): ``base-unadapted``, ``ckpt1750`` and ``ckpt850`` hold one
-copy of the weights, each adapter loaded by name, and their requests share batches.
+copy of the weights, each adapter loaded by name, and their requests share batches, each row through its own
+adapter (``backends/_row_lora.py``). The worker's thread loads the base and the adapters too: one thread does
+every torch operation on a base.
 
 ``device``: ``auto`` is cuda, then mps, then cpu; ``dtype``: ``auto`` is bfloat16 on a GPU that
 supports it, float16 on other GPUs, float32 on CPU. The model loads when the backend is made, so a
@@ -176,11 +178,12 @@ def load_base(folder: Path, gguf: str | None, device: str, dtype: Any) -> tuple[
 
 
 def _first_forward(model: Any, device: str) -> None:
-    """One token through the model here, in the thread that loads it, before the batch worker runs one.
+    """One token through the model as it loads, on the thread that loads it: the base's batch worker, which
+    then runs every step (``Batcher``'s docstring).
 
-    torch's CPU runtime sets itself up on the first forward; when that first forward ran in the batch
-    worker thread, every later step there ran several times slower (measured on SmolLM2, 2 cores:
-    16 requests x 64 tokens took 187 s instead of 10 s).
+    torch's CPU runtime sets itself up on the first forward, so a request's first step pays no setup. When the
+    model loaded on one thread and first ran on another, every later step was several times slower (measured on
+    SmolLM2, 2 cores: 16 requests x 64 tokens took 187 s instead of 10 s): libgomp's team per calling thread.
     """
     import torch
 
