@@ -258,6 +258,7 @@ class Batcher:
             self._cond.notify()
 
     def _run_calls(self) -> None:
+        """Run the waiting calls in order, each answer or error to its caller's future."""
         with self._cond:
             calls, self._calls = self._calls, []
         for work, future in calls:

@@ -183,7 +183,8 @@ def _first_forward(model: Any, device: str) -> None:
 
     torch's CPU runtime sets itself up on the first forward, so a request's first step pays no setup. When the
     model loaded on one thread and first ran on another, every later step was several times slower (measured on
-    SmolLM2, 2 cores: 16 requests x 64 tokens took 187 s instead of 10 s): libgomp's team per calling thread.
+    SmolLM2, 2 cores: 16 requests x 64 tokens took 187 s instead of 10 s; not profiled then, likely the libgomp
+    teams ``Batcher``'s docstring describes).
     """
     import torch
 
