@@ -25,7 +25,7 @@ def bundled_live_test_path() -> Path:
 
 
 def bundled_probe_battery_path() -> Path:
-    """The training probe (``data/batteries/gloss-v2-probe.jsonl``): 11 GLOSS v2 items, probed at each checkpoint."""
+    """The training probe (``data/batteries/gloss-v2-probe.jsonl``): 33 GLOSS v2 items, probed at each checkpoint."""
     return _package_file("batteries", "gloss-v2-probe.jsonl")
 
 

@@ -57,7 +57,7 @@ def register(app: typer.Typer) -> None:
             typer.Option("--symbols", help="LATTICE symbol table TOML (default: the bundled table)."),
         ] = None,
         live: Annotated[bool, typer.Option("--live", help="Build the 10-task live functional test.")] = False,
-        probe: Annotated[bool, typer.Option("--probe", help="Build the training probe (11 GLOSS v2 items "
+        probe: Annotated[bool, typer.Option("--probe", help="Build the training probe (33 GLOSS v2 items "
                                             "probed at each checkpoint).")] = False,
     ) -> None:
         from forgegate.battery import build_battery_file, bundled_lattice_path, load_battery

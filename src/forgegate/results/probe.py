@@ -18,6 +18,29 @@ ProbeSource = Literal["callback", "watch"]
 """Who probed: the callback inside the trainer, or ``forgegate watch`` from outside."""
 
 
+ModeTestName = Literal["fisher_exact_greater"]
+"""How a probe's count is tested against the baseline's: Fisher's exact test, one-sided (more items than before)."""
+
+
+class ModeTest(Strict):
+    """One failure mode of a probe set against the baseline probe: the two counts and the exact test of them."""
+
+    mode: str
+    """The failure mode (``RUNAWAY_LOOP``, ``IDENTITY_LOOP``, ...)."""
+    count: int
+    """Answered items of this probe that showed the mode."""
+    answered: int
+    """Answered items of this probe (the count's denominator)."""
+    baseline_count: int
+    """Answered items of the baseline probe (step 0, before training) that showed the mode."""
+    baseline_answered: int
+    """Answered items of the baseline probe."""
+    test: ModeTestName
+    """The test: ``fisher_exact_greater``, Fisher's exact test on the 2x2 table of the two counts, one-sided."""
+    p_value: float
+    """The chance of a count this far above the baseline's if training changed nothing (1.0: not above it)."""
+
+
 class ProbeRecord(Strict):
     """What the probe battery found in one checkpoint (or one step's in-memory model)."""
 
@@ -59,5 +82,9 @@ class ProbeRecord(Strict):
     gate: Gate
     """The probe gate's verdict (gloss-v2-probe.toml): a trend to watch, not a ship decision."""
     elapsed_s: float
+    versus_baseline: list[ModeTest] = Field(default_factory=list)
+    """Every failure mode this probe or the baseline probe showed, tested against the baseline (step 0); empty
+    for the baseline itself and when there was none. Whether a mode counts as shown is the stop rule's
+    (``forgegate.training.stopping``: p at most the false-stop rate shared among the watched modes)."""
     stopped_training: str | None = None
     """Why the callback stopped training at this probe; None when it did not."""

@@ -14,7 +14,10 @@ adapter and all, in this process, without copying it. Each probe:
   ``forgegate/accuracy`` and the rest, so it reaches TensorBoard, W&B or whatever ``report_to`` names;
 * prints one line on stderr;
 * with ``stop_on``, counts towards stopping: after ``patience`` probes in a row show a watched mode
-  beyond the baseline (``training/stopping.py``), training stops and the record says why.
+  beyond chance against the baseline (``training/stopping.py``: Fisher's exact test on the two counts at
+  ``false_stop_rate``, 1% per probe by default), training stops and the record says why, with the counts,
+  the test and its p-value. A mode the baseline already has in too many items for the probe to see it grow
+  is named once, at the baseline, instead of stopping on noise.
 
 Under several processes (``torchrun`` / ``accelerate launch``, DDP), only the main process probes and
 writes the probe file; after each probe point every process takes the main one's stop decision
@@ -43,8 +46,8 @@ from forgegate.errors import UsageError
 from forgegate.results import ProbeRecord
 from forgegate.training.checkpoint_files import checkpoint_name, eval_loss_at
 from forgegate.training.probe import ProbeTarget, probe_async, probe_line, probe_metrics
-from forgegate.training.records import RUNS_DIR, append_probe, read_probes
-from forgegate.training.stopping import StopWatch, stop_modes
+from forgegate.training.records import RUNS_DIR, append_probe, probes_path, read_probes
+from forgegate.training.stopping import FALSE_STOP_RATE, StopWatch, stop_modes, usable_baseline, versus_baseline
 
 
 class ForgegateCallback(TrainerCallback):
@@ -52,10 +55,11 @@ class ForgegateCallback(TrainerCallback):
 
     def __init__(self, *, stop_on: list[str] | tuple[str, ...] = (), patience: int = 1,
                  every_steps: int | None = None, probe_at_start: bool = True, battery: str | Path | None = None,
-                 tokenizer: Any = None, trainer: Any = None, batch_size: int | None = None) -> None:
+                 tokenizer: Any = None, trainer: Any = None, batch_size: int | None = None,
+                 false_stop_rate: float = FALSE_STOP_RATE) -> None:
         if every_steps is not None and (isinstance(every_steps, bool) or every_steps < 1):
             raise UsageError(f"every_steps must be a whole number of steps, at least 1, not {every_steps!r}")
-        self.watch = StopWatch(stop_modes(stop_on), patience)
+        self.watch = StopWatch(stop_modes(stop_on), patience, false_stop_rate=false_stop_rate)
         self.every_steps = every_steps
         self.probe_at_start = probe_at_start
         self.battery = Path(battery) if battery is not None else None
@@ -84,10 +88,18 @@ class ForgegateCallback(TrainerCallback):
         if not state.is_world_process_zero:
             return
         earlier = read_probes(_output_dir(args)).latest_by_step()
+        first = None
         if state.global_step == 0 and self.probe_at_start:
-            self.watch.baseline = self._probe(args, state, control, None, kwargs, baseline=True)
+            first = self._probe(args, state, control, None, kwargs, baseline=True)
         elif 0 in earlier:  # resumed from a checkpoint: the baseline probed when this run first started
-            self.watch.baseline = earlier[0]
+            first = earlier[0]
+        if first is None:
+            return
+        self.watch.baseline, note = usable_baseline(first, probes_path(_output_dir(args)))
+        if self.watch.baseline is None and self.watch.modes:
+            notice(f"forgegate: {note}")
+        for blind in self.watch.blind():
+            notice(f"forgegate: {blind}")
 
     def on_step_end(self, args: TrainingArguments, state: TrainerState, control: TrainerControl,
                     **kwargs: Any) -> None:
@@ -134,8 +146,8 @@ class ForgegateCallback(TrainerCallback):
         record = run_sync(probe_async(target, label=label, store_dir=output_dir / RUNS_DIR / self._session,
                                       model_in_memory=backend, battery=self.battery))
         reason = None if baseline else self.watch.observe(record)
-        if reason is not None:
-            record = record.model_copy(update={"stopped_training": reason})
+        record = record.model_copy(update={"versus_baseline": versus_baseline(record, self.watch.baseline),
+                                           "stopped_training": reason})
         append_probe(output_dir, record)
         self.records.append(record)
         notice(probe_line(record))

@@ -2,10 +2,11 @@
 whose training probes showed a failure mode.
 
 The ties are ``forgegate checkpoints``' rule (``metrics/checkpoints.py``): every eval point within one
-median neighbour jitter of the minimum. A tie is dropped when its probe shows a watched mode beyond the
-baseline probe (``training/stopping.py``'s ``shown_modes``: the untrained model at step 0 may loop
-already, and that is not the checkpoint's doing). A probe whose loop-detector controls failed can
-neither drop nor clear a checkpoint: the checkpoint is kept, as if it had not been probed.
+median neighbour jitter of the minimum. A tie is dropped when its probe shows a watched mode beyond
+chance against the baseline probe: the stop rule the callback stops on (``training/stopping.py``'s
+``shown``, Fisher's exact test at ``FALSE_STOP_RATE`` shared among the ``--drop-on`` modes; the untrained
+model at step 0 may loop already, and that is not the checkpoint's doing). A probe whose loop-detector
+controls failed can neither drop nor clear a checkpoint: the checkpoint is kept, as if it had not been probed.
 """
 
 from __future__ import annotations
@@ -29,7 +30,17 @@ from forgegate.training.checkpoint_files import (
 )
 from forgegate.training.drop_on import DROP_ON_DEFAULT
 from forgegate.training.records import PROBES_FILE, read_probes
-from forgegate.training.stopping import shown_modes
+from forgegate.training.stopping import (
+    FALSE_STOP_RATE,
+    TEST_WORDS,
+    blind_modes,
+    describe_test,
+    mode_test,
+    per_mode_rate,
+    rate_words,
+    shown,
+    usable_baseline,
+)
 
 
 def checkpoint_folders(output_dir: Path) -> dict[int, Path]:
@@ -118,7 +129,11 @@ def select_checkpoints(output_dir: Path, base: str, drop_on: tuple[FailureMode, 
                               "keep the best with load_best_model_at_end), and re-run")
     probes = read_probes(output_dir)
     by_step = probes.latest_by_step()
-    baseline, baseline_note = _baseline(by_step.get(0), probes.path)
+    baseline, baseline_note = usable_baseline(by_step.get(0), probes.path)
+    if baseline is not None:
+        watched = [m.value for m in drop_on]
+        baseline_note = "; ".join([f"{baseline_note} ({TEST_WORDS}, {rate_words(FALSE_STOP_RATE, watched)})",
+                                   *blind_modes(baseline, drop_on)])
     decided = [_decide(r, folders[r.point.step], by_step.get(r.point.step), baseline, drop_on, probes.path,
                        bool(probes.records)) for r in ties.ties]
     kept = tuple(t for t in decided if not t.dropped)
@@ -138,16 +153,6 @@ def select_checkpoints(output_dir: Path, base: str, drop_on: tuple[FailureMode, 
                              baseline_note, probes.problems)
 
 
-def _baseline(record: ProbeRecord | None, path: Path) -> tuple[ProbeRecord | None, str]:
-    """The step-0 probe to measure modes against, and a sentence on what the floor is."""
-    if record is None:
-        return None, f"no baseline probe (step 0) in {path.name}: any item with a watched mode counts"
-    if not record.controls_passed:
-        return None, ("the baseline probe (step 0) is INVALID (the loop detector's controls failed): not used "
-                      "as the floor; any item with a watched mode counts")
-    return record, "measured against the baseline probe (step 0, before training)"
-
-
 def _decide(tie: Ranked, folder: Path, record: ProbeRecord | None, baseline: ProbeRecord | None,
             drop_on: tuple[FailureMode, ...], probes_path: Path, any_probes: bool) -> TiedCheckpoint:
     kind = _checkpoint_kind(folder)
@@ -159,19 +164,16 @@ def _decide(tie: Ranked, folder: Path, record: ProbeRecord | None, baseline: Pro
         return TiedCheckpoint(tie, folder, kind, record, (), (
             "probe INVALID: the loop detector's controls failed, so it cannot clear this checkpoint "
             "(kept as not probed)"))
-    shown = tuple(shown_modes(record, drop_on, baseline))
-    counts = [_count(m, record, baseline) for m in (m.value for m in drop_on) if record.mode_counts.get(m, 0)]
-    if shown:
-        note = "; ".join(_count(m, record, baseline) for m in shown)
-        return TiedCheckpoint(tie, folder, kind, record, shown, note)
-    seen = f"{'; '.join(counts)}, not beyond the baseline" if counts else (
+    found = shown(record, drop_on, baseline, FALSE_STOP_RATE)
+    if found:
+        return TiedCheckpoint(tie, folder, kind, record, tuple(s.mode for s in found),
+                              "; ".join(s.describe() for s in found))
+    threshold = per_mode_rate(FALSE_STOP_RATE, drop_on)
+    counts = [describe_test(mode_test(m, record, baseline), threshold) for m in (m.value for m in drop_on)
+              if baseline is not None and record.mode_counts.get(m, 0)]
+    seen = f"{'; '.join(counts)}: not beyond chance" if counts else (
         f"none of {', '.join(m.value for m in drop_on)}")
     return TiedCheckpoint(tie, folder, kind, record, (), f"probe clean: {seen} (probe gate {record.gate.value})")
-
-
-def _count(mode: str, record: ProbeRecord, baseline: ProbeRecord | None) -> str:
-    before = f"before training: {baseline.mode_counts.get(mode, 0)}" if baseline is not None else "no baseline"
-    return f"{mode} in {record.mode_counts.get(mode, 0)}/{record.items} probe items ({before})"
 
 
 def _checkpoint_kind(folder: Path) -> Literal["adapter", "model"]:

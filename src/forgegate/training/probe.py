@@ -26,6 +26,7 @@ from forgegate.pipeline.gloss_scoring import ScoredRun, eval_result
 from forgegate.pipeline.session_options import SessionOptions
 from forgegate.results import SCHEMA_VERSION, ProbeRecord
 from forgegate.results.probe import ProbeSource
+from forgegate.training.stopping import TEST_WORDS
 
 
 @dataclass(frozen=True)
@@ -103,9 +104,17 @@ def probe_line(record: ProbeRecord) -> str:
     accuracy = f"{record.correct}/{record.items}"
     modes = ", ".join(record.failure_modes) or "none"
     controls = "controls ok" if record.controls_passed else "CONTROLS FAILED (probe INVALID)"
+    versus = versus_words(record)
+    versus = f"; against before training ({TEST_WORDS}): {versus}" if versus else ""
     return (f"forgegate probe {where} (step {record.step}): loops {record.loops}/{record.answered}, "
             f"stop failures {record.stop_failures}, walls broken {record.wall_breaks}/{record.walls}, "
-            f"correct {accuracy}, modes: {modes}; {controls}; {record.elapsed_s:.1f} s")
+            f"correct {accuracy}, modes: {modes}{versus}; {controls}; {record.elapsed_s:.1f} s")
+
+
+def versus_words(record: ProbeRecord) -> str:
+    """The record's tests against the baseline: ``RUNAWAY_LOOP 17/33 vs 16/33 p=0.5, ...`` (empty: none)."""
+    return ", ".join(f"{t.mode} {t.count}/{t.answered} vs {t.baseline_count}/{t.baseline_answered} "
+                     f"p={t.p_value:.2g}" for t in record.versus_baseline)
 
 
 def probe_metrics(record: ProbeRecord) -> dict[str, float]:

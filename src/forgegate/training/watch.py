@@ -35,8 +35,10 @@ from forgegate.training.checkpoint_files import (
     inspect_checkpoint,
     list_checkpoints,
 )
+from forgegate.training.drop_on import DROP_ON_DEFAULT
 from forgegate.training.probe import ProbeArm, ProbeTarget, probe_async
 from forgegate.training.records import RUNS_DIR, append_probe, read_probes
+from forgegate.training.stopping import blind_modes, usable_baseline, versus_baseline
 from forgegate.training.watch_serving import (
     PROBE_BACKEND,
     SERVING_BACKENDS,
@@ -169,6 +171,7 @@ class Watcher:
         self._keeper: Backend | None = None
         self._last: dict[str, Snapshot] = {}
         self._said: dict[str, str] = {}
+        self._blind_said = False
 
     def show_earlier(self) -> None:
         """The records already in the probe file (each checkpoint's newest), so the table starts whole."""
@@ -266,6 +269,7 @@ class Watcher:
             self.say(f"{checkpoint.name} was deleted while it was probed (a save_total_limit rotates old "
                      f"checkpoints out): {record.answered} of {record.items} items answered, nothing recorded")
             return
+        record = record.model_copy(update={"versus_baseline": versus_baseline(record, self._baseline())})
         append_probe(self.options.output_dir, record)
         self.outcome.probed.append(record)
         self.view.show(record, earlier=False)
@@ -291,6 +295,17 @@ class Watcher:
         finally:
             await release(options.backend, options.base_urls, options.api_key_env, served)
         self._record(checkpoint, record)
+
+    def _baseline(self) -> ProbeRecord | None:
+        """The run's baseline probe (step 0, written by the callback), by the stop rule's choice; what it cannot
+        see is said once."""
+        probes = read_probes(self.options.output_dir)
+        baseline, _note = usable_baseline(probes.latest_by_step().get(0), probes.path)
+        if baseline is not None and not self._blind_said:
+            self._blind_said = True
+            for blind in blind_modes(baseline, DROP_ON_DEFAULT):
+                self.say(f"note: {blind}")
+        return baseline
 
     def _hold_base(self) -> None:
         """Open one backend over the base for the whole watch (its loaded weights then serve every adapter)."""

@@ -1,8 +1,9 @@
 """What ``forgegate watch`` prints as probes arrive: a live table on a terminal, one line per probe elsewhere.
 
 The table has one row per probed checkpoint (step, eval_loss, loops, stop failures, walls broken,
-accuracy, failure modes); records found in the probe file when the watch starts are rows too,
-marked as probed earlier, so a restarted watch shows the whole run. Piped or logged, each new
+accuracy, failure modes, each mode's count against the baseline probe's with Fisher's p); records
+found in the probe file when the watch starts are rows too, marked as probed earlier, so a restarted
+watch shows the whole run. Piped or logged, each new
 probe is one ``probe_line`` on stdout and each earlier one a note on stderr.
 """
 
@@ -15,7 +16,7 @@ from rich.table import Table
 from forgegate.console import notice
 from forgegate.results import ProbeRecord
 from forgegate.training.checkpoint_files import Checkpoint
-from forgegate.training.probe import probe_line
+from forgegate.training.probe import probe_line, versus_words
 from forgegate.training.records import PROBES_FILE
 
 
@@ -74,12 +75,12 @@ class LiveTable:
     def render(self) -> Table:
         table = Table(title="forgegate watch: probes by checkpoint", title_justify="left")
         for name in ("checkpoint", "step", "eval_loss", "loops", "stop failures", "walls broken", "accuracy",
-                     "modes", "probe"):
+                     "modes", "vs before training", "probe"):
             table.add_column(name, justify="right" if name in ("step", "eval_loss") else "left")
         for record, earlier in sorted(self.rows.values(), key=lambda row: row[0].step):
             table.add_row(*table_cells(record), "earlier" if earlier else f"{record.elapsed_s:.1f} s")
         if self.current is not None:
-            table.add_row(self.current.name, str(self.current.step), *[""] * 6, "probing...")
+            table.add_row(self.current.name, str(self.current.step), *[""] * 7, "probing...")
         return table
 
 
@@ -91,4 +92,5 @@ def table_cells(record: ProbeRecord) -> list[str]:
     if not record.controls_passed:
         modes += " (CONTROLS FAILED: probe INVALID)"
     return [record.checkpoint or "(in memory)", str(record.step), loss, f"{record.loops}/{record.answered}",
-            str(record.stop_failures), f"{record.wall_breaks}/{record.walls}", accuracy, modes]
+            str(record.stop_failures), f"{record.wall_breaks}/{record.walls}", accuracy, modes,
+            versus_words(record) or "-"]
