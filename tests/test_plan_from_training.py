@@ -23,7 +23,9 @@ from forgegate.core.version import __version__
 from forgegate.plan import check_adapters, load_plan, lock_path, plan_inputs
 from forgegate.plan.presets import PRESETS
 from forgegate.results import ProbeRecord
+from forgegate.training.drop_on import DROP_ON_DEFAULT
 from forgegate.training.records import append_probe, probes_path
+from forgegate.training.stopping import FALSE_STOP_RATE
 
 pytestmark = pytest.mark.slow
 pytest.importorskip("peft")
@@ -31,7 +33,10 @@ pytest.importorskip("gguf")
 
 TIED = (850, 1700, 1750)
 SAVED = (*TIED, 2650)
-ITEMS = 12
+ITEMS = 33
+"""The bundled probe's size (issue 37)."""
+THRESHOLD = f"{FALSE_STOP_RATE / len(DROP_ON_DEFAULT):.2g}"
+"""Each --drop-on mode's share of the false-stop rate: the stop rule's."""
 
 
 @pytest.fixture(scope="module")
@@ -90,9 +95,9 @@ def write_inputs(plan: Path) -> None:
 def test_ties_less_the_looping_checkpoint_become_arms_of_a_plan_that_checks_and_locks(
         tmp_path: Path, adapter: Path) -> None:
     run = output_dir(tmp_path, adapter)
-    append_probe(run, probe(0, {"RUNAWAY_LOOP": 3}))                      # the base model runs on already
-    append_probe(run, probe(850, {"RUNAWAY_LOOP": 3}))                    # no more than before training: kept
-    append_probe(run, probe(1700, {"IDENTITY_LOOP": 2, "RUNAWAY_LOOP": 3}))  # a loop training made: dropped
+    append_probe(run, probe(0, {"RUNAWAY_LOOP": 16}))                      # the base model runs on already
+    append_probe(run, probe(850, {"RUNAWAY_LOOP": 18}))                    # two more: within chance, kept
+    append_probe(run, probe(1700, {"IDENTITY_LOOP": 10, "RUNAWAY_LOOP": 16}))  # a loop training made: dropped
     append_probe(run, probe(1750, {}))
     plan = tmp_path / "plan.toml"
 
@@ -100,9 +105,13 @@ def test_ties_less_the_looping_checkpoint_become_arms_of_a_plan_that_checks_and_
 
     assert code == 0, err
     assert "54 eval points; median neighbour jitter 0.0044; minimum eval_loss 2.2783 at step 1750" in out
-    assert "step 1700 (+0.0017, 0.39 jitters): DROPPED: IDENTITY_LOOP in 2/12 probe items (before training: 0)" in out
-    assert ("step 850 (+0.0040, 0.91 jitters): kept as ckpt850: probe clean: RUNAWAY_LOOP in 3/12 probe items "
-            "(before training: 3), not beyond the baseline") in out
+    dropped = ("step 1700 (+0.0017, 0.39 jitters): DROPPED: IDENTITY_LOOP in 10/33 items against 0/33 before "
+               "training (Fisher's exact test, one-sided, p=")
+    assert dropped in out and f" <= {THRESHOLD})" in out.split(dropped, 1)[1].splitlines()[0]
+    kept = ("step 850 (+0.0040, 0.91 jitters): kept as ckpt850: probe clean: RUNAWAY_LOOP in 18/33 items against "
+            "16/33 before training (Fisher's exact test, one-sided, p=")
+    assert kept in out and f" > {THRESHOLD}): not beyond chance" in out.split(kept, 1)[1].splitlines()[0]
+    assert f"false-stop rate {FALSE_STOP_RATE:.2g} per probe ({THRESHOLD} per mode over 4 watched modes)" in out
     loaded = load_plan(plan)
     p = loaded.plan
     assert [(a.name, a.role, a.backend, a.model) for a in p.arms] == [
@@ -121,7 +130,7 @@ def test_ties_less_the_looping_checkpoint_become_arms_of_a_plan_that_checks_and_
     assert "(median neighbour jitter 0.0044 over 54 eval points): a tie" in flat(arm850)
     assert "checkpoint-850: a LoRA adapter" in arm850 and "epoch 0.958" in arm850
     assert "eval_loss 2.2783, the curve's minimum" in text[text.index("# step 1750,"):]
-    assert "step 1700 (checkpoint-1700): IDENTITY_LOOP in 2/12 probe items (before training: 0)" in flat(text)
+    assert "step 1700 (checkpoint-1700): IDENTITY_LOOP in 10/33 items against 0/33 before training" in flat(text)
     assert "the last, step 2661, at +0.0763 (17.42 jitters)" in flat(text)
     # everything but the arms and comparisons is the preset's own text: its settings and its comments
     written, preset = tomllib.loads(text), tomllib.loads(PRESETS["hemingway"])
@@ -146,7 +155,8 @@ def test_the_baseline_decides_an_unprobed_or_invalid_probe_keeps_and_drop_on_cha
     append_probe(run, probe(1700, {"IDENTITY_LOOP": 5}, controls=False))
     code, out, err = from_training(run, tmp_path / "plan.toml")
     assert code == 0, err
-    assert "step 850 (+0.0040, 0.91 jitters): DROPPED: RUNAWAY_LOOP in 3/12 probe items (no baseline)" in out
+    assert ("step 850 (+0.0040, 0.91 jitters): DROPPED: RUNAWAY_LOOP in 3/33 items (no baseline: any item "
+            "counts)") in out
     assert "no baseline probe (step 0)" in out
     assert "step 1700 (+0.0017, 0.39 jitters): kept as ckpt1700: probe INVALID: the loop detector's controls " \
            "failed, so it cannot clear this checkpoint" in out
@@ -244,10 +254,10 @@ def test_every_tie_dropped_writes_nothing_and_says_why(tmp_path: Path, adapter: 
     run = output_dir(tmp_path, adapter)
     append_probe(run, probe(0, {}))
     for step in TIED:
-        append_probe(run, probe(step, {"IDENTITY_LOOP": 4}))
+        append_probe(run, probe(step, {"IDENTITY_LOOP": 12}))
     err = refused(run, tmp_path / "plan.toml")
     assert "forgegate-probes.jsonl" in err and "no plan written" in err
-    assert "step 850: IDENTITY_LOOP in 4/12 probe items (before training: 0)" in err
+    assert "step 850: IDENTITY_LOOP in 12/33 items against 0/33 before training" in flat(err)
     assert not (tmp_path / "plan.toml").exists()
 
 

@@ -9,8 +9,11 @@ Two runs (the plain one once per session, the loop one once for this module):
   tests/training_run.py): the resume test reads that same run, and test_watch.py probes its checkpoints from
   disk and compares. A probe of SmolLM2 costs about 20 s of CPU: the probes are what costs here, so no run is
   trained twice;
-* a loop run (ten pairs of ``⊙ α? → αα. ⊙ αα? → ααα.``, lr 2e-3): the callback stops it once a probe shows
-  IDENTITY_LOOP beyond the untrained baseline, and says why.
+* two runs watched for loops (``--stop-on IDENTITY_LOOP --stop-on RUNAWAY_LOOP``, patience 1), issue 37: a loop
+  run (ten pairs of ``⊙ α? → αα. ⊙ αα? → ααα.``, lr 2e-3) that learns to loop, which the callback stops once a
+  probe shows a loop mode beyond chance against the untrained baseline (Fisher's exact test), saying the counts
+  and the p-value; and a healthy run (the Scarlet pairs) that does not learn to loop, which the same rule lets
+  run to its last step although SmolLM2 loops on about half the probe before training.
 """
 
 from __future__ import annotations
@@ -24,12 +27,11 @@ import pytest
 from slow import starts_something
 from training_run import FIRST_STEPS, PLAIN_STEPS, PlainRun, run_training
 
+from forgegate.battery import bundled_probe_battery_path, load_battery
 from forgegate.core.modes import FailureMode
-from forgegate.core.verdict import Gate
 from forgegate.core.version import __version__
 from forgegate.errors import UsageError
 from forgegate.metrics.checkpoints import checkpoint_ties, read_trainer_state
-from forgegate.results import ProbeRecord
 from forgegate.training.records import read_probes
 from forgegate.training.stopping import StopWatch, shown_modes, stop_modes
 
@@ -37,7 +39,9 @@ pytestmark = pytest.mark.slow
 pytest.importorskip("peft")
 pytest.importorskip("gguf")
 
-PROBE_ITEMS = 11
+PROBE_ITEMS = len(load_battery(bundled_probe_battery_path()).items)
+WATCHED = ("--stop-on", "IDENTITY_LOOP", "--stop-on", "RUNAWAY_LOOP")
+HEALTHY_STEPS = 10
 LAST = f"checkpoint-{PLAIN_STEPS}"
 
 
@@ -51,8 +55,14 @@ def plain_run(lora_run: PlainRun) -> PlainRun:
 @starts_something
 def loop_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
     out = tmp_path_factory.mktemp("loop") / "run"
-    return out, run_training(out, "--corpus", "loop", "--max-steps", "30", "--save-steps", "5",
-                             "--stop-on", "IDENTITY_LOOP")
+    return out, run_training(out, "--corpus", "loop", "--max-steps", "30", "--save-steps", "5", *WATCHED)
+
+
+@pytest.fixture(scope="module")
+@starts_something
+def healthy_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    out = tmp_path_factory.mktemp("healthy") / "run"
+    return out, run_training(out, "--max-steps", str(HEALTHY_STEPS), "--save-steps", "5", *WATCHED)
 
 
 def stored_answers(store: str) -> dict[str, str]:
@@ -102,37 +112,35 @@ def test_a_run_that_starts_to_loop_is_stopped_and_says_why(loop_run: tuple[Path,
     baseline, last = records[0], records[-1]
     assert baseline.step == 0 and "IDENTITY_LOOP" not in baseline.mode_counts
     assert summary["steps"] < 30 and summary["steps"] == last.step  # stopped at the probe, not at max_steps
-    assert last.mode_counts["IDENTITY_LOOP"] >= 1
-    assert summary["stopped"] == last.stopped_training
-    assert f"IDENTITY_LOOP in {last.mode_counts['IDENTITY_LOOP']}/{PROBE_ITEMS} items" in last.stopped_training
-    assert "before training: IDENTITY_LOOP 0" in last.stopped_training
-    assert last.stopped_training in summary["stderr"]
+    assert summary["stopped"] == last.stopped_training and last.stopped_training in summary["stderr"]
+    watched = [FailureMode.IDENTITY_LOOP, FailureMode.RUNAWAY_LOOP]
+    shown = shown_modes(last, watched, baseline)
+    assert shown and all(r.stopped_training is None and not shown_modes(r, watched, baseline) for r in records[1:-1])
+    tests = {t.mode: t for t in last.versus_baseline}  # the record keeps the counts, the baseline and the p
+    for mode in shown:
+        test = tests[mode]
+        assert (test.count, test.baseline_count) == (last.mode_counts[mode], baseline.mode_counts.get(mode, 0))
+        assert (f"{mode} in {test.count}/{PROBE_ITEMS} items against {test.baseline_count}/{PROBE_ITEMS} before "
+                f"training (Fisher's exact test, one-sided, p={test.p_value:.2g} <= ") in last.stopped_training
     looped = stored_answers(last.store)["LX-IDENTITY-01"]  # "⊙ α?": the answer repeats the query symbol
     assert "αα" in looped, looped
     assert (out / f"checkpoint-{last.step}" / "adapter_config.json").is_file()
 
 
-def record(step: int, **modes: int) -> ProbeRecord:
-    """A probe record with the given failure-mode counts (the rest as a clean probe)."""
-    return ProbeRecord(
-        kind="probe", schema_version=1, forgegate_version=__version__, created="2026-11-30T00:00:00+00:00",
-        source="callback", step=step, epoch=None, checkpoint=f"checkpoint-{step}", model="m", run_id="r",
-        store="s", eval_loss=None, items=PROBE_ITEMS, answered=PROBE_ITEMS, correct=0, accuracy=0.0,
-        loops=modes.get("RUNAWAY_LOOP", 0) + modes.get("IDENTITY_LOOP", 0), stop_failures=0, walls=1,
-        wall_breaks=0, failure_modes=sorted(modes), mode_counts=modes, controls_passed=True, gate=Gate.FAIL,
-        elapsed_s=1.0)
-
-
-def test_stopping_needs_patience_probes_in_a_row_beyond_the_baseline() -> None:
-    watch = StopWatch(stop_modes(["RUNAWAY_LOOP"]), patience=2, baseline=record(0, RUNAWAY_LOOP=6))
-    assert watch.observe(record(5, RUNAWAY_LOOP=6)) is None  # what the base model already does
-    assert watch.observe(record(10, RUNAWAY_LOOP=8)) is None  # one probe: patience is two
-    assert watch.observe(record(15, RUNAWAY_LOOP=5)) is None  # back under the baseline: the streak resets
-    assert watch.observe(record(20, RUNAWAY_LOOP=7)) is None
-    reason = watch.observe(record(25, RUNAWAY_LOOP=9))
-    assert reason is not None and "RUNAWAY_LOOP in 9/11 items (before training: RUNAWAY_LOOP 6)" in reason
-    assert "(steps 20, 25)" in reason
-    assert shown_modes(record(5, RUNAWAY_LOOP=1), [FailureMode.RUNAWAY_LOOP], None) == ["RUNAWAY_LOOP"]
+def test_a_healthy_run_watched_for_loops_runs_to_its_last_step(healthy_run: tuple[Path, dict[str, Any]]) -> None:
+    """Issue 37: the base loops on about half the probe; a run that does not learn to loop is not stopped."""
+    out, summary = healthy_run
+    records = read_probes(out).records
+    assert [r.step for r in records] == list(range(0, HEALTHY_STEPS + 1, 5))
+    assert summary["steps"] == HEALTHY_STEPS and summary["stopped"] is None
+    baseline = records[0]
+    assert baseline.mode_counts.get("RUNAWAY_LOOP", 0) > 0  # the base model loops already: the case of the issue
+    for r in records[1:]:
+        assert r.stopped_training is None and r.controls_passed and r.answered == PROBE_ITEMS
+        assert {t.mode for t in r.versus_baseline} == set(r.mode_counts) | set(baseline.mode_counts)
+        assert all(t.baseline_count == baseline.mode_counts.get(t.mode, 0) for t in r.versus_baseline)
+        assert f"forgegate probe {r.checkpoint} (step {r.step})" in summary["stderr"]
+    assert "against before training (Fisher's exact test, one-sided)" in summary["stderr"]
 
 
 def test_bad_callback_options_are_refused_with_what_to_write() -> None:

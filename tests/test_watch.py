@@ -31,12 +31,13 @@ from training_run import PlainRun
 from forgegate.backends import transformers_backend
 from forgegate.backends.embedded import bundled_gguf
 from forgegate.backends.transformers_backend import TransformersBackend
+from forgegate.battery import bundled_probe_battery_path, load_battery
 from forgegate.cli.main import run
 from forgegate.results import ProbeRecord
 from forgegate.store import RunStore
 from forgegate.training.checkpoint_files import Checkpoint
 from forgegate.training.probe import probe_line
-from forgegate.training.records import RUNS_DIR, read_probes
+from forgegate.training.records import RUNS_DIR, append_probe, read_probes
 from forgegate.training.watch import Watcher, WatchOptions
 from forgegate.training.watch_view import LiveTable
 
@@ -44,6 +45,7 @@ pytestmark = pytest.mark.slow
 pytest.importorskip("peft")
 pytest.importorskip("gguf")
 
+PROBE_ITEMS = len(load_battery(bundled_probe_battery_path()).items)
 PROBED = ("checkpoint-1", "checkpoint-3")
 """The real run's checkpoints watch probes here: the first and the last, the weights furthest apart, one after
 the other on the one base watch keeps loaded (an adapter left behind by the first would change the second's
@@ -135,6 +137,7 @@ def first(adapters: dict[str, Path], lora_run: PlainRun, tmp_path_factory: pytes
     out.mkdir()
     for name in PROBED:  # as the real run's Trainer wrote them (its trainer_state.json included)
         shutil.copytree(lora_run.out / name, out / name)
+    append_probe(out, read_probes(lora_run.out).latest_by_step()[0])  # the callback's baseline, before training
     checkpoint_from(adapters["other"], out, 2)
     half_written(adapters["a"], out, 30)
     loads = []
@@ -150,6 +153,11 @@ def first(adapters: dict[str, Path], lora_run: PlainRun, tmp_path_factory: pytes
     return FirstWatch(out, entry, len(loads))
 
 
+def watch_records(out: Path) -> list[ProbeRecord]:
+    """The records watch wrote (the folder also holds the callback's baseline, step 0)."""
+    return [r for r in read_probes(out).records if r.source == "watch"]
+
+
 def in_memory(lora_run: PlainRun) -> dict[str, ProbeRecord]:
     """What the training callback probed at each checkpoint of the real run (the trainer's model, in memory)."""
     return {r.checkpoint: r for r in read_probes(lora_run.out).records if r.checkpoint is not None}
@@ -157,23 +165,23 @@ def in_memory(lora_run: PlainRun) -> dict[str, ProbeRecord]:
 
 def test_once_probes_the_complete_checkpoints_in_step_order_and_records_each(first: FirstWatch,
                                                                             lora_run: PlainRun) -> None:
-    records = read_probes(first.out).records
+    records = watch_records(first.out)
     assert [(r.checkpoint, r.step, r.source) for r in records] == [("checkpoint-1", 1, "watch"),
                                                                    ("checkpoint-3", 3, "watch")]
     inside = in_memory(lora_run)  # the eval_loss and epoch the Trainer logged at that step, as the callback read them
     assert all(r.eval_loss is not None and r.epoch for r in records)
     assert [(r.eval_loss, r.epoch) for r in records] == [(inside[c].eval_loss, inside[c].epoch) for c in PROBED]
-    assert all(r.items == 11 and r.answered == 11 for r in records)
+    assert all(r.items == PROBE_ITEMS and r.answered == PROBE_ITEMS for r in records)
     assert [line for line in first.entry.out.splitlines() if line.startswith("forgegate probe")] == [
         probe_line(r) for r in records]  # stdout is not a terminal: one line per probe
-    assert all(count == 11 for count in store_rows(first.out).values()) and len(store_rows(first.out)) == 2
+    assert all(count == PROBE_ITEMS for count in store_rows(first.out).values()) and len(store_rows(first.out)) == 2
 
 
 def test_watch_finds_what_the_training_callback_found_at_the_same_checkpoints(first: FirstWatch,
                                                                              lora_run: PlainRun) -> None:
     """The same checkpoints probed from disk (watch: the base plus each saved adapter) and in memory (the
     callback: the trainer's model at that step) give the same counts: greedy, the same weights."""
-    watched = {r.checkpoint: r for r in read_probes(first.out).records}
+    watched = {r.checkpoint: r for r in watch_records(first.out)}
     inside = in_memory(lora_run)
     assert sorted(inside) == ["checkpoint-1", "checkpoint-2", "checkpoint-3"]
     assert sorted(watched) == list(PROBED)
@@ -182,10 +190,12 @@ def test_watch_finds_what_the_training_callback_found_at_the_same_checkpoints(fi
         assert (record.loops, record.stop_failures, record.wall_breaks, record.correct, record.mode_counts) == (
             inside[name].loops, inside[name].stop_failures, inside[name].wall_breaks, inside[name].correct,
             inside[name].mode_counts), name
+        # the one stop rule's test against the same baseline: the same counts and p-values from either side
+        assert record.versus_baseline and record.versus_baseline == inside[name].versus_baseline, name
 
 
 def test_the_base_is_loaded_once_for_every_adapter_checkpoint(first: FirstWatch) -> None:
-    assert len(read_probes(first.out).records) == 2
+    assert len(watch_records(first.out)) == 2
     assert first.base_loads == 1
 
 
@@ -255,8 +265,8 @@ def test_the_half_written_checkpoint_is_probed_on_the_next_look_once_it_is_compl
 
     asyncio.run(two_looks())
     assert [r.checkpoint for r, earlier in view.shown if not earlier] == ["checkpoint-30"]
-    assert [r.checkpoint for r in read_probes(out).records] == ["checkpoint-1", "checkpoint-3", "checkpoint-30"]
-    finished = read_probes(out).records[-1]
+    assert [r.checkpoint for r in watch_records(out)] == ["checkpoint-1", "checkpoint-3", "checkpoint-30"]
+    finished = watch_records(out)[-1]
     assert (finished.eval_loss, finished.epoch) == (None, 30 / 40)  # its trainer_state.json logged no eval
     assert view.started == ["checkpoint-30"]
     assert watcher.outcome.waiting == {}
@@ -264,8 +274,8 @@ def test_the_half_written_checkpoint_is_probed_on_the_next_look_once_it_is_compl
 
 def test_the_live_table_has_a_row_per_checkpoint_with_its_counts(first: FirstWatch) -> None:
     screen = io.StringIO()
-    table = LiveTable(Console(file=screen, force_terminal=True, width=200))
-    records = read_probes(first.out).records
+    table = LiveTable(Console(file=screen, force_terminal=True, width=400))
+    records = watch_records(first.out)
     table.show(records[0], earlier=True)
     table.show(records[1], earlier=False)
     table.close()
@@ -275,6 +285,8 @@ def test_the_live_table_has_a_row_per_checkpoint_with_its_counts(first: FirstWat
     assert records[0].eval_loss is not None
     assert f"{records[0].eval_loss:.4f}" in rows[0] and "earlier" in rows[0]
     assert f"{records[1].loops}/{records[1].answered}" in rows[1] and f"{records[1].elapsed_s:.1f} s" in rows[1]
+    test = records[1].versus_baseline[0]  # each mode against the baseline, with Fisher's p
+    assert f"{test.mode} {test.count}/{test.answered} vs {test.baseline_count}/{test.baseline_answered}" in rows[1]
 
 
 def test_once_on_a_folder_that_does_not_exist_says_what_to_do(tmp_path: Path) -> None:
@@ -304,5 +316,6 @@ def test_ctrl_c_in_the_middle_of_a_probe_exits_130_and_records_nothing(adapters:
     assert returncode == 130, err
     assert "Traceback" not in err
     assert not (out / "forgegate-probes.jsonl").exists()  # no record of a probe that did not finish
-    assert re.search(r"interrupted: \d+ of 11 answers are stored in ", err), err  # kept: a restart resumes them
+    # kept: a restart resumes them
+    assert re.search(rf"interrupted: \d+ of {PROBE_ITEMS} answers are stored in ", err), err
     assert "resume with: " in err and "watch" in err.split("resume with: ", 1)[1]
