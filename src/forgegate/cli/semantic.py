@@ -183,7 +183,7 @@ def relevance_cmd(
     from forgegate.gate.semantic import relevance_gate
     from forgegate.jsonio import write_json_atomic
     from forgegate.semantic.codebook import load_codebook
-    from forgegate.semantic.relevance import Annotation, adjudicate
+    from forgegate.semantic.relevance import Annotation, adjudicate, check_codebook_coverage
     from forgegate.semantic.relevance_record import record_lines, write_record
 
     anns = []
@@ -195,7 +195,12 @@ def relevance_cmd(
     final, report = adjudicate(anns[0], anns[1], author=author, adjudication=adjudication)
     gate = relevance_gate(report["complete"])
     report["gate"] = gate.value
-    book_hash = None if codebook is None else load_codebook(codebook, require_frozen=True).content_hash
+    book_hash = None
+    if codebook is not None:
+        book = load_codebook(codebook, require_frozen=True)
+        check_codebook_coverage([*final, *report["open_disagreements"]],
+                                [c.id for t in book.tasks.values() for c in t.clusters], anns[1].path)
+        book_hash = book.content_hash
     lines = None
     if report["complete"]:
         lines = record_lines(anns[0], anns[1], final, report, adjudicator=adjudicator or "",

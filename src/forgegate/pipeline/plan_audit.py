@@ -13,8 +13,10 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from forgegate.audit.outcome import Control, finding_of
+from forgegate.core.audit_finding import AuditFinding
 from forgegate.core.verdict import Gate, Reason
-from forgegate.gate.audit import lock_audit_reason
+from forgegate.gate.audit import audit_verdict, lock_audit_reason
 from forgegate.plan.inputs import sha256_file
 from forgegate.plan.load import LoadedPlan, load_plan
 from forgegate.plan.lock import LockRefusedError, PlanLock, lock_plan
@@ -56,7 +58,29 @@ def _from_file(loaded: LoadedPlan, audit: LeakAudit) -> tuple[LeakAuditResult, s
             why = str(exc)
         raise loaded.error(where, f"{audit.result} is not a forgegate audit leak --json result: {why}",
                            hint="write it with forgegate audit leak ... --json FILE") from None
+    _check_recomputed(loaded, result, audit.result)
     return result, sha256_file(path), audit.result
+
+
+def _check_recomputed(loaded: LoadedPlan, result: LeakAuditResult, name: str) -> None:
+    """A result file's ``gate`` and ``finding`` are recomputed from its own splits and controls (the rules of
+    ``audit.leak`` and ``gate.audit.audit_verdict``); a file whose words disagree was edited, and is refused."""
+    controls = result.controls
+    found, surfaces = controls.surfaces_found
+    detected, planted = controls.planted_detected
+    finding = finding_of(any(s.leaking_instruction or s.leaking_response for s in result.splits.values()),
+                         AuditFinding.LEAK)
+    recomputed = audit_verdict(
+        (Control("surfaces_found", surfaces > 0 and found == surfaces, f"{found}/{surfaces} surfaces found"),
+         Control("nonce_absent", controls.nonce_absent, "nonce absent from both trees"),
+         Control("planted_detected", planted > 0 and detected == planted, f"{detected}/{planted} planted names")),
+        finding)
+    word = finding.value
+    if (result.gate, result.finding) != (recomputed.gate, word):
+        raise loaded.error(("leak_audit", "result"),
+                           f"{name} says gate {result.gate.value}, finding {result.finding}, but its own splits and "
+                           f"controls give {recomputed.gate.value}, {word}: the file was edited after the audit wrote "
+                           "it", hint="run forgegate audit leak ... --json FILE again, or name the audit's inputs")
 
 
 def _run(loaded: LoadedPlan, audit: LeakAudit) -> tuple[LeakAuditResult, str, str]:

@@ -23,11 +23,12 @@ from typing import Any, Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
 
+from forgegate.core.names import same_person
 from forgegate.errors import InputError, UsageError
 from forgegate.jsonio import iter_jsonl_lines, validation_to_input_error, write_bytes_atomic
 from forgegate.semantic.agreement import cohens_kappa
 from forgegate.semantic.input_rows import UNMAPPED, read_relevance
-from forgegate.semantic.relevance import Annotation, author_problem, read_labels, same_person
+from forgegate.semantic.relevance import Annotation, author_problem, read_labels
 
 RECORD_FORMAT = "forgegate-adjudicated-relevance/1"
 """The ``format`` of line 1 of an adjudicated relevance record (a bare R(c) file has no header line)."""
