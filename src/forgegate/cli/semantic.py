@@ -8,6 +8,7 @@ import typer
 
 from forgegate.cli.common import console, exit_with
 from forgegate.cli.options import HTML_OPTION, MARKDOWN_OPTION
+from forgegate.core.limits import RNG_SEED_MAX
 from forgegate.errors import UsageError
 from forgegate.plan.experiments import EXPERIMENT_NAMES
 from forgegate.semantic.embedding import DEFAULT_THRESHOLD
@@ -27,7 +28,7 @@ def metrics(
     recovery: str = typer.Option(..., "--recovery", help="Condition R: B under generic recovery probes."),
     aggregates: Path | None = typer.Option(None, "--aggregates", help="JSONL: task, pool, aggregate, clusters."),
     json_out: Path | None = typer.Option(None, "--json", help="Write the full result here."),
-    seed: int = typer.Option(0, "--seed", help="Bootstrap seed (recorded in the JSON)."),
+    seed: int = typer.Option(0, "--seed", min=0, max=RNG_SEED_MAX, help="Bootstrap seed (recorded in the JSON)."),
     experiment: str | None = typer.Option(None, "--experiment",
                                           help=f"{', '.join(EXPERIMENT_NAMES[:-1])} or {EXPERIMENT_NAMES[-1]}: "
                                                "declares the primary endpoint."),
@@ -82,7 +83,7 @@ def cluster(
     threshold: float = typer.Option(DEFAULT_THRESHOLD, "--embedding-threshold",
                                    help="MiniLM cosine similarity at or above which a text joins a cluster."),
     draft_only: bool = typer.Option(False, "--draft-only", help="Write the draft; freeze later."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the sheets' shuffling."),
+    seed: int = typer.Option(0, "--seed", min=0, max=RNG_SEED_MAX, help="Seed of the sheets' shuffling."),
 ) -> None:
     """Build the codebook on development samples (bidirectional entailment), export blinded sheets."""
     from forgegate.semantic.codebook import read_questions, read_text_samples
@@ -146,7 +147,7 @@ def assign_cmd(
 def sheets_cmd(
     codebook: Path = typer.Option(..., "--codebook", help="Frozen codebook whose clusters are annotated."),
     out_dir: Path = typer.Option(..., "--out", help="Folder for relevance_sheet.csv."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the sheet's shuffling."),
+    seed: int = typer.Option(0, "--seed", min=0, max=RNG_SEED_MAX, help="Seed of the sheet's shuffling."),
 ) -> None:
     """The condition-masked relevance sheet of a frozen codebook: two annotators (not the author) fill a copy each."""
     import numpy as np
@@ -271,7 +272,7 @@ def validate_cmd(
     key: Path = typer.Option(..., "--key", help="The key written beside it (validation_key.csv)."),
     minimum: float | None = typer.Option(None, "--minimum", min=0.0, max=1.0,
                                          help="Required human/clustering agreement (below it: INVALID)."),
-    seed: int = typer.Option(0, "--seed", help="Bootstrap seed (recorded in the JSON)."),
+    seed: int = typer.Option(0, "--seed", min=0, max=RNG_SEED_MAX, help="Bootstrap seed (recorded in the JSON)."),
     json_out: Path | None = typer.Option(None, "--json", help="Write the agreement and its word as JSON here."),
 ) -> None:
     """Score the blinded human validation sheet against the clustering: agreement with bootstrap intervals."""

@@ -16,12 +16,14 @@ from pydantic import ValidationError
 from forgegate.audit.outcome import Control, finding_of
 from forgegate.core.audit_finding import AuditFinding
 from forgegate.core.verdict import Gate, Reason
+from forgegate.errors import InputError
 from forgegate.gate.audit import audit_verdict, lock_audit_reason
 from forgegate.plan.inputs import sha256_file
 from forgegate.plan.load import LoadedPlan, load_plan
 from forgegate.plan.lock import LockRefusedError, PlanLock, lock_plan
 from forgegate.plan.preflight import LeakAudit
 from forgegate.results.audit import LeakAuditResult
+from forgegate.semantic.sheet_reader import read_bounded_text
 
 RAN_AT_LOCK = "ran at lock"
 
@@ -39,11 +41,16 @@ def _from_file(loaded: LoadedPlan, audit: LeakAudit) -> tuple[LeakAuditResult, s
     assert audit.result is not None
     path = loaded.resolve(audit.result)
     where = ("leak_audit", "result")
-    if not path.is_file():
+    if not path.exists():
         raise loaded.error(where, f"file not found: {audit.result} (resolved to {path})",
                            hint="write it with forgegate audit leak ... --json FILE, or name the audit's inputs")
     try:
-        payload = json.loads(path.read_text(encoding="utf-8"))
+        text = read_bounded_text(path, what="leak audit result")
+    except InputError as exc:  # a device, a FIFO, a folder, over the size limit, not UTF-8: said at the plan's line
+        raise loaded.error(where, f"{audit.result} (resolved to {path}): {exc.message}",
+                           hint="write it with forgegate audit leak ... --json FILE") from None
+    try:
+        payload = json.loads(text)
         kind = payload.get("kind") if isinstance(payload, dict) else None
         if kind != "leak_audit":
             raise loaded.error(where, f"{audit.result} is not a forgegate audit leak --json result (its kind is "
