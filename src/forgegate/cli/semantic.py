@@ -221,6 +221,8 @@ def compare_cmd(
     left: Path = typer.Argument(..., help="A `semantic metrics --json` or `forgegate run --json` result."),
     right: Path = typer.Argument(..., help="The result to set beside it."),
     endpoint: str = typer.Option("ES_LOSS", "--endpoint", help="The T_GPT metric to set side by side."),
+    plan: Path | None = typer.Option(None, "--plan", help="The plan whose [[instruments.semantic.bridges]] "
+                                                          "declares a bridge between the two results' fields."),
 ) -> None:
     """Two semantic results side by side; refused when they measure different T_GPT fields and no plan names a
     bridge (FIELD_TOK != FIELD_SEM != FIELD_TRAJ != FIELD_VIS)."""
@@ -229,7 +231,7 @@ def compare_cmd(
     from forgegate.report.semantic_terminal import fmt
     from forgegate.results import PlanRunResult, SemanticMetricsBody, SemanticMetricsResult
     from forgegate.results.read import read_result_json
-    from forgegate.semantic.fields import TABLE_FIELD, across_value, bridged, field_problem
+    from forgegate.semantic.fields import TABLE_FIELD, across_value, bridged, field_problem, known_endpoints
 
     tables = []
     for path in (left, right):
@@ -241,11 +243,21 @@ def compare_cmd(
         if body is None:
             raise UsageError(f"{path}: a {result.kind} result with no semantic metrics table")
         tables.append(body.to_json())  # the field rules (semantic.fields) read the table as its JSON
-    problem = field_problem(tables[0], tables[1], left_name=str(left), right_name=str(right))
+    bridges: list[dict[str, object]] = []
+    if plan is not None:  # bridges are declared in a plan, never read from a result file
+        from forgegate.plan import load_plan
+
+        params = load_plan(plan).plan.instruments.semantic
+        bridges = [b.model_dump(mode="json") for b in (params.bridges if params is not None else ())]
+    problem = field_problem(tables[0], tables[1], left_name=str(left), right_name=str(right), bridges=bridges)
     if problem is not None:
         raise UsageError(problem)
+    known = sorted({*known_endpoints(tables[0]), *known_endpoints(tables[1])})
+    if endpoint not in known:
+        raise UsageError(f"--endpoint {endpoint!r} is not an endpoint of these results (they report "
+                         f"{', '.join(known) or 'none'})")
     fields = [str(t.get("field", TABLE_FIELD)) for t in tables]
-    bridge = bridged(fields[0], fields[1], [*tables[0].get("bridges", []), *tables[1].get("bridges", [])])
+    bridge = bridged(fields[0], fields[1], bridges)
     console.print(f"field: {fields[0]}" if bridge is None else
                   escape(f"fields: {fields[0]} / {fields[1]}, through the plan's bridge: {bridge['how']}"))
     for path, table in zip((left, right), tables, strict=True):
