@@ -59,13 +59,23 @@ def metrics(
     exit_with(result.gate)
 
 
-def _judge(judge: str, nli_model: Path | None, backend: str | None, model: str | None, cache: Path | None):  # type: ignore[no-untyped-def]
+def _judge(judge: str, nli_model: Path | None, backend: str | None, model: str | None, cache: Path | None,  # type: ignore[no-untyped-def]
+           base_url: list[str] | None = None):
     from forgegate.pipeline.semantic_judge import make_judge
 
-    return make_judge(judge, nli_model=nli_model, backend=backend, model=model, cache=cache)
+    return make_judge(judge, nli_model=nli_model, backend=backend, model=model, cache=cache,
+                      base_urls=tuple(base_url or ()))
+
+
+def _close(judge: object) -> None:
+    """Close a judge that holds a backend and an event loop (the llm judge), so no request task is left pending."""
+    close = getattr(judge, "close", None)
+    if callable(close):
+        close()
 
 
 JUDGE_HELP = f"Entailment judge: {', '.join(JUDGES.names())}."
+BASE_URL_HELP = "The llm judge's server URL (an openai or ollama backend); repeat to spread load over replicas."
 
 
 @semantic_app.command("cluster")
@@ -77,6 +87,7 @@ def cluster(
     nli_model: Path | None = typer.Option(None, "--nli-model", help="Local MNLI-style model folder (nli)."),
     backend: str | None = typer.Option(None, "--backend", help="Backend for the llm judge."),
     model: str | None = typer.Option(None, "--model", help="Model for the llm judge's backend."),
+    base_url: list[str] | None = typer.Option(None, "--base-url", help=BASE_URL_HELP),
     cache: Path | None = typer.Option(None, "--judge-cache", help="JSONL cache of llm judge answers."),
     loose: bool = typer.Option(False, "--loose", help="Reference rule: no contradiction, not both neutral."),
     embedding: bool = typer.Option(True, "--embedding/--no-embedding", help="MiniLM sensitivity analysis."),
@@ -90,10 +101,18 @@ def cluster(
     from forgegate.semantic.develop_confirm import develop
     from forgegate.semantic.embedding import load_embedder
 
-    dev = develop(read_text_samples(samples), read_questions(questions),
-                  _judge(judge, nli_model, backend, model, cache), out_dir, seed=seed, strict=not loose,
-                  embedder=load_embedder() if embedding else None, embedding_threshold=threshold,
-                  freeze_now=not draft_only)
+    rows, asked = read_text_samples(samples), read_questions(questions)
+    entailment = _judge(judge, nli_model, backend, model, cache, base_url)
+    try:
+        dev = develop(rows, asked, entailment, out_dir, seed=seed, strict=not loose,
+                      embedder=load_embedder() if embedding else None, embedding_threshold=threshold,
+                      freeze_now=not draft_only)
+    finally:
+        _close(entailment)
+    unparsed = dev.report["judge"].get("unparsed_answers")
+    if unparsed:
+        console.print(f"warning: {unparsed} judge answers named no label and were counted neutral; the draft is "
+                      "not freezable until they parse")
     for task, st in dev.report["tasks"].items():
         console.print(f"{task}: {st['samples']} samples, {st['unique_texts']} unique, {st['clusters']} clusters, "
                       f"{st['entailment_calls']} entailment calls")
@@ -129,6 +148,7 @@ def assign_cmd(
     nli_model: Path | None = typer.Option(None, "--nli-model", help="Local MNLI-style model folder (nli)."),
     backend: str | None = typer.Option(None, "--backend", help="Backend for the llm judge."),
     model: str | None = typer.Option(None, "--model", help="Model for the llm judge's backend."),
+    base_url: list[str] | None = typer.Option(None, "--base-url", help=BASE_URL_HELP),
     cache: Path | None = typer.Option(None, "--judge-cache", help="JSONL cache of llm judge answers."),
     exploratory: bool = typer.Option(False, "--exploratory",
                                      help="Accept a codebook frozen before it recorded its development samples "
@@ -138,8 +158,11 @@ def assign_cmd(
     from forgegate.semantic.codebook import read_text_samples
     from forgegate.semantic.develop_confirm import confirm
 
-    path = confirm(codebook, read_text_samples(samples), _judge(judge, nli_model, backend, model, cache), out_dir,
-                   confirmatory=not exploratory)
+    entailment = _judge(judge, nli_model, backend, model, cache, base_url)
+    try:
+        path = confirm(codebook, read_text_samples(samples), entailment, out_dir, confirmatory=not exploratory)
+    finally:
+        _close(entailment)
     console.print(f"assignments: {path}")
 
 
