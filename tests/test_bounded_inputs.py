@@ -64,3 +64,20 @@ def test_a_device_named_as_the_leak_audit_result_is_refused_as_a_device(tmp_path
     result = CliRunner().invoke(app, ["plan", "lock", str(plan), "--store", str(tmp_path / "runs")])
     assert isinstance(result.exception, InputError) and "is a device" in str(result.exception)
     assert result.exception.line == line_of(plan.read_text(), "result = ") and not lock_path(plan).exists()
+
+
+@pytest.mark.parametrize(("declared", "says"), [
+    ('[instruments.semantic.q_task.tasks.t1]\nscorer = "exact"\nanswer = "x"\n', "task(s) t2 have no scorer"),
+    ('[instruments.semantic.q_task.tasks.t1]\nscorer = "exact"\nanswer = "x"\n'
+     '[instruments.semantic.q_task.tasks.t2]\nscorer = "exact"\nanswer = "y"\n'
+     '[instruments.semantic.q_fact]\nmargin = 0.1\n[instruments.semantic.q_fact.tasks.t9]\nscorer = "exact"\n'
+     'answer = "z"\n', "no fixture task 't9'"),
+])
+def test_q_task_and_q_fact_declarations_are_checked_at_plan_lock(tmp_path: Path, declared: str, says: str) -> None:
+    from test_run_semantic import plan_text, write_plan
+
+    quality = "\n[instruments.semantic.q_task]\nmargin = 0.3\n" + declared
+    plan = write_plan(tmp_path / "p", plan_text("tgpt-quality", [1, 2], "http://127.0.0.1:9", quality))
+    result = CliRunner().invoke(app, ["plan", "lock", str(plan), "--store", str(tmp_path / "runs")])
+    assert isinstance(result.exception, InputError) and says in str(result.exception)
+    assert not lock_path(plan).exists()

@@ -18,6 +18,7 @@ from forgegate.core.audit_finding import AuditFinding
 from forgegate.core.verdict import Gate, Reason
 from forgegate.errors import InputError
 from forgegate.gate.audit import audit_verdict, lock_audit_reason
+from forgegate.pipeline.plan_quality import check_declarations_at_lock
 from forgegate.plan.inputs import sha256_file
 from forgegate.plan.load import LoadedPlan, load_plan
 from forgegate.plan.lock import LockRefusedError, PlanLock, lock_plan
@@ -120,7 +121,9 @@ def leak_audit_on_record(loaded: LoadedPlan) -> tuple[dict[str, str], Reason] | 
 def lock_with_audit(plan_path: Path | str, *, run_has_generations: bool = False,
                     stored_plan_hash: str | None = None) -> tuple[PlanLock, Reason | None]:
     """``forgegate plan lock``: the plan's leak audit judged first (refused unless PASS), then the lock with it."""
-    on_record = leak_audit_on_record(load_plan(plan_path))
+    loaded = load_plan(plan_path)
+    check_declarations_at_lock(loaded)  # Q_task / Q_fact against the fixture's tasks, before anything freezes
+    on_record = leak_audit_on_record(loaded)
     if on_record is not None and on_record[1].outcome is not Gate.PASS:
         reason = on_record[1]
         raise AuditLockRefusedError(f"plan {plan_path} is not locked: {reason.rule}: {reason.outcome.value}: "

@@ -72,6 +72,18 @@ def check_quality_declarations(loaded: LoadedPlan, task_ids: Sequence[str]) -> N
                                "scorer", hint="add [instruments.semantic.q_task.tasks.<id>] for each fixture task")
 
 
+def check_declarations_at_lock(loaded: LoadedPlan) -> None:
+    """``check_quality_declarations`` against the fixture's tasks, for ``plan lock``: a Q_task that leaves a task
+    without a scorer, or a Q_fact naming no fixture task, is refused before the plan freezes, not at ``run``."""
+    if not declarations(loaded):
+        return
+    from forgegate.pipeline.plan_generate import fixture_items
+    from forgegate.plan.lock import LockedPlan, current_lock
+
+    items = fixture_items(LockedPlan(loaded=loaded, lock=current_lock(loaded)))
+    check_quality_declarations(loaded, [item.id for item in items])
+
+
 def sheet_command(loaded: LoadedPlan) -> str:
     """The command that writes the plan's review sheets (named in every INCOMPLETE it causes)."""
     return f"forgegate semantic quality-sheet {loaded.path}"
