@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -24,13 +25,14 @@ from hypothesis import strategies as st
 from forgegate.core.limits import MIN_BOOTSTRAP_RESAMPLES
 from forgegate.core.names import name_key, same_person
 from forgegate.errors import InputError
+from forgegate.pipeline.plan_quality import review_rows
 from forgegate.semantic.bootstrap import BootstrapSettings
 from forgegate.semantic.human_validation import KEY_COLUMNS, score_validation
 from forgegate.semantic.recurrence import KEY_COLUMNS as RECURRENCE_KEY
 from forgegate.semantic.recurrence import SHEET_COLUMNS, answer_digest, score_recurrence
 from forgegate.semantic.relevance import read_labels
-from forgegate.semantic.sheets import VALIDATION_COLUMNS
-from forgegate.view.sheets import ADJ_FIELD, adjudication_decisions, disagreement_digest
+from forgegate.semantic.sheets import RELEVANCE_COLUMNS, VALIDATION_COLUMNS
+from forgegate.view.sheets import ADJ_FIELD, adjudication_decisions, disagreement_digest, load_sheet
 
 FUZZ = settings(max_examples=40, deadline=None, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -164,6 +166,49 @@ def test_the_adjudication_form_saves_only_the_list_the_page_showed(shown: list[s
     else:
         assert forged or shown != now or set(decided) != set(now) or any(
             decided[k] not in ("0", "1") for k in decided if k in now)
+
+
+@FUZZ
+@given(n=st.integers(min_value=1, max_value=6), data=st.data())
+def test_the_views_labels_are_one_per_row_of_the_sheet(n: int, data: st.DataObject) -> None:
+    rows = data.draw(filled_rows(n))
+    with tempfile.TemporaryDirectory() as folder:
+        blank = Path(folder) / "relevance_sheet.csv"
+        blank.write_bytes(csv_bytes(RELEVANCE_COLUMNS, [{**dict.fromkeys(RELEVANCE_COLUMNS, "x"), "cluster": f"c{k}",
+                                                         "relevant": ""} for k in range(n)]))
+        sheet = load_sheet(blank)
+        sheet.annotation_path("ana").write_bytes(csv_bytes(RELEVANCE_COLUMNS, [
+            {**dict.fromkeys(RELEVANCE_COLUMNS, "x"), "cluster": f"c{k}", "relevant": c} for k, c in rows]))
+        repeated, _, labelled = expected(rows, n)
+        try:
+            labels = sheet.labels("ana")
+        except InputError:
+            assert repeated
+            return
+        assert not repeated
+        assert list(labels) == [f"c{k}" for k in range(n)]  # the sheet's keys, each once
+        assert sum(v is not None for v in labels.values()) == labelled
+
+
+@FUZZ
+@given(n=st.integers(min_value=1, max_value=6), data=st.data())
+def test_review_sheet_rows_are_one_per_row_id(n: int, data: st.DataObject) -> None:
+    rows = data.draw(filled_rows(n))
+    scores = st.one_of(st.none(), st.floats(min_value=0, max_value=1), st.booleans(), st.sampled_from(["1", 2, -1]))
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "review.jsonl"
+        drawn = [data.draw(scores) for _ in rows]
+        lines = [json.dumps({"row": f"r{k}", "measure": "Q_task", "task": "t", "prompt": "p", "answer": "a",
+                             "score": v}) for (k, _), v in zip(rows, drawn, strict=True)]
+        path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+        repeated = len({k for k, _ in rows}) != len(rows)
+        bad = any(isinstance(v, bool | str) or (v is not None and not 0 <= v <= 1) for v in drawn)
+        try:
+            read = review_rows(path)
+        except InputError:
+            assert repeated or bad
+            return
+        assert not repeated and not bad and sorted(read) == sorted(f"r{k}" for k, _ in rows)
 
 
 INVISIBLE = st.sampled_from(["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u200e", "\u200f", "\u202e"])

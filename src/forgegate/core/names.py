@@ -21,6 +21,9 @@ _LOOKALIKE = str.maketrans({
     # Greek
     "α": "a", "β": "b", "ε": "e", "η": "n", "ι": "i", "κ": "k", "ν": "v", "ο": "o", "ρ": "p", "τ": "t", "υ": "u",
     "χ": "x", "ζ": "z", "μ": "u",
+    # Latin letters that case folding keeps apart from the ones they are read as (Turkish dotless i: "ı".upper()
+    # is "I", whose fold is "i")
+    "ı": "i",
 })
 """Letters of Cyrillic and Greek that a reader takes for Latin ones (a subset of Unicode's confusables that
 covers every lower-case look-alike of a Latin letter in those two scripts)."""
