@@ -61,3 +61,24 @@ def test_semantic_relevance_refuses_the_author_behind_a_zero_width_space(
     code, out, err = run_cli(["semantic", "relevance", "--first", f"Ca{ZWSP}rol={sheet}", "--second", f"bo={sheet}",
                               "--author", "carol", "--out", str(tmp_path / "r.jsonl")], capsys, monkeypatch)
     assert code == 2 and "wrote the plan and may not be a primary annotator" in out + err
+
+
+def test_a_reviewer_name_of_zero_width_spaces_or_mixed_scripts_is_refused_and_nothing_is_stored(
+        tmp_path: Path) -> None:
+    from view_helpers import GOOD, make_run
+
+    from forgegate.pipeline.review import record_review
+    from forgegate.store import RunStore, run_path
+
+    store = tmp_path / "store"
+    run_id = make_run(tmp_path / "in", store, GOOD)
+    path = run_path(run_id, store)
+    for reviewer, says in ((ZWSP * 2, "--reviewer NAME"), (f"{ZWSP} {BOM}", "--reviewer NAME"),
+                           ("b\u043eb", "mixes Cyrillic and Latin letters")):
+        with pytest.raises(UsageError, match=says):
+            record_review(path, "model/cold/0", passed=True, reviewer=reviewer, note=None)
+    with RunStore.open(path, create=False) as opened:
+        assert opened.reviews() == {}
+    record_review(path, "model/cold/0", passed=True, reviewer="bob", note=None)
+    with RunStore.open(path, create=False) as opened:
+        assert opened.reviews() == {"model/cold/0": ("pass", "bob")}
