@@ -81,3 +81,10 @@ def test_q_task_and_q_fact_declarations_are_checked_at_plan_lock(tmp_path: Path,
     result = CliRunner().invoke(app, ["plan", "lock", str(plan), "--store", str(tmp_path / "runs")])
     assert isinstance(result.exception, InputError) and says in str(result.exception)
     assert not lock_path(plan).exists()
+
+
+def test_a_device_given_as_the_relevance_record_is_refused_as_a_device() -> None:
+    from forgegate.semantic.relevance_record import load_relevance
+
+    with pytest.raises(InputError, match="is a device, not a relevance file"):
+        load_relevance(Path("/dev/zero"))
