@@ -60,3 +60,32 @@ def test_the_llm_judge_takes_the_base_url() -> None:
         assert judge.backend.config.base_urls == ("http://127.0.0.1:8081/v1",)
     finally:
         judge.close()
+
+
+def test_semantic_cluster_with_an_ollama_judge_at_base_url_freezes_cleanly_or_refuses_unparsed_answers(
+        tmp_path: Path) -> None:
+    """The llm judge through the real ollama backend against the fake Ollama server (no Ollama runs here): the
+    run leaves no pending task behind, and 3 of 3 unparsed answers refuse to freeze (the issue's case)."""
+    import subprocess
+    import sys
+
+    from backend_fake_http import Behaviour
+    from backend_servers import FakeOllamaServer
+
+    samples, questions = tmp_path / "dev.jsonl", tmp_path / "q.jsonl"
+    samples.write_text("".join(json.dumps({"task": "t1", "condition": c, "sample": i, "text": t}) + "\n"
+                               for i, (c, t) in enumerate([("A", "Paris"), ("A", "Lyon"), ("B", "it is Paris")])),
+                       encoding="utf-8")
+    questions.write_text(json.dumps({"task": "t1", "question": "Capital?"}) + "\n", encoding="utf-8")
+    outcomes = {}
+    for answer in ("entailment", "hmm"):
+        with FakeOllamaServer(Behaviour(default=answer, models={"judge:latest": "sha256:" + "0" * 64})) as server:
+            outcomes[answer] = subprocess.run(
+                [sys.executable, "-m", "forgegate", "semantic", "cluster", "--samples", str(samples), "--questions",
+                 str(questions), "--out", str(tmp_path / answer), "--judge", "llm", "--backend", "ollama", "--model",
+                 "judge", "--base-url", server.url, "--no-embedding"], capture_output=True, text=True, timeout=120)
+    parsed, mumbled = outcomes["entailment"], outcomes["hmm"]
+    assert parsed.returncode == 0 and (tmp_path / "entailment" / "codebook.json").exists(), parsed.stderr
+    assert mumbled.returncode == 2 and "3 of 3 entailment answers" in mumbled.stderr
+    assert not (tmp_path / "hmm" / "codebook.json").exists()
+    assert "Task was destroyed" not in parsed.stderr + mumbled.stderr
