@@ -82,3 +82,10 @@ def test_a_reviewer_name_of_zero_width_spaces_or_mixed_scripts_is_refused_and_no
     record_review(path, "model/cold/0", passed=True, reviewer="bob", note=None)
     with RunStore.open(path, create=False) as opened:
         assert opened.reviews() == {"model/cold/0": ("pass", "bob")}
+
+
+@pytest.mark.parametrize("name", ["\u0390", "\u1fd7", "\u0131", "Stra\u00dfe", "\u01c6"])
+def test_a_name_and_its_upper_case_are_one_person_where_folding_alone_would_split_them(name: str) -> None:
+    """Found by the fuzz suite: Greek letters whose upper case decomposes (NFKC again after folding), the dotless
+    ı (its upper case I folds to i), ß and the dž digraph."""
+    assert same_person(name, name.upper()) and same_person(name.upper(), name.lower())

@@ -41,7 +41,8 @@ def _script(char: str) -> str | None:
 def _folded(name: str) -> str:
     text = unicodedata.normalize("NFKC", name)
     text = "".join(c for c in text if unicodedata.category(c) not in ("Cf", "Cc"))
-    return " ".join(text.casefold().split())
+    # NFKC again after folding (Unicode's NFKC_Casefold): folding can leave a sequence NFKC composes ("ΐ")
+    return " ".join(unicodedata.normalize("NFKC", text.casefold()).split())
 
 
 def name_key(name: str) -> str:
