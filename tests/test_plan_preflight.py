@@ -112,12 +112,12 @@ def test_a_clean_audit_locks_and_the_lock_carries_its_hash_and_gate(tmp_path: Pa
         check_lock(plan, run_has_generations=False)
 
 
-@pytest.mark.parametrize(("gate", "finding", "code", "words"), [
-    ("FAIL", "LEAK", 1, "finding LEAK"), ("INVALID", "CLEAN", 4, "a control failed"),
+@pytest.mark.parametrize(("gate", "finding", "leaks", "planted", "code", "words"), [
+    ("FAIL", "LEAK", 70, (6, 6), 1, "finding LEAK"), ("INVALID", "CLEAN", 0, (5, 6), 4, "a control failed"),
 ])
-def test_a_leak_or_a_failed_control_refuses_the_lock(tmp_path: Path, gate: str, finding: str, code: int,
-                                                      words: str) -> None:
-    plan = plan_with_audit(tmp_path, audit_json(gate, finding))
+def test_a_leak_or_a_failed_control_refuses_the_lock(tmp_path: Path, gate: str, finding: str, leaks: int,
+                                                      planted: tuple[int, int], code: int, words: str) -> None:
+    plan = plan_with_audit(tmp_path, audit_json(gate, finding, train_leaks=leaks, planted=planted))
     result = CliRunner().invoke(app, ["plan", "lock", str(plan), "--store", str(tmp_path / "runs")])
     assert result.exit_code == code, result.output
     assert "NOT LOCKED" in result.output and words in result.output
@@ -156,13 +156,14 @@ def test_the_spec_train_leak_beside_a_clean_val_split_locks_only_when_the_plan_s
     unseen = plan_with_clean_splits(tmp_path / "test", '["test"]', spec)
     result = CliRunner().invoke(app, ["plan", "lock", str(unseen), "--store", str(tmp_path / "runs")])
     assert result.exit_code == 3 and "did not see them" in " ".join(result.output.split())
-    blind = plan_with_clean_splits(tmp_path / "blind", '["val"]', audit_json("INVALID", "LEAK", train_leaks=70))
+    blind = plan_with_clean_splits(tmp_path / "blind", '["val"]', audit_json("INVALID", "LEAK", train_leaks=70,
+                                                                                     planted=(5, 6)))
     result = CliRunner().invoke(app, ["plan", "lock", str(blind), "--store", str(tmp_path / "runs")])
     assert result.exit_code == 4 and not lock_path(blind).exists()
 
 
 def test_a_plan_naming_an_audit_cannot_be_locked_around_it(tmp_path: Path) -> None:
-    plan = plan_with_audit(tmp_path, audit_json("FAIL", "LEAK"))
+    plan = plan_with_audit(tmp_path, audit_json("FAIL", "LEAK", train_leaks=70))
     with pytest.raises(LockRefusedError, match="puts the audit on the record"):
         lock_plan(plan)  # the library call without the audit record
 
@@ -218,3 +219,19 @@ def test_a_lock_without_the_audit_record_is_refused_by_the_run_and_by_check(tmp_
         check_lock(plan, run_has_generations=False)
     check = CliRunner().invoke(app, ["plan", "check", str(plan), "--store", str(tmp_path / "runs")])
     assert check.exit_code == 2 and "NO LEAK AUDIT on the lock" in check.output
+
+
+@pytest.mark.parametrize(("gate", "finding", "leaks", "planted"), [
+    ("PASS", "CLEAN", 70, (6, 6)),    # the forgery: the words edited, the train leak still in its splits
+    ("PASS", "LEAK", 70, (6, 6)),     # the word edited, the finding left
+    ("PASS", "CLEAN", 0, (5, 6)),     # a failed control under a PASS
+    ("FAIL", "CLEAN", 0, (6, 6)),     # a clean audit made to refuse is not trusted either
+])
+def test_a_result_whose_words_disagree_with_its_own_splits_and_controls_does_not_lock(
+        tmp_path: Path, gate: str, finding: str, leaks: int, planted: tuple[int, int]) -> None:
+    plan = plan_with_audit(tmp_path, audit_json(gate, finding, train_leaks=leaks, planted=planted))
+    result = CliRunner().invoke(app, ["plan", "lock", str(plan), "--store", str(tmp_path / "runs")])
+    assert isinstance(result.exception, InputError) and result.exit_code != 0
+    assert result.exception.line == line_of(plan.read_text(), "result = ")
+    assert f"says gate {gate}, finding {finding}, but its own splits and controls give" in str(result.exception)
+    assert not lock_path(plan).exists()

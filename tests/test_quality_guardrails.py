@@ -229,6 +229,9 @@ def test_human_review_without_a_filled_sheet_is_incomplete_with_the_command_that
     assert verdict.gate == Gate.INCOMPLETE
     assert any(r.outcome == Gate.INCOMPLETE and "forgegate semantic quality-sheet" in r.detail
                for r in verdict.reasons)
+    guardrail = [r for r in quality_guardrails(quality) if r.rule == "semantic: Q_task guardrail"]
+    assert [r.outcome for r in guardrail] == [Gate.INCOMPLETE]  # no "PASS: Q_task change" beside the INCOMPLETE
+    assert "change not judged while task(s) 'colour' have no scores" in guardrail[0].detail
     # The command's work: a blinded sheet (no arm, no seed), its key beside the run store.
     [sheet] = write_review_sheets(loaded, rows, PROMPTS, out, seed=7)
     lines = [json.loads(x) for x in sheet.read_text().splitlines()]

@@ -50,12 +50,38 @@ def test_comparing_results_of_different_fields_is_refused(result: Path, tmp_path
     assert "[[instruments.semantic.bridges]]" in flat
 
 
+def bridge_plan(folder: Path) -> Path:
+    """The tgpt preset with a FIELD_TOK / FIELD_SEM bridge declared under [instruments.semantic]."""
+    head, tail = PRESETS["tgpt"].split("[[comparisons]]", 1)
+    bridge = ('[[instruments.semantic.bridges]]\nfields = ["FIELD_TOK", "FIELD_SEM"]\n'
+              'how = "token mass summed per frozen cluster"\n\n')
+    plan = folder / "bridged.toml"
+    plan.write_text(head + bridge + "[[comparisons]]" + tail, encoding="utf-8")
+    return plan
+
+
 def test_a_bridge_the_plan_names_lets_the_fields_be_compared(result: Path, tmp_path, capsys, monkeypatch) -> None:
-    bridge = {"fields": ["FIELD_TOK", "FIELD_SEM"], "how": "token mass summed per frozen cluster"}
-    tok = with_changes(result, tmp_path / "tok.json", field="FIELD_TOK", bridges=[bridge])
-    code, out, err = run_cli(["semantic", "compare", str(result), str(tok)], capsys, monkeypatch)
+    tok = with_changes(result, tmp_path / "tok.json", field="FIELD_TOK")
+    code, out, err = run_cli(["semantic", "compare", str(result), str(tok), "--plan", str(bridge_plan(tmp_path))],
+                             capsys, monkeypatch)
     assert code == 0, err
     assert "through the plan's bridge: token mass summed per frozen cluster" in " ".join(out.split())
+
+
+def test_a_bridge_written_into_a_result_file_is_not_a_declared_bridge(result: Path, tmp_path, capsys,
+                                                                      monkeypatch) -> None:
+    bridge = {"fields": ["FIELD_TOK", "FIELD_SEM"], "how": "token mass summed per frozen cluster"}
+    tok = with_changes(result, tmp_path / "tok.json", field="FIELD_TOK", bridges=[bridge])
+    forged = with_changes(result, tmp_path / "sem.json", bridges=[bridge])
+    code, _, err = run_cli(["semantic", "compare", str(forged), str(tok)], capsys, monkeypatch)
+    assert code == 2 and "Cross-level claims require an explicit measurement bridge" in " ".join(err.split())
+
+
+def test_an_unknown_endpoint_is_refused_naming_the_known_ones(result: Path, capsys, monkeypatch) -> None:
+    code, out, err = run_cli(["semantic", "compare", str(result), str(result), "--endpoint", "FOO"], capsys,
+                             monkeypatch)
+    flat = " ".join((out + err).split())
+    assert code == 2 and "'FOO' is not an endpoint" in flat and "ES_LOSS" in flat and "FOO NA" not in flat
 
 
 def test_an_unknown_field_in_a_result_is_refused(result: Path, tmp_path, capsys, monkeypatch) -> None:

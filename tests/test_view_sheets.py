@@ -3,6 +3,7 @@ that `forgegate semantic relevance` accepts as if filled by hand."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,13 @@ from view_helpers import A, B, blank_sheet, client, csrf_of
 
 from forgegate.cli.main import app
 from forgegate.semantic.relevance import read_labels
+
+
+def digest_of(page: str) -> str:
+    """The digest of the disagreement list the page's adjudication form carries."""
+    found = re.search(r'name="digest" value="([0-9a-f]{64})"', page)
+    assert found is not None, "the adjudication form carries no digest"
+    return found.group(1)
 
 
 def annotate(web: TestClient, name: str, labels: dict[str, int], csrf: str) -> int:
@@ -49,10 +57,13 @@ def test_two_annotators_then_kappa_then_adjudication_give_the_files_semantic_rel
     third = client_.get("/sheets/0/annotate?annotator=dan")
     assert third.status_code == 403 and "already has two annotators" in third.text
 
-    own = client_.post("/sheets/0/adjudicate", data={"csrf": csrf, "adjudicator": "bo", "adj-0": "1", "adj-1": "0"})
+    shown = digest_of(page)
+    assert 'name="adj:c2"' in page and 'name="adj:c5"' in page  # each decision names its cluster
+    own = client_.post("/sheets/0/adjudicate", data={"csrf": csrf, "adjudicator": "bo", "digest": shown,
+                                                     "adj:c2": "1", "adj:c5": "0"})
     assert own.status_code == 400 and "may not adjudicate" in own.text
-    done = client_.post("/sheets/0/adjudicate", data={"csrf": csrf, "adjudicator": "Carol", "adj-0": "1",
-                                                      "adj-1": "0"}, follow_redirects=False)
+    done = client_.post("/sheets/0/adjudicate", data={"csrf": csrf, "adjudicator": "Carol", "digest": shown,
+                                                      "adj:c2": "1", "adj:c5": "0"}, follow_redirects=False)
     assert done.status_code == 303
     assert read_labels(tmp_path / "relevance_sheet.adjudication.csv") == {"c2": 1, "c5": 0}
     assert 'id="complete"' in client_.get("/sheets/0").text
@@ -87,3 +98,30 @@ def test_view_refuses_a_file_that_is_not_an_exported_sheet(tmp_path: Path) -> No
     other.write_text("a,b\n1,2\n", encoding="utf-8")
     outcome = CliRunner().invoke(app, ["view", "--store", str(tmp_path), "--sheet", str(other)])
     assert outcome.exit_code != 0 and "not a sheet" in str(outcome.exception)
+
+
+def test_an_adjudication_opened_before_an_annotator_changed_labels_is_refused_not_misfiled(
+        web: tuple[TestClient, Path, str], tmp_path: Path) -> None:
+    client_, _, csrf = web
+    assert annotate(client_, "ana", A, csrf) == 303
+    assert annotate(client_, "bo", B, csrf) == 303
+    page = client_.get("/sheets/0").text
+    shown = digest_of(page)  # the adjudicator sees the disagreements c2 and c5
+    assert annotate(client_, "bo", {**B, "c2": 1, "c5": 0, "c3": 1}, csrf) == 303  # bo changes his mind: now c3 only
+    late = client_.post("/sheets/0/adjudicate", data={"csrf": csrf, "adjudicator": "Carol", "digest": shown,
+                                                      "adj:c2": "1", "adj:c5": "0"}, follow_redirects=False)
+    assert late.status_code == 409 and "reload the page" in late.text
+    # a decision posted by position for the list the page no longer shows is refused too, never saved for c3
+    by_position = client_.post("/sheets/0/adjudicate", data={"csrf": csrf, "adjudicator": "Carol", "digest": shown,
+                                                             "adj-0": "1"}, follow_redirects=False)
+    assert by_position.status_code == 409
+    stray = client_.post("/sheets/0/adjudicate", data={"csrf": csrf, "adjudicator": "Carol",
+                                                       "digest": digest_of(client_.get("/sheets/0").text),
+                                                       "adj:c3": "1", "adj:c2": "1"}, follow_redirects=False)
+    assert stray.status_code == 409 and "c2&#39; is not a disagreement" in stray.text
+    assert not (tmp_path / "relevance_sheet.adjudication.csv").exists()
+    now = client_.post("/sheets/0/adjudicate", data={"csrf": csrf, "adjudicator": "Carol",
+                                                     "digest": digest_of(client_.get("/sheets/0").text),
+                                                     "adj:c3": "0"}, follow_redirects=False)
+    assert now.status_code == 303
+    assert read_labels(tmp_path / "relevance_sheet.adjudication.csv") == {"c3": 0}

@@ -8,6 +8,7 @@ import typer
 
 from forgegate.cli.common import console, exit_with
 from forgegate.cli.options import HTML_OPTION, MARKDOWN_OPTION
+from forgegate.core.limits import RNG_SEED_MAX
 from forgegate.errors import UsageError
 from forgegate.plan.experiments import EXPERIMENT_NAMES
 from forgegate.semantic.embedding import DEFAULT_THRESHOLD
@@ -27,7 +28,7 @@ def metrics(
     recovery: str = typer.Option(..., "--recovery", help="Condition R: B under generic recovery probes."),
     aggregates: Path | None = typer.Option(None, "--aggregates", help="JSONL: task, pool, aggregate, clusters."),
     json_out: Path | None = typer.Option(None, "--json", help="Write the full result here."),
-    seed: int = typer.Option(0, "--seed", help="Bootstrap seed (recorded in the JSON)."),
+    seed: int = typer.Option(0, "--seed", min=0, max=RNG_SEED_MAX, help="Bootstrap seed (recorded in the JSON)."),
     experiment: str | None = typer.Option(None, "--experiment",
                                           help=f"{', '.join(EXPERIMENT_NAMES[:-1])} or {EXPERIMENT_NAMES[-1]}: "
                                                "declares the primary endpoint."),
@@ -58,13 +59,23 @@ def metrics(
     exit_with(result.gate)
 
 
-def _judge(judge: str, nli_model: Path | None, backend: str | None, model: str | None, cache: Path | None):  # type: ignore[no-untyped-def]
+def _judge(judge: str, nli_model: Path | None, backend: str | None, model: str | None, cache: Path | None,  # type: ignore[no-untyped-def]
+           base_url: list[str] | None = None):
     from forgegate.pipeline.semantic_judge import make_judge
 
-    return make_judge(judge, nli_model=nli_model, backend=backend, model=model, cache=cache)
+    return make_judge(judge, nli_model=nli_model, backend=backend, model=model, cache=cache,
+                      base_urls=tuple(base_url or ()))
+
+
+def _close(judge: object) -> None:
+    """Close a judge that holds a backend and an event loop (the llm judge), so no request task is left pending."""
+    close = getattr(judge, "close", None)
+    if callable(close):
+        close()
 
 
 JUDGE_HELP = f"Entailment judge: {', '.join(JUDGES.names())}."
+BASE_URL_HELP = "The llm judge's server URL (an openai or ollama backend); repeat to spread load over replicas."
 
 
 @semantic_app.command("cluster")
@@ -76,23 +87,32 @@ def cluster(
     nli_model: Path | None = typer.Option(None, "--nli-model", help="Local MNLI-style model folder (nli)."),
     backend: str | None = typer.Option(None, "--backend", help="Backend for the llm judge."),
     model: str | None = typer.Option(None, "--model", help="Model for the llm judge's backend."),
+    base_url: list[str] | None = typer.Option(None, "--base-url", help=BASE_URL_HELP),
     cache: Path | None = typer.Option(None, "--judge-cache", help="JSONL cache of llm judge answers."),
     loose: bool = typer.Option(False, "--loose", help="Reference rule: no contradiction, not both neutral."),
     embedding: bool = typer.Option(True, "--embedding/--no-embedding", help="MiniLM sensitivity analysis."),
     threshold: float = typer.Option(DEFAULT_THRESHOLD, "--embedding-threshold",
                                    help="MiniLM cosine similarity at or above which a text joins a cluster."),
     draft_only: bool = typer.Option(False, "--draft-only", help="Write the draft; freeze later."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the sheets' shuffling."),
+    seed: int = typer.Option(0, "--seed", min=0, max=RNG_SEED_MAX, help="Seed of the sheets' shuffling."),
 ) -> None:
     """Build the codebook on development samples (bidirectional entailment), export blinded sheets."""
     from forgegate.semantic.codebook import read_questions, read_text_samples
     from forgegate.semantic.develop_confirm import develop
     from forgegate.semantic.embedding import load_embedder
 
-    dev = develop(read_text_samples(samples), read_questions(questions),
-                  _judge(judge, nli_model, backend, model, cache), out_dir, seed=seed, strict=not loose,
-                  embedder=load_embedder() if embedding else None, embedding_threshold=threshold,
-                  freeze_now=not draft_only)
+    rows, asked = read_text_samples(samples), read_questions(questions)
+    entailment = _judge(judge, nli_model, backend, model, cache, base_url)
+    try:
+        dev = develop(rows, asked, entailment, out_dir, seed=seed, strict=not loose,
+                      embedder=load_embedder() if embedding else None, embedding_threshold=threshold,
+                      freeze_now=not draft_only)
+    finally:
+        _close(entailment)
+    unparsed = dev.report["judge"].get("unparsed_answers")
+    if unparsed:
+        console.print(f"warning: {unparsed} judge answers named no label and were counted neutral; the draft is "
+                      "not freezable until they parse")
     for task, st in dev.report["tasks"].items():
         console.print(f"{task}: {st['samples']} samples, {st['unique_texts']} unique, {st['clusters']} clusters, "
                       f"{st['entailment_calls']} entailment calls")
@@ -128,6 +148,7 @@ def assign_cmd(
     nli_model: Path | None = typer.Option(None, "--nli-model", help="Local MNLI-style model folder (nli)."),
     backend: str | None = typer.Option(None, "--backend", help="Backend for the llm judge."),
     model: str | None = typer.Option(None, "--model", help="Model for the llm judge's backend."),
+    base_url: list[str] | None = typer.Option(None, "--base-url", help=BASE_URL_HELP),
     cache: Path | None = typer.Option(None, "--judge-cache", help="JSONL cache of llm judge answers."),
     exploratory: bool = typer.Option(False, "--exploratory",
                                      help="Accept a codebook frozen before it recorded its development samples "
@@ -137,8 +158,11 @@ def assign_cmd(
     from forgegate.semantic.codebook import read_text_samples
     from forgegate.semantic.develop_confirm import confirm
 
-    path = confirm(codebook, read_text_samples(samples), _judge(judge, nli_model, backend, model, cache), out_dir,
-                   confirmatory=not exploratory)
+    entailment = _judge(judge, nli_model, backend, model, cache, base_url)
+    try:
+        path = confirm(codebook, read_text_samples(samples), entailment, out_dir, confirmatory=not exploratory)
+    finally:
+        _close(entailment)
     console.print(f"assignments: {path}")
 
 
@@ -146,7 +170,7 @@ def assign_cmd(
 def sheets_cmd(
     codebook: Path = typer.Option(..., "--codebook", help="Frozen codebook whose clusters are annotated."),
     out_dir: Path = typer.Option(..., "--out", help="Folder for relevance_sheet.csv."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the sheet's shuffling."),
+    seed: int = typer.Option(0, "--seed", min=0, max=RNG_SEED_MAX, help="Seed of the sheet's shuffling."),
 ) -> None:
     """The condition-masked relevance sheet of a frozen codebook: two annotators (not the author) fill a copy each."""
     import numpy as np
@@ -183,7 +207,7 @@ def relevance_cmd(
     from forgegate.gate.semantic import relevance_gate
     from forgegate.jsonio import write_json_atomic
     from forgegate.semantic.codebook import load_codebook
-    from forgegate.semantic.relevance import Annotation, adjudicate
+    from forgegate.semantic.relevance import Annotation, adjudicate, check_codebook_coverage
     from forgegate.semantic.relevance_record import record_lines, write_record
 
     anns = []
@@ -195,7 +219,12 @@ def relevance_cmd(
     final, report = adjudicate(anns[0], anns[1], author=author, adjudication=adjudication)
     gate = relevance_gate(report["complete"])
     report["gate"] = gate.value
-    book_hash = None if codebook is None else load_codebook(codebook, require_frozen=True).content_hash
+    book_hash = None
+    if codebook is not None:
+        book = load_codebook(codebook, require_frozen=True)
+        check_codebook_coverage([*final, *report["open_disagreements"]],
+                                [c.id for t in book.tasks.values() for c in t.clusters], anns[1].path)
+        book_hash = book.content_hash
     lines = None
     if report["complete"]:
         lines = record_lines(anns[0], anns[1], final, report, adjudicator=adjudicator or "",
@@ -215,6 +244,8 @@ def compare_cmd(
     left: Path = typer.Argument(..., help="A `semantic metrics --json` or `forgegate run --json` result."),
     right: Path = typer.Argument(..., help="The result to set beside it."),
     endpoint: str = typer.Option("ES_LOSS", "--endpoint", help="The T_GPT metric to set side by side."),
+    plan: Path | None = typer.Option(None, "--plan", help="The plan whose [[instruments.semantic.bridges]] "
+                                                          "declares a bridge between the two results' fields."),
 ) -> None:
     """Two semantic results side by side; refused when they measure different T_GPT fields and no plan names a
     bridge (FIELD_TOK != FIELD_SEM != FIELD_TRAJ != FIELD_VIS)."""
@@ -223,7 +254,7 @@ def compare_cmd(
     from forgegate.report.semantic_terminal import fmt
     from forgegate.results import PlanRunResult, SemanticMetricsBody, SemanticMetricsResult
     from forgegate.results.read import read_result_json
-    from forgegate.semantic.fields import TABLE_FIELD, across_value, bridged, field_problem
+    from forgegate.semantic.fields import TABLE_FIELD, across_value, bridged, field_problem, known_endpoints
 
     tables = []
     for path in (left, right):
@@ -235,11 +266,21 @@ def compare_cmd(
         if body is None:
             raise UsageError(f"{path}: a {result.kind} result with no semantic metrics table")
         tables.append(body.to_json())  # the field rules (semantic.fields) read the table as its JSON
-    problem = field_problem(tables[0], tables[1], left_name=str(left), right_name=str(right))
+    bridges: list[dict[str, object]] = []
+    if plan is not None:  # bridges are declared in a plan, never read from a result file
+        from forgegate.plan import load_plan
+
+        params = load_plan(plan).plan.instruments.semantic
+        bridges = [b.model_dump(mode="json") for b in (params.bridges if params is not None else ())]
+    problem = field_problem(tables[0], tables[1], left_name=str(left), right_name=str(right), bridges=bridges)
     if problem is not None:
         raise UsageError(problem)
+    known = sorted({*known_endpoints(tables[0]), *known_endpoints(tables[1])})
+    if endpoint not in known:
+        raise UsageError(f"--endpoint {endpoint!r} is not an endpoint of these results (they report "
+                         f"{', '.join(known) or 'none'})")
     fields = [str(t.get("field", TABLE_FIELD)) for t in tables]
-    bridge = bridged(fields[0], fields[1], [*tables[0].get("bridges", []), *tables[1].get("bridges", [])])
+    bridge = bridged(fields[0], fields[1], bridges)
     console.print(f"field: {fields[0]}" if bridge is None else
                   escape(f"fields: {fields[0]} / {fields[1]}, through the plan's bridge: {bridge['how']}"))
     for path, table in zip((left, right), tables, strict=True):
@@ -266,7 +307,7 @@ def validate_cmd(
     key: Path = typer.Option(..., "--key", help="The key written beside it (validation_key.csv)."),
     minimum: float | None = typer.Option(None, "--minimum", min=0.0, max=1.0,
                                          help="Required human/clustering agreement (below it: INVALID)."),
-    seed: int = typer.Option(0, "--seed", help="Bootstrap seed (recorded in the JSON)."),
+    seed: int = typer.Option(0, "--seed", min=0, max=RNG_SEED_MAX, help="Bootstrap seed (recorded in the JSON)."),
     json_out: Path | None = typer.Option(None, "--json", help="Write the agreement and its word as JSON here."),
 ) -> None:
     """Score the blinded human validation sheet against the clustering: agreement with bootstrap intervals."""

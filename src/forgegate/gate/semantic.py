@@ -118,6 +118,11 @@ def quality_guardrails(quality: Mapping[str, Mapping[str, Any]]) -> list[Reason]
                                   f"{measure} of task {miss['task']!r}: {miss['why']}; write the review sheet "
                                   f"with `{miss['command']}`, fill every row's score (0 to 1), run again"))
         margin, change = table.get("margin"), table["change"]
+        if table.get("missing"):  # a change over the tasks scored so far is not the measure's change: no PASS
+            unscored = ", ".join(repr(m["task"]) for m in table["missing"])
+            reasons.append(Reason(rule, Gate.INCOMPLETE, f"{measure} change not judged while task(s) {unscored} "
+                                  "have no scores"))
+            continue
         if margin is None:
             reasons.append(Reason(rule, Gate.PASS, f"{measure} reported beside the metrics; no margin declared, "
                                   "so it flags nothing"))

@@ -13,13 +13,18 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from forgegate.audit.outcome import Control, finding_of
+from forgegate.core.audit_finding import AuditFinding
 from forgegate.core.verdict import Gate, Reason
-from forgegate.gate.audit import lock_audit_reason
+from forgegate.errors import InputError
+from forgegate.gate.audit import audit_verdict, lock_audit_reason
+from forgegate.pipeline.plan_quality import check_declarations_at_lock
 from forgegate.plan.inputs import sha256_file
 from forgegate.plan.load import LoadedPlan, load_plan
 from forgegate.plan.lock import LockRefusedError, PlanLock, lock_plan
 from forgegate.plan.preflight import LeakAudit
 from forgegate.results.audit import LeakAuditResult
+from forgegate.semantic.sheet_reader import read_bounded_text
 
 RAN_AT_LOCK = "ran at lock"
 
@@ -37,11 +42,16 @@ def _from_file(loaded: LoadedPlan, audit: LeakAudit) -> tuple[LeakAuditResult, s
     assert audit.result is not None
     path = loaded.resolve(audit.result)
     where = ("leak_audit", "result")
-    if not path.is_file():
+    if not path.exists():
         raise loaded.error(where, f"file not found: {audit.result} (resolved to {path})",
                            hint="write it with forgegate audit leak ... --json FILE, or name the audit's inputs")
     try:
-        payload = json.loads(path.read_text(encoding="utf-8"))
+        text = read_bounded_text(path, what="leak audit result")
+    except InputError as exc:  # a device, a FIFO, a folder, over the size limit, not UTF-8: said at the plan's line
+        raise loaded.error(where, f"{audit.result} (resolved to {path}): {exc.message}",
+                           hint="write it with forgegate audit leak ... --json FILE") from None
+    try:
+        payload = json.loads(text)
         kind = payload.get("kind") if isinstance(payload, dict) else None
         if kind != "leak_audit":
             raise loaded.error(where, f"{audit.result} is not a forgegate audit leak --json result (its kind is "
@@ -56,7 +66,29 @@ def _from_file(loaded: LoadedPlan, audit: LeakAudit) -> tuple[LeakAuditResult, s
             why = str(exc)
         raise loaded.error(where, f"{audit.result} is not a forgegate audit leak --json result: {why}",
                            hint="write it with forgegate audit leak ... --json FILE") from None
+    _check_recomputed(loaded, result, audit.result)
     return result, sha256_file(path), audit.result
+
+
+def _check_recomputed(loaded: LoadedPlan, result: LeakAuditResult, name: str) -> None:
+    """A result file's ``gate`` and ``finding`` are recomputed from its own splits and controls (the rules of
+    ``audit.leak`` and ``gate.audit.audit_verdict``); a file whose words disagree was edited, and is refused."""
+    controls = result.controls
+    found, surfaces = controls.surfaces_found
+    detected, planted = controls.planted_detected
+    finding = finding_of(any(s.leaking_instruction or s.leaking_response for s in result.splits.values()),
+                         AuditFinding.LEAK)
+    recomputed = audit_verdict(
+        (Control("surfaces_found", surfaces > 0 and found == surfaces, f"{found}/{surfaces} surfaces found"),
+         Control("nonce_absent", controls.nonce_absent, "nonce absent from both trees"),
+         Control("planted_detected", planted > 0 and detected == planted, f"{detected}/{planted} planted names")),
+        finding)
+    word = finding.value
+    if (result.gate, result.finding) != (recomputed.gate, word):
+        raise loaded.error(("leak_audit", "result"),
+                           f"{name} says gate {result.gate.value}, finding {result.finding}, but its own splits and "
+                           f"controls give {recomputed.gate.value}, {word}: the file was edited after the audit wrote "
+                           "it", hint="run forgegate audit leak ... --json FILE again, or name the audit's inputs")
 
 
 def _run(loaded: LoadedPlan, audit: LeakAudit) -> tuple[LeakAuditResult, str, str]:
@@ -89,7 +121,9 @@ def leak_audit_on_record(loaded: LoadedPlan) -> tuple[dict[str, str], Reason] | 
 def lock_with_audit(plan_path: Path | str, *, run_has_generations: bool = False,
                     stored_plan_hash: str | None = None) -> tuple[PlanLock, Reason | None]:
     """``forgegate plan lock``: the plan's leak audit judged first (refused unless PASS), then the lock with it."""
-    on_record = leak_audit_on_record(load_plan(plan_path))
+    loaded = load_plan(plan_path)
+    check_declarations_at_lock(loaded)  # Q_task / Q_fact against the fixture's tasks, before anything freezes
+    on_record = leak_audit_on_record(loaded)
     if on_record is not None and on_record[1].outcome is not Gate.PASS:
         reason = on_record[1]
         raise AuditLockRefusedError(f"plan {plan_path} is not locked: {reason.rule}: {reason.outcome.value}: "

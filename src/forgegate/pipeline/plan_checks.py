@@ -107,6 +107,11 @@ def semantic_inputs(loaded: LoadedPlan, task_ids: list[str]) -> SemanticInputs:
                                f"{record.header.codebook_hash}, not the plan's ({book.content_hash})",
                                hint="annotate the sheet of the plan's frozen codebook (forgegate semantic sheets)")
         frozen = [c.id for t in task_ids for c in book.tasks[t].clusters]
+        foreign = sorted(set(relevance) - {c.id for t in book.tasks.values() for c in t.clusters})
+        if foreign:
+            raise loaded.error((*where, "relevance"), f"{rel_path} names cluster(s) the frozen codebook does not "
+                               f"have: {', '.join(foreign[:5])}{' ...' if len(foreign) > 5 else ''}",
+                               hint="annotate the sheet of the plan's frozen codebook (forgegate semantic sheets)")
         missing = [c for c in frozen if c not in relevance]
         if missing:
             raise loaded.error((*where, "relevance"), f"no relevance row for frozen cluster(s) "

@@ -17,17 +17,19 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from forgegate.core.quality import QUALITY_MEASURES, QUALITY_SCORERS, QualityMeasure
 from forgegate.core.records import Completion
-from forgegate.errors import UsageError
-from forgegate.jsonio import read_jsonl_models, write_json_atomic
+from forgegate.errors import InputError, UsageError
+from forgegate.jsonio import iter_jsonl_lines, validation_to_input_error, write_json_atomic
 from forgegate.metrics.generations import Generation
 from forgegate.plan import LoadedPlan
 from forgegate.plan.quality import QualityDeclaration
 from forgegate.semantic.bootstrap import BootstrapSettings
 from forgegate.semantic.quality import QualityRequest, quality_table
+from forgegate.semantic.recurrence import answer_digest
+from forgegate.semantic.sheet_reader import one_row_per_key, read_bounded_bytes, read_bounded_text
 from forgegate.userfile import UserFileModel
 
 Json = dict[str, Any]
@@ -70,6 +72,18 @@ def check_quality_declarations(loaded: LoadedPlan, task_ids: Sequence[str]) -> N
                                "scorer", hint="add [instruments.semantic.q_task.tasks.<id>] for each fixture task")
 
 
+def check_declarations_at_lock(loaded: LoadedPlan) -> None:
+    """``check_quality_declarations`` against the fixture's tasks, for ``plan lock``: a Q_task that leaves a task
+    without a scorer, or a Q_fact naming no fixture task, is refused before the plan freezes, not at ``run``."""
+    if not declarations(loaded):
+        return
+    from forgegate.pipeline.plan_generate import fixture_items
+    from forgegate.plan.lock import LockedPlan, current_lock
+
+    items = fixture_items(LockedPlan(loaded=loaded, lock=current_lock(loaded)))
+    check_quality_declarations(loaded, [item.id for item in items])
+
+
 def sheet_command(loaded: LoadedPlan) -> str:
     """The command that writes the plan's review sheets (named in every INCOMPLETE it causes)."""
     return f"forgegate semantic quality-sheet {loaded.path}"
@@ -91,6 +105,23 @@ class _HumanScores:
     missing: str | None
 
 
+def review_rows(path: Path) -> dict[str, ReviewRow]:
+    """The rows of a filled review sheet by their ``row`` id, through the one sheet reader's rule (one row per key,
+    both lines named; bounded; UTF-8); each row strictly typed, so ``score: true`` or ``"1"`` is refused at its
+    line, not read as 1."""
+    raw = read_bounded_bytes(path, what="review sheet")
+    parsed: list[tuple[int, str, ReviewRow]] = []
+    scores: dict[str, str] = {}
+    for number, obj in iter_jsonl_lines(path, raw):
+        try:
+            row = ReviewRow.model_validate(obj, strict=True)
+        except ValidationError as exc:
+            raise validation_to_input_error(path, number, exc) from None
+        parsed.append((number, row.row, row))
+        scores[str(number)] = "" if row.score is None else str(row.score)
+    return {k: row for k, (_, row) in one_row_per_key(path, "row", parsed, label="score", labels=scores).items()}
+
+
 def _human(loaded: LoadedPlan, out_dir: Path, measure: str, task: str, sheet: str) -> _HumanScores:
     """The task's scores from its filled sheet, by arm; or why there are none yet."""
     path, key_file = loaded.resolve(sheet), key_path(out_dir, sheet)
@@ -98,12 +129,17 @@ def _human(loaded: LoadedPlan, out_dir: Path, measure: str, task: str, sheet: st
         return _HumanScores({}, f"review sheet {sheet} not found")
     if not key_file.is_file():
         return _HumanScores({}, f"no blinding key for {sheet} beside the run store ({key_file})")
-    key: dict[str, Json] = json.loads(key_file.read_text(encoding="utf-8"))["rows"]
+    key: dict[str, Json] = json.loads(read_bounded_text(key_file, what="review key"))["rows"]
     wanted = {r for r, k in key.items() if k["measure"] == measure and k["task"] == task}
-    rows = [row for _, row in read_jsonl_models(path, ReviewRow) if row.measure == measure and row.task == task]
+    rows = [row for row in review_rows(path).values() if row.measure == measure and row.task == task]
     if {r.row for r in rows} != wanted:
         return _HumanScores({}, f"{sheet} holds {len(rows)} rows for this task, its key {len(wanted)}: "
                                 "write the sheet again")
+    for row in rows:
+        digest = key[row.row].get("answer_sha256")
+        if digest is not None and answer_digest(row.answer) != digest:
+            raise InputError(path, f"row {row.row}'s answer is not the one the review sheet was written with",
+                             field="answer", hint="score the answers as written; do not edit them")
     unscored = [r.row for r in rows if r.score is None]
     if unscored:
         return _HumanScores({}, f"{len(unscored)} of {len(rows)} answers in {sheet} have no score yet")
@@ -180,7 +216,8 @@ def write_review_sheets(loaded: LoadedPlan, generations: Sequence[Generation], p
             row_id = f"r{number:04d}"
             rows.append(ReviewRow(row=row_id, measure=measure, task=task, prompt=prompts[task],
                                   answer=gen.text).model_dump(mode="json"))
-            key[row_id] = {"measure": measure, "task": task, "condition": gen.arm, "sample": gen.seed}
+            key[row_id] = {"measure": measure, "task": task, "condition": gen.arm, "sample": gen.seed,
+                           "answer_sha256": answer_digest(gen.text)}
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
         write_json_atomic(key_path(out_dir, sheet), {"sheet": sheet, "rows": key})

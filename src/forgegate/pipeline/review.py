@@ -9,6 +9,7 @@ from typing import Literal
 
 from forgegate.battery import Battery, load_battery
 from forgegate.checks import AnswerScore, score_item
+from forgegate.core.names import name_key, name_problem
 from forgegate.core.records import StoredResponse
 from forgegate.errors import ForgegateError, UsageError
 from forgegate.gate.gloss_config import parse_gate_config
@@ -121,8 +122,16 @@ def record_review(store_path: Path, item: str, *, passed: bool | None, reviewer:
     matches = [s for s in review_states(store_path) if item in (s.row.item_id, s.row.request_key)]
     if not matches:
         raise UsageError(f"item '{item}' of run {store_path.stem} does not need a review")
-    if passed is None or not reviewer or not reviewer.strip():
+    if len({s.row.request_key for s in matches}) > 1:
+        keys = sorted({s.row.request_key for s in matches})
+        raise UsageError(f"item '{item}' of run {store_path.stem} names {len(keys)} answers that await a review "
+                         f"({', '.join(keys[:3])}{' ...' if len(keys) > 3 else ''}): a decision names one answer, "
+                         "so give its request key")
+    if passed is None or not reviewer or not name_key(reviewer):
         raise UsageError("a decision needs --pass or --fail and --reviewer NAME")
+    problem = name_problem(reviewer, "the reviewer's name")
+    if problem is not None:
+        raise UsageError(problem)
     if len(reviewer.strip()) > MAX_REVIEWER_CHARS:
         raise UsageError(f"a reviewer's name has at most {MAX_REVIEWER_CHARS} characters, not "
                          f"{len(reviewer.strip())}: shorten it")

@@ -81,7 +81,8 @@ def frozen_judge(record: dict[str, Any], codebook: Path) -> EntailmentJudge:
 
 
 def make_judge(name: str, *, nli_model: Path | None = None, backend: str | None = None,
-               model: str | None = None, cache: Path | None = None) -> EntailmentJudge:
+               model: str | None = None, cache: Path | None = None,
+               base_urls: Sequence[str] = ()) -> EntailmentJudge:
     """A registered judge from CLI-style options (required options are required).
 
     It lives in ``pipeline/``, not ``semantic/``, because the LLM judge builds a backend: the semantic
@@ -96,4 +97,4 @@ def make_judge(name: str, *, nli_model: Path | None = None, backend: str | None 
         raise UsageError("--judge llm needs --backend NAME")
     from forgegate.backends import BackendConfig, make_backend
 
-    return factory(make_backend(backend, BackendConfig(model=model)), cache_path=cache)
+    return factory(make_backend(backend, BackendConfig(model=model, base_urls=tuple(base_urls))), cache_path=cache)

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from forgegate.core.declared import TIEBREAK_AXES, TiebreakAxis
+from forgegate.core.globs import glob_problem
 from forgegate.errors import InputError
-from forgegate.userfile import UserFileModel
+from forgegate.userfile import RngSeed, UserFileModel
 
 AXIS_INSTRUMENT: dict[TiebreakAxis, str] = {"memorization": "memorization", "seed_spread": "voice"}
 """The instrument each tiebreak axis reads: memorisation's excess over the control, the voice Delta's seed spread."""
@@ -41,10 +42,18 @@ class LeakAudit(UserFileModel):
     elsewhere stays on the record. Absent: any leak refuses the lock."""
     planted: int = Field(default=6, ge=1)
     """Positive-control names planted in the audit's copy, as ``--planted`` (each must be found)."""
-    seed: int = 0
-    """Seed of the planted control, as ``--seed``."""
+    seed: RngSeed = 0
+    """Seed of the planted control, as ``--seed`` (a numpy seed: 0 or more, checked here, not at the audit)."""
     glob: str = "**/*.txt"
     """Which files of ``source`` and ``renamed`` the audit reads, as ``--glob``."""
+
+    @field_validator("glob")
+    @classmethod
+    def _inside_source(cls, glob: str) -> str:
+        problem = glob_problem(glob)
+        if problem is not None:
+            raise ValueError(problem)
+        return glob
 
     @model_validator(mode="after")
     def _result_or_inputs(self) -> LeakAudit:

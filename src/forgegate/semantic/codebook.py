@@ -23,6 +23,7 @@ from forgegate.jsonio import (
 from forgegate.semantic.clustering import cluster_by_entailment, matching_representatives
 from forgegate.semantic.entailment import EntailmentJudge
 from forgegate.semantic.input_rows import UNMAPPED
+from forgegate.semantic.sheet_reader import one_row_per_key
 
 SCHEMA: Literal["forgegate.semantic.codebook/1"] = "forgegate.semantic.codebook/1"
 MATCHING = "greedy: first cluster (in ID order) whose representative is equivalent under the rule"
@@ -114,7 +115,12 @@ class Codebook(BaseModel):
 
 
 def read_text_samples(path: Path) -> list[TextSample]:
-    return [row for _, row in read_jsonl_models(path, TextSample)]
+    """The samples of a JSONL file, one row per (task, condition, sample): a sample id given twice would count one
+    generation twice in the codebook's cluster sizes, so it is refused naming both lines (``sheet_reader``)."""
+    rows = read_jsonl_models(path, TextSample)
+    keyed = one_row_per_key(path, "sample", ((line, json.dumps([r.task, r.condition, str(r.sample)],
+                                                                ensure_ascii=False), r) for line, r in rows))
+    return [row for _, row in keyed.values()]
 
 
 def read_questions(path: Path) -> dict[str, str]:

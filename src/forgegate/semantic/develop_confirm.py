@@ -64,6 +64,12 @@ def develop(samples: list[TextSample], questions: dict[str, str], judge: Entailm
     paths = {name: out_dir / name for name in ("codebook.draft.json", "codebook.json", "validation_sheet.csv",
                                                "validation_key.csv", "relevance_sheet.csv")}
     write_codebook(draft, paths["codebook.draft.json"])
+    unparsed = int(judge.describe().get("unparsed_answers") or 0)
+    if unparsed and freeze_now:
+        calls = sum(int(st.get("entailment_calls", 0)) for st in stats.values())
+        raise UsageError(f"{unparsed} of {calls} entailment answers of the judge named no label (counted neutral): "
+                         f"the codebook is not frozen; the draft is {paths['codebook.draft.json']}. Check the judge's "
+                         "model and prompt (--judge-cache keeps each raw answer), then cluster again")
     book = draft
     if freeze_now:
         if paths["codebook.json"].exists():

@@ -202,10 +202,14 @@ class LlmJudge:
         return self._cache.read(question, pairs)
 
     def close(self) -> None:
-        """Close the backend and the judge's event loop."""
+        """Close the backend and the judge's event loop, finalising its async generators first (a streamed answer's
+        generator left open is otherwise collected after the loop closed: "Task was destroyed but it is pending!")."""
+        if self._loop.is_closed():
+            return
         closer = getattr(self.backend, "aclose", None)
         if closer is not None:
             self._loop.run_until_complete(closer())
+        self._loop.run_until_complete(self._loop.shutdown_asyncgens())
         self._loop.close()
 
     def describe(self) -> dict[str, Any]:

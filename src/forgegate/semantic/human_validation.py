@@ -11,9 +11,7 @@ Cohen's kappa. The gate (``gate.semantic.validation_reason``) decides what a pla
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 from collections.abc import Collection
 from pathlib import Path
 from typing import Any
@@ -21,30 +19,14 @@ from typing import Any
 import numpy as np
 
 from forgegate.errors import InputError
-from forgegate.jsonio import read_text_or_input_error
 from forgegate.semantic.agreement import cohens_kappa
 from forgegate.semantic.bootstrap import BootstrapSettings, intervals, resample_units, unit_means
+from forgegate.semantic.sheet_reader import read_keyed_sheet
 from forgegate.semantic.sheets import VALIDATION_COLUMNS
-from forgegate.textsafe import original_cell
 
 KEY_COLUMNS = ("row", "clusters", "clustering_same")
 LABELS = {"1": 1, "0": 0}
 """The values ``same_meaning`` may hold once filled (blank: not labelled yet)."""
-
-
-def sheet_rows(path: Path, need: tuple[str, ...]) -> list[tuple[int, dict[str, str]]]:
-    """(first line of the record, cells as their original text) for every row; the header must hold ``need``."""
-    reader = csv.DictReader(io.StringIO(read_text_or_input_error(path, what="sheet"), newline=""))
-    out: list[tuple[int, dict[str, str]]] = []
-    line = 2
-    for row in reader:
-        out.append((line, {k: original_cell(v) if isinstance(v, str) else "" for k, v in row.items()}))
-        line = reader.line_num + 1
-    missing = [c for c in need if c not in (reader.fieldnames or [])]
-    if missing:
-        raise InputError(path, f"no column {missing[0]!r} (columns: {', '.join(reader.fieldnames or [])})", line=1,
-                         hint="use the sheet (or key) forgegate wrote, with only its label column filled in")
-    return out
 
 
 def _agreement(agree: list[int], settings: BootstrapSettings, unit: str) -> dict[str, Any]:
@@ -66,7 +48,7 @@ def score_validation(sheet: Path, key: Path, settings: BootstrapSettings,
     codebook is an InputError at its line.
     """
     verdicts: dict[str, tuple[str, int]] = {}
-    for line, row in sheet_rows(key, KEY_COLUMNS):
+    for row_id, (line, row) in read_keyed_sheet(key, KEY_COLUMNS, "row", what="key").rows.items():
         if row["clustering_same"] not in LABELS:
             raise InputError(key, f"clustering_same {row['clustering_same']!r} is not 0 or 1", line=line,
                              field="clustering_same", hint="the key is written by forgegate: do not edit it")
@@ -75,30 +57,30 @@ def score_validation(sheet: Path, key: Path, settings: BootstrapSettings,
             if unknown:
                 raise InputError(key, f"cluster {unknown[0]!r} is not in the plan's frozen codebook", line=line,
                                  field="clusters", hint="score the key written with this codebook's sheets")
-        verdicts[row["row"]] = (row["clusters"], LABELS[row["clustering_same"]])
-    human: list[int] = []
-    machine: list[int] = []
-    unlabelled: list[str] = []
-    for line, row in sheet_rows(sheet, VALIDATION_COLUMNS):
-        if row["row"] not in verdicts:
-            raise InputError(sheet, f"row {row['row']!r} is not in the key {key}", line=line, field="row",
+        verdicts[row_id] = (row["clusters"], LABELS[row["clustering_same"]])
+    filled = read_keyed_sheet(sheet, VALIDATION_COLUMNS, "row", label="same_meaning")
+    for row_id, (line, row) in filled.rows.items():
+        if row_id not in verdicts:
+            raise InputError(sheet, f"row {row_id!r} is not in the key {key}", line=line, field="row",
                              hint="score a sheet against the key written beside it")
         value = row["same_meaning"].strip()
-        if not value:
-            unlabelled.append(row["row"])
-            continue
-        if value not in LABELS:
+        if value and value not in LABELS:
             raise InputError(sheet, f"same_meaning {value!r} is not 0 or 1", line=line, field="same_meaning",
                              hint="1: the two answers mean the same; 0: they do not; blank: not labelled yet")
-        human.append(LABELS[value])
-        machine.append(verdicts[row["row"]][1])
+    if not verdicts:
+        raise InputError(key, "the key has no rows: there is nothing to score", line=2,
+                         hint="score the key forgegate semantic cluster wrote beside the sheet")
+    order = list(filled.rows) + [k for k in verdicts if k not in filled.rows]  # counted over the key's rows
+    labelled, unlabelled = filled.coverage(order, "same_meaning")
+    human = [LABELS[filled.rows[k][1]["same_meaning"].strip()] for k in labelled]
+    machine = [verdicts[k][1] for k in labelled]
     agree = [int(h == m) for h, m in zip(human, machine, strict=True)]
     within = [a for a, m in zip(agree, machine, strict=True) if m == 1]
     between = [a for a, m in zip(agree, machine, strict=True) if m == 0]
     kappa = cohens_kappa(human, machine) if human else None
     return {"sheet": str(sheet), "sheet_sha256": hashlib.sha256(sheet.read_bytes()).hexdigest(), "key": str(key),
             "pairs": len(verdicts), "labelled": len(human), "unlabelled_rows": unlabelled,
-            "complete": not unlabelled and len(human) == len(verdicts),
+            "complete": not unlabelled,
             "agreement": _agreement(agree, settings, "validation:all"),
             "within_cluster": _agreement(within, settings, "validation:within"),
             "between_clusters": _agreement(between, settings, "validation:between"),

@@ -24,7 +24,8 @@ from forgegate.jsonio import write_bytes_atomic
 from forgegate.plan.experiments import RECURRENCE_ENDPOINT
 from forgegate.semantic.bootstrap import BootstrapSettings, intervals, resample_samples
 from forgegate.semantic.codebook import TextSample
-from forgegate.semantic.human_validation import LABELS, sheet_rows
+from forgegate.semantic.human_validation import LABELS
+from forgegate.semantic.sheet_reader import read_keyed_sheet
 from forgegate.semantic.sheets import sheet_csv
 
 SHEET_COLUMNS = ("row", "task", "question", "answer", "recurs")
@@ -56,31 +57,32 @@ def recurrence_sheet(samples: list[TextSample], questions: dict[str, str], arms:
 
 
 def _labels(filled: Path, key: Path) -> tuple[dict[str, list[int]], list[str], int]:
-    """Per arm the 0/1 labels, the rows still blank, and the key's row count; a foreign row is an InputError."""
-    arms_of: dict[str, tuple[str, str]] = {row["row"]: (row["arm"], row["answer_sha256"])
-                                           for _, row in sheet_rows(key, KEY_COLUMNS)}
-    labels: dict[str, list[int]] = {}
-    blank: list[str] = []
-    seen: set[str] = set()
-    for line, row in sheet_rows(filled, SHEET_COLUMNS):
-        if row["row"] not in arms_of:
-            raise InputError(filled, f"row {row['row']!r} is not in the key {key}", line=line, field="row",
+    """Per arm the 0/1 labels (one per key row), the key rows still blank or absent, and the key's row count;
+    a foreign row, a repeated row or an edited answer is an InputError at its line."""
+    key_rows = read_keyed_sheet(key, KEY_COLUMNS, "row", what="key").rows
+    if not key_rows:
+        raise InputError(key, "the key has no rows: there is nothing to score", line=2,
+                         hint="score the key forgegate wrote beside the recurrence sheet")
+    arms_of = {row_id: (row["arm"], row["answer_sha256"]) for row_id, (_, row) in key_rows.items()}
+    sheet = read_keyed_sheet(filled, SHEET_COLUMNS, "row", label="recurs")
+    for row_id, (line, row) in sheet.rows.items():
+        if row_id not in arms_of:
+            raise InputError(filled, f"row {row_id!r} is not in the key {key}", line=line, field="row",
                              hint="fill the recurrence_sheet.csv this run wrote, and keep its rows")
-        arm, digest = arms_of[row["row"]]
-        if answer_digest(row["answer"]) != digest:
-            raise InputError(filled, f"row {row['row']}'s answer is not the one this run's sheet holds there",
+        if answer_digest(row["answer"]) != arms_of[row_id][1]:
+            raise InputError(filled, f"row {row_id}'s answer is not the one this run's sheet holds there",
                              line=line, field="answer", hint="fill the sheet without editing, adding or "
                                                              "reordering its answers")
-        seen.add(row["row"])
         value = row["recurs"].strip()
-        if not value:
-            blank.append(row["row"])
-            continue
-        if value not in LABELS:
+        if value and value not in LABELS:
             raise InputError(filled, f"recurs {value!r} is not 0 or 1", line=line, field="recurs",
                              hint="1: the answer shows the structural recurrence; 0: it does not; blank: not yet")
-        labels.setdefault(arm, []).append(LABELS[value])
-    blank += sorted(set(arms_of) - seen, key=lambda r: int(r) if r.isdigit() else 0)
+    order = list(sheet.rows) + sorted((r for r in arms_of if r not in sheet.rows),
+                                      key=lambda r: int(r) if r.isdigit() else 0)
+    labelled, blank = sheet.coverage(order, "recurs")
+    labels: dict[str, list[int]] = {}
+    for row_id in labelled:
+        labels.setdefault(arms_of[row_id][0], []).append(LABELS[sheet.rows[row_id][1]["recurs"].strip()])
     return labels, blank, len(arms_of)
 
 

@@ -23,11 +23,13 @@ from typing import Any, Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
 
+from forgegate.core.names import same_person
 from forgegate.errors import InputError, UsageError
 from forgegate.jsonio import iter_jsonl_lines, validation_to_input_error, write_bytes_atomic
 from forgegate.semantic.agreement import cohens_kappa
 from forgegate.semantic.input_rows import UNMAPPED, read_relevance
-from forgegate.semantic.relevance import Annotation, author_problem, read_labels, same_person
+from forgegate.semantic.relevance import Annotation, author_problem, read_labels
+from forgegate.semantic.sheet_reader import read_bounded_bytes
 
 RECORD_FORMAT = "forgegate-adjudicated-relevance/1"
 """The ``format`` of line 1 of an adjudicated relevance record (a bare R(c) file has no header line)."""
@@ -179,7 +181,7 @@ def _check_agreement(path: Path, header: RecordHeader, rows: list[RecordRow]) ->
 
 def read_record(path: Path) -> RelevanceRecord:
     """Load and check an adjudicated relevance record (errors at file:line:field)."""
-    lines = list(iter_jsonl_lines(path))
+    lines = list(iter_jsonl_lines(path, read_bounded_bytes(path, what="relevance record")))
     if not lines:
         raise InputError(path, "empty relevance record", hint=f"write it with {ADJUDICATE_COMMAND}")
     number, obj = lines[0]
@@ -195,7 +197,7 @@ def read_record(path: Path) -> RelevanceRecord:
 
 def is_record(path: Path) -> bool:
     """True when line 1 of ``path`` is a record header (has ``format``); a bare R(c) file's rows have none."""
-    for _, obj in iter_jsonl_lines(path):
+    for _, obj in iter_jsonl_lines(path, read_bounded_bytes(path, what="relevance file")):
         return "format" in obj
     return False
 

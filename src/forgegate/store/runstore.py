@@ -61,7 +61,21 @@ CREATE TRIGGER IF NOT EXISTS reviews_never_updated BEFORE UPDATE ON reviews
 BEGIN SELECT RAISE(ABORT, 'a review is never overwritten: record a new decision beside it'); END;
 CREATE TRIGGER IF NOT EXISTS reviews_never_deleted BEFORE DELETE ON reviews
 BEGIN SELECT RAISE(ABORT, 'a review is never deleted: record a new decision beside it'); END;
+CREATE TRIGGER IF NOT EXISTS reviews_never_replaced BEFORE INSERT ON reviews
+WHEN EXISTS (SELECT 1 FROM reviews WHERE seq = NEW.seq)
+BEGIN SELECT RAISE(ABORT, 'a review is never replaced: record a new decision beside it'); END;
+CREATE TRIGGER IF NOT EXISTS reviews_numbered_in_order AFTER INSERT ON reviews WHEN NEW.seq <= 0
+BEGIN SELECT RAISE(ABORT, 'a review takes the next number: insert it without seq'); END;
 """
+
+REVIEW_TRIGGERS = ("reviews_never_updated", "reviews_never_deleted", "reviews_never_replaced",
+                   "reviews_numbered_in_order")
+"""The triggers that keep ``reviews`` append-only on any connection, ours or a user's ``sqlite3``: UPDATE and
+DELETE are refused, and so is an INSERT that names the ``seq`` of an existing decision, which is how ``INSERT OR
+REPLACE``, ``REPLACE`` and an UPSERT would rewrite one (REPLACE deletes the old row without firing a delete
+trigger unless ``recursive_triggers`` is on, so the guard is on the insert). An insert that leaves ``seq`` to
+SQLite is seen by a BEFORE trigger as ``-1``; the AFTER trigger refuses a row numbered 0 or below, so no row can
+hold that number and block every later decision."""
 
 ADDED_COLUMNS: tuple[tuple[str, str], ...] = (("prompt_tokens", "INTEGER"), ("finished_at", "REAL"))
 """Columns added after the first release of the store, in order: old stores gain them on open."""
@@ -79,7 +93,7 @@ def _add_missing_columns(db: sqlite3.Connection) -> None:
 class ReviewDecision:
     """One human decision as the store keeps it: who decided, when (UTC, ISO 8601) and why.
 
-    Decisions are appended, never rewritten (the table's triggers refuse UPDATE and DELETE):
+    Decisions are appended, never rewritten (the table's triggers refuse UPDATE, DELETE, REPLACE and UPSERT):
     a changed mind is a new decision beside the old one, so the trail stays readable.
     """
 

@@ -14,16 +14,20 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
+from forgegate.core.names import name_key, name_problem, same_person
 from forgegate.errors import UsageError
 from forgegate.pipeline.review import MAX_REVIEWER_CHARS
 from forgegate.view.render import config_of, numbered_file, render
 from forgegate.view.security import Refused, verified_form
 from forgegate.view.sheets import (
+    ADJ_FIELD,
     RELEVANCE,
     Sheet,
+    adjudication_decisions,
     adjudicator_of,
     agreement,
     check_name,
+    disagreement_digest,
     load_sheet,
     save_adjudication,
     save_labels,
@@ -46,9 +50,11 @@ def sheet_page(request: Request, error: str | None = None, status: int = 200) ->
     author = config_of(request).author
     names = sheet.annotators()
     done = {n: sum(v is not None for v in sheet.labels(n).values()) for n in names}
+    report = agreement(sheet, author)
     return render(request, "sheet.html", status=status, index=index, sheet=sheet, names=names, done=done,
-                  report=agreement(sheet, author), author=author, error=error, relevance=sheet.kind is RELEVANCE,
-                  adjudicator=adjudicator_of(sheet),
+                  report=report, author=author, error=error, relevance=sheet.kind is RELEVANCE,
+                  adjudicator=adjudicator_of(sheet), adj_field=ADJ_FIELD,
+                  digest=None if report is None else disagreement_digest(report["disagreements"]),
                   saved=request.query_params.get("saved"))
 
 
@@ -84,19 +90,20 @@ async def adjudicate_save(request: Request) -> Response:
     problem = None
     if sheet.kind is not RELEVANCE or report is None:
         problem = "adjudication comes after both annotators have labelled every cluster of a relevance sheet"
-    elif not adjudicator:
+    elif not name_key(adjudicator):
         problem = "the adjudicator's name is required"
+    elif name_problem(adjudicator, "the adjudicator's name") is not None:
+        problem = name_problem(adjudicator, "the adjudicator's name")
     elif len(adjudicator) > MAX_REVIEWER_CHARS:
         problem = f"the adjudicator's name has at most {MAX_REVIEWER_CHARS} characters"
-    elif adjudicator.casefold() in {n.casefold() for n in report["annotators"]}:
+    elif any(same_person(adjudicator, n) for n in report["annotators"]):
         problem = f"{adjudicator} annotated this sheet and may not adjudicate it"
     if problem:
         return await run_in_threadpool(sheet_page, request, problem, 400)
     assert report is not None
-    decisions = {key: int(fields[f"adj-{n}"]) for n, key in enumerate(report["disagreements"])
-                 if fields.get(f"adj-{n}") in ("0", "1")}
-    if set(decisions) != set(report["disagreements"]):
-        return await run_in_threadpool(sheet_page, request, "decide every disagreement (1 or 0)", 400)
+    decisions = adjudication_decisions(fields, report["disagreements"])
+    if isinstance(decisions, str):
+        return await run_in_threadpool(sheet_page, request, decisions, 409 if "reload" in decisions else 400)
     await run_in_threadpool(save_adjudication, sheet, decisions, adjudicator)
     return RedirectResponse(f"/sheets/{index}?saved=the%20adjudication", status_code=303)
 

@@ -10,6 +10,8 @@ adjudication are computed by ``forgegate.semantic`` (the same functions the comm
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,9 +20,12 @@ from typing import Any
 from forgegate.errors import UsageError
 from forgegate.semantic.agreement import cohens_kappa
 from forgegate.semantic.relevance import Annotation, adjudicate, check_annotator, write_labels
+from forgegate.semantic.sheet_reader import read_keyed_sheet
 from forgegate.semantic.sheets import RELEVANCE_COLUMNS, VALIDATION_COLUMNS, read_sheet, write_filled_sheet
 
 ADJUDICATION = "adjudication"
+ADJ_FIELD = "adj:"
+"""The adjudication form's field for one decision is this prefix and the cluster id it decides."""
 NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,39}$")
 
 
@@ -62,20 +67,28 @@ class Sheet:
         return list(names.values())
 
     def labels(self, annotator: str) -> dict[str, int | None]:
+        """The annotator's label per key of this sheet (None: blank), read through the one sheet reader: a key
+        their file holds twice is an InputError naming both lines, never a label counted twice or overwritten."""
         path = self.annotation_path(annotator)
         if not path.is_file():
             return {}
-        _, rows = read_sheet(path)
-        return {r[self.kind.key]: int(r[self.kind.column]) if r.get(self.kind.column) in ("0", "1") else None
-                for r in rows}
+        filled = read_keyed_sheet(path, (self.kind.key, self.kind.column), self.kind.key, label=self.kind.column)
+        out: dict[str, int | None] = {}
+        for row in self.rows:
+            key = row[self.kind.key]
+            value = filled.rows[key][1][self.kind.column].strip() if key in filled.rows else ""
+            out[key] = int(value) if value in ("0", "1") else None
+        return out
 
 
 def load_sheet(path: Path) -> Sheet:
-    """An exported sheet, recognised by its columns; anything else is refused, saying which columns it needs."""
-    header, rows = read_sheet(path)
+    """An exported sheet, recognised by its columns, one row per key; anything else is refused, saying which
+    columns it needs."""
+    header, _ = read_sheet(path)
     for columns, kind in ((RELEVANCE_COLUMNS, RELEVANCE), (VALIDATION_COLUMNS, VALIDATION)):
         if tuple(header) == columns:
-            return Sheet(path, kind, rows)
+            keyed = read_keyed_sheet(path, columns, kind.key, label=kind.column)
+            return Sheet(path, kind, [row for _, row in keyed.rows.values()])
     raise UsageError(f"--sheet {path}: not a sheet `forgegate semantic cluster` exports (columns "
                      f"{', '.join(RELEVANCE_COLUMNS)} or {', '.join(VALIDATION_COLUMNS)})")
 
@@ -129,6 +142,31 @@ def agreement(sheet: Sheet, author: str | None) -> dict[str, Any] | None:
     return {"annotators": names, "clusters": len(keys), "observed_agreement": (len(keys) - len(differ)) / len(keys),
             "cohens_kappa": cohens_kappa(a, b), "disagreements": differ, "adjudicated": [],
             "open_disagreements": differ, "complete": True}
+
+
+def disagreement_digest(disagreements: list[str]) -> str:
+    """sha256 of the disagreement list a page showed: the adjudication form posts it beside the cluster ids it
+    decides, and the save is refused when the list is no longer the same (an annotator changed labels since)."""
+    return hashlib.sha256(json.dumps(list(disagreements), ensure_ascii=False).encode("utf-8")).hexdigest()
+
+
+def adjudication_decisions(fields: dict[str, str], disagreements: list[str]) -> dict[str, int] | str:
+    """The decisions a posted adjudication form carries (cluster id -> 0/1), or why they are refused.
+
+    Each decision names its cluster (``adj:<cluster id>``) and the form names the digest of the list it showed,
+    so a decision can only be saved for the cluster the adjudicator saw: a changed list is refused with a reload
+    message, never matched by position."""
+    if fields.get("digest", "") != disagreement_digest(disagreements):
+        return ("the disagreements changed since this page was opened (an annotator saved new labels): reload the "
+                "page and decide the list it shows now; nothing was saved")
+    named = {name[len(ADJ_FIELD):]: value for name, value in fields.items() if name.startswith(ADJ_FIELD)}
+    stray = sorted(set(named) - set(disagreements))
+    if stray:
+        return f"cluster {stray[0]!r} is not a disagreement of this sheet: reload the page; nothing was saved"
+    decisions = {key: int(value) for key, value in named.items() if value in ("0", "1")}
+    if set(decisions) != set(disagreements):
+        return "decide every disagreement (1 or 0)"
+    return decisions
 
 
 def save_adjudication(sheet: Sheet, decisions: dict[str, int], adjudicator: str | None = None) -> None:
