@@ -12,7 +12,14 @@ from typing import Literal, get_args
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
-from forgegate.core.declared import DAMAGE_METRICS, VERDICT_FLOOR_RULE, DamageMetric, FloorRule, SemanticField
+from forgegate.core.declared import (
+    DAMAGE_METRICS,
+    VERDICT_FLOOR_RULE,
+    DamageMetric,
+    FloorRule,
+    SemanticField,
+    floor_rule_refusal,
+)
 from forgegate.core.limits import MAX_COUNT, MAX_PASSAGES, MIN_SEGMENT_WORDS
 from forgegate.plan.experiments import RECURRENCE_ENDPOINT, Experiment
 from forgegate.plan.quality import QualityDeclaration
@@ -45,12 +52,8 @@ class VoiceParams(UserFileModel):
     @field_validator("floor")
     @classmethod
     def _pairwise_decides(cls, value: FloorRule) -> FloorRule:
-        if value != VERDICT_FLOOR_RULE:
-            raise ValueError(
-                f"floor = '{value}' cannot decide: the {VERDICT_FLOOR_RULE} floor is the verdict (lv-hemingway v2 "
-                f"§ 4: a candidate's verdict must not depend on which other arms happened to be generated); the "
-                f"all-arms floor is printed beside it as the sensitivity line. Write floor = "
-                f"'{VERDICT_FLOOR_RULE}' or leave it out")
+        if (why := floor_rule_refusal(value)) is not None:
+            raise ValueError(f"{why}. Write floor = '{VERDICT_FLOOR_RULE}' or leave it out")
         return value
 
 
