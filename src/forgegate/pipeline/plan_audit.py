@@ -15,6 +15,7 @@ from pydantic import ValidationError
 
 from forgegate.core.verdict import Gate, Reason
 from forgegate.gate.audit import lock_audit_reason
+from forgegate.pipeline.confirmatory import check_confirmatory
 from forgegate.pipeline.fixture_audit import audited_pairs, check_fixture_audit, require_no_pairs_fixture
 from forgegate.plan.inputs import sha256_file
 from forgegate.plan.load import LoadedPlan, load_plan
@@ -94,6 +95,7 @@ def lock_with_audit(plan_path: Path | str, *, run_has_generations: bool = False,
                     stored_plan_hash: str | None = None) -> tuple[PlanLock, Reason | None]:
     """``forgegate plan lock``: the plan's leak audit judged first (refused unless PASS), then the lock with it."""
     loaded = load_plan(plan_path)
+    check_confirmatory(loaded)  # a confirmatory plan on exploratory footing does not lock (issue 36)
     on_record = leak_audit_on_record(loaded)
     if on_record is None:
         require_no_pairs_fixture(loaded)  # a fixture drawn from pairs locks only with their audit

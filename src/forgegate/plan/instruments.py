@@ -167,7 +167,11 @@ class SemanticParams(UserFileModel):
     recovery: str | None = None
     """Arm name of condition R: B under the generic recovery probes (needed for REC_GAIN)."""
     confirmatory: bool
-    """True: a confirmatory collection (needs N >= 64 samples per task and condition)."""
+    """True: a confirmatory collection (needs N >= 64 samples per task and condition, and everything
+    ``pipeline.confirmatory`` checks at plan check, lock and run)."""
+    study_author: str | None = None
+    """Who designed the study: may not be a primary relevance annotator (T_GPT: author_primary_annotation_forbidden);
+    required when confirmatory, and the adjudicated relevance record is checked against it."""
     experiment: Experiment
     primary_endpoint: str | None = Field(default=None, validate_default=True)
     """The metric that measures the experiment's primary endpoint where T_GPT v0.8.1 names no single one
