@@ -21,6 +21,13 @@ from forgegate.semantic.validate import (
 )
 
 
+OUTSIDE_PLAN = ("outside a plan: nothing here shows a codebook frozen under an entailment judge, a completed blinded "
+                "validation, an adjudication checked against the study author, or T_GPT's pre-registered values; a "
+                "confirmatory table comes from a confirmatory plan (forgegate plan check, then forgegate run)")
+"""Why ``semantic metrics`` on files never labels its table confirmatory (the conditions ``pipeline.confirmatory``
+checks for a plan cannot be shown by a samples file and a relevance file)."""
+
+
 def metrics_from_files(
     samples: Path,
     relevance: Path,
@@ -54,6 +61,8 @@ def metrics_from_files(
                              aggregates=pools, exploratory=exploratory, small_conditions=tuple(small),
                              experiment=experiment, primary_endpoint=primary)
     out = compute_metrics(request)
+    if out["mode"] == "confirmatory":  # issue 36: outside a plan nothing shows the confirmatory conditions
+        out["mode"], out["exploratory_reasons"] = "exploratory", [OUTSIDE_PLAN]
     out["inputs"] = {"samples": str(samples), "relevance": str(relevance),
                      "aggregates": str(aggregates) if aggregates else None}
     return out
