@@ -20,7 +20,6 @@ from forgegate.semantic.validate import (
     group_samples,
 )
 
-
 OUTSIDE_PLAN = ("outside a plan: nothing here shows a codebook frozen under an entailment judge, a completed blinded "
                 "validation, an adjudication checked against the study author, or T_GPT's pre-registered values; a "
                 "confirmatory table comes from a confirmatory plan (forgegate plan check, then forgegate run)")
