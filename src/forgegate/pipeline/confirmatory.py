@@ -12,8 +12,9 @@ relevance adjudication is checked.
 
 from __future__ import annotations
 
+from forgegate.jsonio import parse_json_strict
 from forgegate.plan import LoadedPlan, SemanticParams
-from forgegate.plan.experiments import RECURRENCE_ENDPOINT, primary_endpoint
+from forgegate.plan.experiments import EXPERIMENT_NAMES, RECURRENCE_ENDPOINT, primary_endpoint
 from forgegate.semantic.bootstrap import N_RESAMPLES, BootstrapSettings
 from forgegate.semantic.codebook import Codebook, load_codebook
 from forgegate.semantic.entailment import JUDGES
@@ -44,6 +45,7 @@ def check_confirmatory(loaded: LoadedPlan) -> None:
                            f"bidirectional entailment ({', '.join(JUDGES.names())})",
                            hint="freeze the codebook with --judge nli (or llm), or set confirmatory = false")
     _primaries(loaded, params)
+    _order(loaded, params)
     _recovery_arm(loaded, params, book)
     _validation_complete(loaded, params, book)
     _adjudication(loaded, params)
@@ -156,3 +158,36 @@ def _adjudication(loaded: LoadedPlan, params: SemanticParams) -> None:
         problem = author_problem(annotator.name, params.study_author)
         if problem is not None:
             raise loaded.error(where, f"the study author {params.study_author!r} is a primary annotator: {problem}")
+
+
+def _order(loaded: LoadedPlan, params: SemanticParams) -> None:
+    """Every earlier experiment of T_GPT's order is confirmed (its confirmatory result named), or the plan says why."""
+    earlier = EXPERIMENT_NAMES[:EXPERIMENT_NAMES.index(params.experiment)]
+    if not earlier:
+        return
+    order = params.order
+    if order is None:
+        raise loaded.error(WHERE, f"{params.experiment} comes after {', '.join(earlier)} in T_GPT's experiment order "
+                           "(E1 -> E2 -> E3 -> E4): a confirmatory run names their confirmations or says why not",
+                           hint='[instruments.semantic.order] study = "...", confirmed = { E1_STAGE = "e1.json" } '
+                                'or unconfirmed_because = "..."')
+    confirmed = {str(name): path for name, path in order.confirmed.items()}
+    for experiment in earlier:
+        path = confirmed.get(experiment)
+        if path is None:
+            if order.unconfirmed_because is None:
+                raise loaded.error((*WHERE, "order"), f"study {order.study!r}: {experiment} is not confirmed, and "
+                                   f"{params.experiment} comes after it; name its confirmatory result in "
+                                   "'confirmed', or say why in 'unconfirmed_because'")
+            continue
+        where = (*WHERE, "order", "confirmed", experiment)
+        try:
+            result = parse_json_strict(loaded.resolve(path).read_text(encoding="utf-8"))
+            metrics = result["semantic"]["metrics"]
+            mode, named = metrics["mode"], metrics["experiment"]
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise loaded.error(where, f"{path} is not a forgegate run --json result with a semantic table ({exc})",
+                               hint="name the --json result of the earlier experiment's confirmatory run") from None
+        if named != experiment or mode != "confirmatory" or result.get("gate") in ("INVALID", "INCOMPLETE"):
+            raise loaded.error(where, f"{path} is not {experiment}'s confirmation: its table is {mode} "
+                               f"{named or '(no experiment)'}, gate {result.get('gate')}")

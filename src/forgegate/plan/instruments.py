@@ -22,6 +22,7 @@ from forgegate.core.declared import (
 )
 from forgegate.core.limits import MAX_COUNT, MAX_PASSAGES, MIN_SEGMENT_WORDS
 from forgegate.plan.experiments import RECURRENCE_ENDPOINT, Experiment
+from forgegate.plan.order import ExperimentOrder
 from forgegate.plan.quality import QualityDeclaration
 from forgegate.plan.recurrence import RecurrenceParams
 from forgegate.plan.topology import AggregationParams
@@ -203,6 +204,9 @@ class SemanticParams(UserFileModel):
     """The codebook's blinded human validation, scored against the clustering (needs the frozen 'codebook')."""
     aggregation: AggregationParams | None = None
     """E3_TOPOLOGY's compared aggregates and their matched token budget (required for E3_TOPOLOGY, only there)."""
+    order: ExperimentOrder | None = None
+    """Where the experiment stands in T_GPT's E1 -> E2 -> E3 -> E4 (``plan.order``): needed by a confirmatory plan
+    of any experiment after E1_STAGE."""
     recurrence: RecurrenceParams | None = None
     """E4_R_META's arms and blinded recurrence sheet (with, and only with, primary_endpoint STRUCTURAL_RECURRENCE)."""
 
