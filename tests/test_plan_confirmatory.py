@@ -21,6 +21,8 @@ from forgegate.semantic.codebook import Codebook, freeze
 from tests.plan_helpers import line_of
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "tgpt"
+ORDER = ('[instruments.semantic.order]\nstudy = "tgpt-demo"\n'
+         'unconfirmed_because = "E1_STAGE needs two post-training stages this example does not have"\n\n')
 
 
 def confirmatory(folder: Path, edit: tuple[tuple[str, str], ...] = (), judge: str = "nli") -> Path:
@@ -35,6 +37,7 @@ def confirmatory(folder: Path, edit: tuple[tuple[str, str], ...] = (), judge: st
     text = (EXAMPLE / "plan.toml").read_text()
     text = text.replace("confirmatory = false", 'confirmatory = true\nstudy_author = "Ada Designer"')
     text = text.replace("count = 16", "count = 64")
+    text = text.replace("[instruments.semantic.q_task]", ORDER + "[instruments.semantic.q_task]", 1)
     for old, new in edit:
         assert old in text, old
         text = text.replace(old, new)
@@ -110,3 +113,23 @@ def test_plan_check_refuses_a_confirmatory_plan_on_exploratory_footing_with_file
     assert result.returncode == 2 and f"plan.toml:{line_of(plan.read_text(), 'codebook = ')}" in out
     locked = run_cli_in_process("plan", "lock", str(plan), "--store", str(tmp_path / "runs"))
     assert locked.returncode == 2 and "exploratory sensitivity criterion" in " ".join(locked.stderr.split())
+
+
+def test_a_later_experiment_names_the_earlier_confirmations_or_says_why(tmp_path: Path) -> None:
+    order = ('unconfirmed_because = "E1_STAGE needs two post-training stages this example does not have"\n', "")
+    with pytest.raises(InputError, match="name the earlier experiments' confirmatory results"):
+        load_plan(confirmatory(tmp_path / "a", (order,)))  # neither said: refused at the table
+    err, text = refusal(confirmatory(tmp_path / "b", ((ORDER, ""),)))
+    assert "E2_RECOVERY comes after E1_STAGE" in str(err) and err.line == line_of(text, "[instruments.semantic]")
+    named = ('unconfirmed_because = "E1_STAGE needs two post-training stages this example does not have"\n',
+             'confirmed = { E1_STAGE = "e1.json" }\n')
+    plan = confirmatory(tmp_path / "c", (named,))
+    (tmp_path / "c" / "e1.json").write_text(json.dumps({"gate": "HOLD", "semantic": {"metrics": {
+        "mode": "exploratory", "experiment": "E1_STAGE"}}}))
+    err, text = refusal(plan)
+    assert "is not E1_STAGE's confirmation: its table is exploratory" in str(err)
+    assert err.line == line_of(text, "confirmed = ")
+    (tmp_path / "c" / "e1.json").write_text(json.dumps({"gate": "HOLD", "semantic": {"metrics": {
+        "mode": "confirmatory", "experiment": "E1_STAGE"}}}))
+    err, _ = refusal(plan)  # the order holds: the next condition speaks
+    assert "E1_STAGE" not in str(err) and "validation" in str(err)

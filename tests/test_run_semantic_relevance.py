@@ -40,6 +40,8 @@ JUDGE = {"judge": "nli", "model": "oracle-stub"}  # an entailment judge on the r
 CONFIRMATORY = ('study_author = "carol"\n'
                 '[instruments.semantic.validation]\nsheet = "validation_sheet.csv"\nkey = "validation_key.csv"\n'
                 'min_agreement = 0.8\n'
+                '[instruments.semantic.order]\nstudy = "relevance-demo"\n'
+                'unconfirmed_because = "a test of the relevance record, not of E1"\n'
                 '[instruments.semantic.q_task]\nmargin = 0.5\n'
                 '[instruments.semantic.q_task.tasks.t1]\nscorer = "battery-rule"\neval_type = "contains"\n'
                 'expected = ["bananas"]\n'
