@@ -133,3 +133,19 @@ def test_a_later_experiment_names_the_earlier_confirmations_or_says_why(tmp_path
         "mode": "confirmatory", "experiment": "E1_STAGE"}}}))
     err, _ = refusal(plan)  # the order holds: the next condition speaks
     assert "E1_STAGE" not in str(err) and "validation" in str(err)
+
+
+def test_the_confirmatory_example_does_not_lock_until_its_entailment_codebook_and_sheets_exist(tmp_path: Path) -> None:
+    plan = EXAMPLE / "confirmatory.toml"
+    checked = run_cli_in_process("plan", "check", str(plan), "--store", str(tmp_path / "runs"))
+    out = " ".join((checked.stdout + checked.stderr).split())
+    assert checked.returncode == 2 and f"confirmatory.toml:{line_of(plan.read_text(), 'codebook = ')}" in out
+    # with the exploratory MiniLM codebook in its place, it is refused as exploratory footing
+    for name in ("tasks.jsonl", "relevance.jsonl"):
+        shutil.copy(EXAMPLE / name, tmp_path / name)
+    shutil.copy(EXAMPLE / "codebook.json", tmp_path / "codebook.entailment.json")
+    (tmp_path / "relevance.adjudicated.jsonl").write_text((EXAMPLE / "relevance.jsonl").read_text())
+    (tmp_path / "validation_key.csv").write_text("row,clusters,clustering_same\n")
+    (tmp_path / "confirmatory.toml").write_text(plan.read_text())
+    err, _ = refusal(tmp_path / "confirmatory.toml")
+    assert "exploratory sensitivity criterion" in str(err)
