@@ -122,6 +122,6 @@ def preflight(loaded: LoadedPlan, task_ids: list[str]) -> None:
     if inst.gloss is not None:
         gloss_inputs(loaded)
     if inst.semantic is not None:
-        check_confirmatory(loaded)
         semantic_inputs(loaded, task_ids)
+        check_confirmatory(loaded)
         check_quality_declarations(loaded, task_ids)
