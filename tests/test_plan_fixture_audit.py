@@ -123,3 +123,21 @@ def test_voice_refuses_the_all_arms_floor_as_plans_refuse_it(tmp_path: Path) -> 
                                 "--floor", "all-arms")
     out = " ".join((result.stdout + result.stderr).split())
     assert result.returncode == 2 and "the pairwise floor is the verdict" in out and "sensitivity line" in out
+
+
+def test_plan_lock_runs_the_audit_on_the_fixtures_own_pairs_and_locks_on_a_clean_val_split(tmp_path: Path) -> None:
+    from forgegate.fixture.provenance import write_provenance
+    from tests.audit_helpers import build_leak_fixture
+
+    leak = build_leak_fixture(tmp_path / "leak")  # train leaks planted, val clean
+    audit = (f'\n[leak_audit]\nsource = "{leak["source"]}"\nrenamed = ["{leak["renamed"]}"]\n'
+             f'pairs = ["{leak["pairs"]}"]\nclean_splits = ["val"]\n')
+    plan = write_plan_folder(tmp_path / "p", PLAN + audit)
+    write_provenance(tmp_path / "p" / "fixture.jsonl", leak["pairs"], "val")
+    code, out = lock(plan, tmp_path)
+    assert code == 0, out
+    other = tmp_path / "other.jsonl"
+    other.write_text(leak["pairs"].read_text() + '{"split": "val", "instruction": "x", "response": "y"}\n')
+    write_provenance(tmp_path / "p" / "fixture.jsonl", other, "val")  # drawn from a file the audit never saw
+    code, out = lock(plan, tmp_path / "again")
+    assert code == 2 and "did not audit the fixture's pairs file" in out
