@@ -22,10 +22,7 @@ from forgegate.semantic.formulas import MINIMUM_COUNT, SENSITIVITY_TAUS, TAU_SUP
 from forgegate.semantic.human_validation import score_validation
 from forgegate.semantic.relevance import author_problem
 from forgegate.semantic.relevance_record import load_relevance
-
-MATCHED_BUDGET = 0.05
-"""T_GPT's "matched total-token budget", as forgegate reads it for a confirmatory E3: the two aggregates' total
-tokens differ by at most 5% of the larger (a plan may pre-register a tighter tolerance, never a looser one)."""
+from forgegate.semantic.topology import MATCHED_BUDGET
 
 WHERE = ("instruments", "semantic")
 
