@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
 from pathlib import Path
@@ -47,7 +48,9 @@ def test_leak_exits_1_prints_controls_and_writes_the_json(leak: dict[str, Path],
     payload = json.loads((tmp_path / "leak.json").read_text(encoding="utf-8"))
     assert (payload["kind"], payload["schema_version"], payload["gate"], payload["finding"]) == ("leak_audit", 1,
                                                                                                   "FAIL", "LEAK")
-    assert set(payload) == {"kind", "schema_version", "gate", "reasons", "finding", "splits", "controls"}
+    assert set(payload) == {"kind", "schema_version", "gate", "reasons", "finding", "splits", "controls",
+                            "pairs_sha256"}  # issue 36: a plan ties its fixture's pairs file to the audit by these
+    assert payload["pairs_sha256"] == {str(leak["pairs"]): hashlib.sha256(leak["pairs"].read_bytes()).hexdigest()}
     assert "gate: FAIL (finding: LEAK)" in out
     assert LeakAuditResult.model_validate(payload) == parse_result(payload)
 

@@ -26,6 +26,7 @@ from forgegate.results import ProbeRecord
 from forgegate.training.drop_on import DROP_ON_DEFAULT
 from forgegate.training.records import append_probe, probes_path
 from forgegate.training.stopping import FALSE_STOP_RATE
+from tests.plan_helpers import audit_json
 
 pytestmark = pytest.mark.slow
 pytest.importorskip("peft")
@@ -115,8 +116,9 @@ def test_ties_less_the_looping_checkpoint_become_arms_of_a_plan_that_checks_and_
     loaded = load_plan(plan)
     p = loaded.plan
     assert [(a.name, a.role, a.backend, a.model) for a in p.arms] == [
-        ("base-unadapted", "control", "transformers", base()), ("ckpt850", "candidate", "transformers", base()),
-        ("ckpt1750", "candidate", "transformers", base())]
+        ("base-unadapted", "control", "transformers", base()), ("ckpt850", "tied_candidate", "transformers", base()),
+        ("ckpt1750", "ship_candidate", "transformers", base())]  # the curve's minimum is the ship candidate
+    assert p.tiebreak is not None and p.tiebreak.prior is None  # the preset's example prior names no arm here
     assert p.arms[0].adapter is None
     assert [a.adapter for a in p.arms[1:]] == ["run/checkpoint-850", "run/checkpoint-1750"]  # from the plan's folder
     assert check_adapters(loaded) == [run / "checkpoint-850", run / "checkpoint-1750"]   # real PEFT, base matches
@@ -140,6 +142,10 @@ def test_ties_less_the_looping_checkpoint_become_arms_of_a_plan_that_checks_and_
     assert "# negative control for memorisation and the voice baseline" in text
 
     write_inputs(plan)
+    # the leak audit's inputs are the user's to fill in like the fixture's; here a clean audit's result
+    text = plan.read_text()
+    plan.write_text(text[:text.index("[leak_audit]")] + '[leak_audit]\nresult = "leak.json"\nclean_splits = ["val"]\n')
+    (plan.parent / "leak.json").write_text(json.dumps(audit_json("PASS", "CLEAN")))
     locked = run_cli("plan", "lock", plan)
     assert locked.returncode == 0, locked.stderr
     assert lock_path(plan).is_file()

@@ -16,11 +16,13 @@ from forgegate.plan.inputs import sha256_file
 from tests.audit_helpers import build_leak_fixture
 from tests.plan_helpers import PLAN, audit_json, line_of, write_plan_folder
 
-TWO_CANDIDATES = PLAN.replace('''[instruments.voice]''', '''[[arms]]
+SHIP_ROLE = 'adapter = "models/ckpt1"\nrole = "ship_candidate"'
+SHIP_PLAN = PLAN.replace('adapter = "models/ckpt1"\nrole = "candidate"', SHIP_ROLE)
+TWO_CANDIDATES = SHIP_PLAN.replace('''[instruments.voice]''', '''[[arms]]
 name = "ckpt2"
 backend = "transformers"
 model = "models/base"
-role = "candidate"
+role = "tied_candidate"
 
 [instruments.voice]''') + '''
 [[comparisons]]
@@ -31,6 +33,7 @@ primary = "voice.delta_gap"
 TIEBREAK = '''
 [tiebreak]
 axes = ["memorization", "seed_spread"]
+min_variance_ratio = 2.0
 prior = "ckpt1"
 '''
 
@@ -57,16 +60,16 @@ def test_a_tiebreak_is_declared_in_order_with_its_prior() -> None:
     plan = parse_plan_text(Path("plan.toml"), TWO_CANDIDATES + TIEBREAK).plan
     assert plan.tiebreak is not None
     assert plan.tiebreak.axes == ("memorization", "seed_spread") and plan.tiebreak.prior == "ckpt1"
-    assert plan.tiebreak.min_spread_ratio == 2.0
+    assert plan.tiebreak.min_variance_ratio == 2.0
 
 
 @pytest.mark.parametrize(("extra", "needle", "message"), [
-    ('[tiebreak]\naxes = ["memorization"]\nprior = "base"\n', 'prior = "base"', "not one of the tied candidates"),
+    ('[tiebreak]\naxes = ["memorization"]\nprior = "base"\n', 'prior = "base"', "not the ship candidate or a tied"),
     ('[tiebreak]\naxes = ["loss"]\n', 'axes = ["loss"]', "memorization"),
     ('[tiebreak]\naxes = []\n', "axes = []", "at least 1"),
     ('[tiebreak]\naxes = ["seed_spread", "seed_spread"]\n', "[tiebreak]", "named twice"),
-    ('[tiebreak]\naxes = ["memorization"]\ncandidates = ["ckpt1", "ckpt9"]\n', "candidates =", "ckpt9"),
-    ('[tiebreak]\naxes = ["memorization"]\nmin_spread_ratio = 0.5\n', "min_spread_ratio", "at least 1.0"),
+    ('[tiebreak]\naxes = ["memorization"]\nmin_variance_ratio = 0.5\n', "min_variance_ratio", "greater than 1"),
+    ('[tiebreak]\naxes = ["seed_spread"]\n', "[tiebreak]", "needs 'min_variance_ratio'"),
     ('[tiebreak]\naxes = ["memorization"]\nsplits = 1\n', "splits = 1", "splits"),
 ])
 def test_a_bad_tiebreak_is_refused_at_its_line(extra: str, needle: str, message: str) -> None:
@@ -76,8 +79,23 @@ def test_a_bad_tiebreak_is_refused_at_its_line(extra: str, needle: str, message:
     assert err.line == line_of(text, needle), str(err)
 
 
-def test_a_tiebreak_needs_two_compared_candidates_and_its_axes_instruments() -> None:
-    assert "at least two tied candidates" in str(refused(PLAN + TIEBREAK.replace('prior = "ckpt1"\n', "")))
+def test_the_spec_roles_go_with_a_tiebreak_one_ship_candidate_and_a_tied_one() -> None:
+    err = refused(TWO_CANDIDATES)  # the roles without a [tiebreak]
+    assert "goes with a [tiebreak]" in str(err) and err.line == line_of(TWO_CANDIDATES, 'role = "ship_candidate"')
+    text = TWO_CANDIDATES.replace('role = "tied_candidate"', 'role = "ship_candidate"') + TIEBREAK
+    err = refused(text)
+    assert "exactly one arm with role 'ship_candidate', found 2" in str(err)
+    text = TWO_CANDIDATES.replace('role = "tied_candidate"', 'role = "candidate"') + TIEBREAK
+    assert "name it 'ship_candidate' or 'tied_candidate'" in str(refused(text))
+    assert "at least one arm with role 'tied_candidate'" in str(refused(
+        TWO_CANDIDATES.replace('role = "tied_candidate"', 'role = "control"').replace(
+            '[[comparisons]]\ncontrol = "base"\ncandidate = "ckpt2"\nprimary = "voice.delta_gap"\n', "")
+        + TIEBREAK))
+
+
+def test_a_tiebreak_needs_the_ship_roles_and_its_axes_instruments() -> None:
+    assert "exactly one arm with role 'ship_candidate', found 0" in str(
+        refused(PLAN + TIEBREAK.replace('prior = "ckpt1"\n', "")))
     no_voice = TWO_CANDIDATES.replace('primary = "voice.delta_gap"', 'primary = "damage.ran_on"')
     no_voice = no_voice.replace("[instruments.voice]\nreference = \"reference.txt\"\nsegment_words = 100\n", "")
     no_voice = no_voice.replace('author = "Austen"\n', "")
@@ -194,19 +212,17 @@ def test_a_leak_audit_names_a_result_or_its_inputs_not_both(tmp_path: Path) -> N
     assert "'source', 'renamed' and 'pairs'" in str(refused(PLAN + '\n[leak_audit]\nsource = "src"\n'))
 
 
-def test_the_hemingway_preset_carries_the_preregistered_tiebreak_ready_to_uncomment() -> None:
+def test_the_hemingway_preset_is_the_specs_plan_roles_tiebreak_and_leak_audit_active() -> None:
     from forgegate.plan import PRESETS
 
-    text = PRESETS["hemingway"].replace("# [tiebreak]", "[tiebreak]").replace('# axes = ["mem', 'axes = ["mem')
-    text = text.replace("# min_spread_ratio", "min_spread_ratio").replace('# prior = "ckpt850"', 'prior = "ckpt850"')
-    plan = parse_plan_text(Path("h.toml"), text).plan
+    plan = parse_plan_text(Path("h.toml"), PRESETS["hemingway"]).plan  # as written: no line to uncomment
+    assert {a.name: a.role for a in plan.arms} == {"base-unadapted": "control", "ckpt1750": "ship_candidate",
+                                                   "ckpt850": "tied_candidate"}
     assert plan.tiebreak is not None and plan.tiebreak.prior == "ckpt850"
-    assert plan.tiebreak.axes == ("memorization", "seed_spread")
-    audit = PRESETS["hemingway"].replace("# [leak_audit]", "[leak_audit]").replace('# result = "leak', 'result = "leak')
-    audit = audit.replace("# clean_splits", "clean_splits")
-    plan = parse_plan_text(Path("h.toml"), audit).plan
-    assert plan.leak_audit is not None and plan.leak_audit.result == "leak-audit.json"
-    assert plan.leak_audit.clean_splits == ("val",)
+    assert plan.tiebreak.axes == ("memorization", "seed_spread") and plan.tiebreak.min_variance_ratio == 2.0
+    assert plan.leak_audit is not None and plan.leak_audit.clean_splits == ("val",)
+    assert plan.leak_audit.pairs and plan.leak_audit.source is not None
+    assert "# [tiebreak]" not in PRESETS["hemingway"] and "# [leak_audit]" not in PRESETS["hemingway"]
 
 
 def test_a_lock_without_the_audit_record_is_refused_by_the_run_and_by_check(tmp_path: Path) -> None:

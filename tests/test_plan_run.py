@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import statistics
 from pathlib import Path
 
 import pytest
@@ -135,12 +136,13 @@ def test_a_run_with_tied_candidates_says_which_ships_and_carries_the_leak_audit(
 
     folder = tmp_path / "p"
     plan = tiny_plan(folder, tiny)
-    text = plan.read_text().replace("[instruments.voice]", f'''[[arms]]
+    text = plan.read_text().replace('role = "candidate"', 'role = "ship_candidate"')
+    text = text.replace("[instruments.voice]", f'''[[arms]]
 name = "ckpt2"
 backend = "transformers"
 model = "{tiny.base}"
 adapter = "{tiny.adapter_other}"
-role = "candidate"
+role = "tied_candidate"
 
 [instruments.voice]''') + '''
 [[comparisons]]
@@ -150,6 +152,7 @@ primary = "voice.delta_gap"
 
 [tiebreak]
 axes = ["memorization", "seed_spread"]
+min_variance_ratio = 2.0
 prior = "ckpt2"
 
 [leak_audit]
@@ -174,9 +177,15 @@ result = "leak.json"
     for name in ("ckpt1", "ckpt2"):
         mem, voice = comps[name]["memorization"]["arms"], comps[name]["voice"]["arms"]
         excess = (mem[name]["hit_rate"] - mem["base"]["hit_rate"], mem[name]["max"] - mem["base"]["max"])
-        contenders.append(Contender(name, Gate(comps[name]["gate"]), excess, voice[name]["spread"]))
+        by_seed = list(voice[name]["delta_by_seed"].values())
+        contenders.append(Contender(name, Gate(comps[name]["gate"]), excess, statistics.variance(by_seed),
+                                    name == "ckpt1"))
     expected = ship_choice(contenders, ["memorization", "seed_spread"], "ckpt2", 2.0)
     assert ships["arm"] == expected.arm and ships["outcome"] == expected.outcome.value
+    assert ships["ship_candidate"] == "ckpt1" and comps["ckpt2"]["candidate_role"] == "tied_candidate"
+    # the plan's word is the ship decision's (every generation stored), each comparison keeping its own
+    assert result["generation"]["failed"] == 0 and result["gate"] == expected.outcome.value
+    assert {r["rule"]: r["outcome"] for r in result["reasons"]}["ckpt1 vs base"] == comps["ckpt1"]["gate"]
     assert f"SHIPS: {expected.arm or 'none'}" in output
     assert result["leak_audit"]["gate"] == "PASS" and result["leak_audit"]["origin"] == "leak.json"
     assert "leak audit on the lock (leak.json)" in output

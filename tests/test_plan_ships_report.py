@@ -25,8 +25,8 @@ def reports() -> dict:
 
 
 def with_ships(payload: dict) -> dict:
-    decision = ship_choice([Contender("tuned", Gate.PASS, (0.0, 0), 0.05),
-                            Contender("ckpt850", Gate.PASS, (0.0, 0), 0.06)],
+    decision = ship_choice([Contender("tuned", Gate.PASS, (0.0, 0), 0.05, ship_candidate=True),
+                            Contender("ckpt850", Gate.PASS, (0.0, 0), 0.001)],
                            ["memorization", "seed_spread"], "ckpt850", 2.0)
     return {**payload, "ships": {"arm": decision.arm, "outcome": decision.outcome.value,
                                  "candidates": ["tuned", "ckpt850"], "axes": ["memorization", "seed_spread"],
@@ -35,7 +35,9 @@ def with_ships(payload: dict) -> dict:
                            "detail": "finding CLEAN, controls green: on the record"}}
 
 
-def test_thecontender_reads_the_candidates_excess_copying_and_seed_spread(reports: dict) -> None:
+def test_the_contender_reads_the_candidates_excess_copying_and_seed_variance(reports: dict) -> None:
+    import statistics
+
     from forgegate.gate.arms import arms_verdict
     from forgegate.plan.plan_file import PlanComparison
 
@@ -49,7 +51,9 @@ def test_thecontender_reads_the_candidates_excess_copying_and_seed_spread(report
     assert got.name == "tuned" and got.gate is verdict.gate
     assert got.copy_excess == (mem.arms["tuned"].hit_rate - mem.arms["base"].hit_rate,
                                mem.arms["tuned"].max - mem.arms["base"].max)
-    assert got.seed_spread == entry.voice.arms["tuned"].spread is not None
+    by_seed = list(entry.voice.arms["tuned"].delta_by_seed.values())
+    assert len(by_seed) >= 2 and got.seed_variance == statistics.variance(by_seed)  # the variance, not the range
+    assert got.seed_variance != entry.voice.arms["tuned"].spread
 
 
 def test_a_result_without_ships_still_parses_and_one_with_it_round_trips(reports: dict) -> None:
@@ -67,12 +71,12 @@ def test_the_html_report_and_the_summary_show_which_candidate_ships_and_why(repo
     page = render_html(payload, rendered_at=WHEN)
     section = "".join(parse(page.split('id="ships"')[1].split("</section>")[0]).text)
     assert "SHIPS: ckpt850" in section
-    assert "does not resolve" in section and "the declared prior decides" in section
+    assert "does not resolve" in section and "resolves for a tied candidate on the seed_spread axis" in section
     assert "memorization, seed_spread" in section
     text = "".join(parse(page).text)
     assert "leak audit (on the lock)" in text and "gate PASS, finding CLEAN, leak.json" in text
     summary = render_markdown(payload)
-    assert "**Ships: ckpt850**" in summary and "the declared prior decides" in summary
+    assert "**Ships: ckpt850**" in summary and "resolves for a tied candidate" in summary
     no_ships = render_html({**plan_payload(reports), "kind": "plan", "schema_version": 1}, rendered_at=WHEN)
     assert 'id="ships"' not in no_ships
 
@@ -83,4 +87,4 @@ def test_forgegate_view_shows_the_ship_choice_of_a_plan_result(reports: dict, tm
     (tmp_path / "store").mkdir()
     page = client(tmp_path / "store", results=(result,)).get("/results/0")
     assert page.status_code == 200
-    assert 'id="ships-arm">SHIPS: ckpt850</span>' in page.text and "the declared prior decides" in page.text
+    assert 'id="ships-arm">SHIPS: ckpt850</span>' in page.text and "resolves for a tied candidate" in page.text

@@ -143,8 +143,12 @@ def test_guardrail_flags_a_loss_beyond_the_margin_and_not_one_within_it() -> Non
     flagged = quality_guardrails(_table(0.30, 0.10))
     assert [(r.rule, r.outcome) for r in flagged] == [("semantic: Q_task guardrail", Gate.FAIL)]
     assert "flagged" in flagged[0].detail and flagged[0].numbers["margin"] == 0.10
-    assert quality_guardrails(_table(0.10, 0.10))[0].outcome == Gate.PASS  # at the margin: not beyond it
+    assert quality_guardrails(_table(0.0, 0.10))[0].outcome == Gate.PASS  # the interval reaches the margin, not past
     assert quality_guardrails(_table(-0.2, 0.05))[0].outcome == Gate.PASS  # a gain never flags
+    # judged on its interval (issue 36): a point inside the margin whose interval reaches past it is not a pass
+    near = quality_guardrails(_table(0.05, 0.10))[0]
+    assert near.outcome == Gate.HOLD and near.numbers["loss_high"] == pytest.approx(0.15)
+    assert "not shown within it" in near.detail
     assert quality_guardrails(_table(0.9, None))[0].outcome == Gate.PASS  # no margin: reported only
     held = HELD
     assert with_quality_guardrails(held, _table(0.30, 0.10)).gate == Gate.FAIL
@@ -286,7 +290,11 @@ def test_q_fact_covers_only_the_tasks_with_checkable_claims(tmp_path: Path) -> N
     assert list(fact["tasks"]) == ["sum"] and fact["spec"].startswith("Factuality measure")
     assert fact["change"]["loss"] == pytest.approx(2 / 3)
     gates = {r.rule: r.outcome for r in quality_guardrails(quality)}
-    assert gates == {"semantic: Q_task guardrail": Gate.PASS, "semantic: Q_fact guardrail": Gate.FAIL}
+    # Q_task loses 1/3 on average (within the 0.5 margin), but over two tasks its interval reaches 2/3: judged on
+    # its interval it is not shown within the margin (issue 36), so HOLD, not PASS
+    task = quality["Q_task"]["change"]
+    assert task["loss"] == pytest.approx(1 / 3) and -task["ci"][0] > 0.5
+    assert gates == {"semantic: Q_task guardrail": Gate.HOLD, "semantic: Q_fact guardrail": Gate.FAIL}
 
 
 def test_quality_sheet_command_refuses_a_plan_with_no_stored_answers(tmp_path: Path) -> None:

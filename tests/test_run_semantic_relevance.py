@@ -1,15 +1,20 @@
 """`forgegate run` on a confirmatory semantic plan: R(c) must be the adjudicated record, whose provenance the
 result carries; semantic results state their T_GPT field and cross-field comparison is refused.
 
+The plans meet every confirmatory condition (``pipeline.confirmatory``): an entailment judge recorded in the frozen
+codebook, T_GPT's values, a filled blinded validation sheet, Q_task, the study author named.
+
 The fake Ollama server answers from (prompt, seed) with meaning-tagged texts, and the frozen codebook's judge is
 replaced by the oracle test double (a text entails another iff both carry the same m-tag), so no model loads.
 """
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from semantic_helpers import OracleJudge, run_cli
 from test_run_semantic import SeededOllamaServer, answers_for, plan_text, write_plan
@@ -26,11 +31,22 @@ from forgegate.semantic.codebook import (
     sample_hash,
     write_codebook,
 )
+from forgegate.semantic.sheets import validation_sheet
 
 SEEDS = list(range(1, 65))  # N = 64 per task and condition: confirmatory use is allowed
 TEXTS = {"m1": "m1: bananas are yellow", "m2": "m2: apples are red", "m3": "m3: the match was a draw"}
 COUNTS = {"A": {"m1": 32, "m2": 20, "m3": 12}, "B": {"m1": 64}, "R": {"m1": 52, "m2": 12}}
-JUDGE = {"judge": "embedding", "model": "oracle-stub", "threshold": 0.75}
+JUDGE = {"judge": "nli", "model": "oracle-stub"}  # an entailment judge on the record; the oracle answers for it
+CONFIRMATORY = ('study_author = "carol"\n'
+                '[instruments.semantic.validation]\nsheet = "validation_sheet.csv"\nkey = "validation_key.csv"\n'
+                'min_agreement = 0.8\n'
+                '[instruments.semantic.order]\nstudy = "relevance-demo"\n'
+                'unconfirmed_because = "a test of the relevance record, not of E1"\n'
+                '[instruments.semantic.q_task]\nmargin = 0.5\n'
+                '[instruments.semantic.q_task.tasks.t1]\nscorer = "battery-rule"\neval_type = "contains"\n'
+                'expected = ["bananas"]\n'
+                '[instruments.semantic.q_task.tasks.t2]\nscorer = "battery-rule"\neval_type = "contains"\n'
+                'expected = ["apples"]\n')
 
 
 class FrozenOracle(OracleJudge):
@@ -53,7 +69,28 @@ def folder_with_codebook(folder: Path) -> str:
     book = freeze(Codebook(rule=AssignmentRule(strict=True, judge=JUDGE), tasks=tasks,
                            development_samples=sorted(sample_hash(s) for s in dev)))
     write_codebook(book, folder / "codebook.json")
+    validation_sheet(book, folder / "validation_sheet.csv", folder / "validation_key.csv", np.random.default_rng(3))
+    fill_sheet(folder / "validation_sheet.csv", folder / "validation_key.csv")
     return str(book.content_hash)
+
+
+def fill_sheet(sheet: Path, key: Path) -> None:
+    """The blinded validation, done before the lock: a human who agrees with the clustering on every pair."""
+    with key.open(newline="", encoding="utf-8") as handle:
+        agree = {row["row"]: row["clustering_same"] for row in csv.DictReader(handle)}
+    with sheet.open(newline="", encoding="utf-8") as handle:
+        reader = csv.DictReader(handle)
+        fields, rows = list(reader.fieldnames or ()), [{**row, "same_meaning": agree[row["row"]]} for row in reader]
+    with sheet.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=fields)
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def confirmatory_plan(name: str, url: str, extra: str) -> str:
+    """``plan_text`` made confirmatory: T_GPT's 10000 resamples and every declaration a confirmatory plan needs."""
+    return plan_text(name, SEEDS, url, extra + CONFIRMATORY, confirmatory=True).replace(
+        "bootstrap_resamples = 2000", "bootstrap_resamples = 10000")
 
 
 LABELS_1 = {"t1:c1": 1, "t1:c2": 1, "t1:c3": 0, "t2:c1": 1, "t2:c2": 0, "t2:c3": 0}
@@ -68,7 +105,7 @@ def oracle(monkeypatch: pytest.MonkeyPatch) -> None:
 def run_plan(folder: Path, name: str, server_url: str, relevance: str, tmp_path: Path, capsys, monkeypatch
              ) -> tuple[int, str, dict]:
     extra = f'codebook = "codebook.json"\nrelevance = "{relevance}"\n'
-    plan = write_plan(folder, plan_text(name, SEEDS, server_url, extra, confirmatory=True))
+    plan = write_plan(folder, confirmatory_plan(name, server_url, extra))
     lock_plan(plan)
     out = tmp_path / f"{name}.json"
     code, stdout, stderr = run_cli(["run", str(plan), "--store", str(tmp_path / "runs"), "--json", str(out)],
@@ -80,20 +117,20 @@ def run_plan(folder: Path, name: str, server_url: str, relevance: str, tmp_path:
 def test_confirmatory_plan_needs_the_adjudicated_record_and_shows_its_provenance(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, oracle: None) -> None:
     with SeededOllamaServer(answers_for(SEEDS, table(), table())) as server:
-        # A bare {cluster, relevant} file: the confirmatory table is INCOMPLETE, and says how to make the record.
+        # A bare {cluster, relevant} file is no adjudication: refused at the plan's line before anything generates.
         bare = tmp_path / "bare"
         folder_with_codebook(bare)
         (bare / "relevance.jsonl").write_text("".join(json.dumps({"cluster": c, "relevant": v}) + "\n"
                                                       for c, v in LABELS_1.items()))
-        code, out, result = run_plan(bare, "tgpt-bare", server.url, "relevance.jsonl", tmp_path, capsys,
-                                     monkeypatch)
-        assert code == 3 and result["gate"] == "INCOMPLETE" and result["semantic"]["gate"] == "INCOMPLETE"
-        reason = next(r for r in result["semantic"]["reasons"] if r["rule"] == "semantic: relevance R(c)")
-        assert reason["outcome"] == "INCOMPLETE" and "forgegate semantic sheets --codebook" in reason["detail"]
-        assert "forgegate semantic sheets --codebook" in out
-        assert result["semantic"]["metrics"]["inputs"]["relevance"]["adjudication"] is None
-        assert result["semantic"]["metrics"]["field"] == "FIELD_SEM"
-        assert result["comparisons"][0]["gate"] == "INCOMPLETE"
+        plan = write_plan(bare, confirmatory_plan("tgpt-bare", server.url,
+                                                  'codebook = "codebook.json"\nrelevance = "relevance.jsonl"\n'))
+        lock_plan(plan)
+        code, stdout, stderr = run_cli(["run", str(plan), "--store", str(tmp_path / "bare-runs")], capsys,
+                                       monkeypatch)
+        out = " ".join((stdout + stderr).split())
+        line = plan.read_text().splitlines().index('relevance = "relevance.jsonl"') + 1
+        assert code == 2 and f"plan.toml:{line}" in out and "is not an adjudication" in out, out
+        assert not list((tmp_path / "bare-runs").glob("*.sqlite"))
 
         # The record from two annotators (not the author) and an adjudicator: the table stands (HOLD: no pass rule).
         rec = tmp_path / "rec"
@@ -132,8 +169,8 @@ def test_a_record_naming_the_author_as_annotator_is_refused_before_generating(
     header = json.loads(lines[0])
     header["annotators"][1]["name"] = "Carol"
     record.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
-    plan = write_plan(folder, plan_text("tgpt-author", SEEDS, "http://127.0.0.1:9",
-                                        'codebook = "codebook.json"\nrelevance = "r.jsonl"\n', confirmatory=True))
+    plan = write_plan(folder, confirmatory_plan("tgpt-author", "http://127.0.0.1:9",
+                                                'codebook = "codebook.json"\nrelevance = "r.jsonl"\n'))
     lock_plan(plan)
     code, stdout, stderr = run_cli(["run", str(plan), "--store", str(tmp_path / "runs")], capsys, monkeypatch)
     assert code == 2

@@ -59,3 +59,27 @@ def test_topology_experiment_needs_aggregates(tmp_path, capsys, monkeypatch) -> 
     code, _, err = run_cli(metrics_args(samples, relevance, tmp_path / "o.json", "--exploratory",
                                         "--experiment", "E3_TOPOLOGY"), capsys, monkeypatch)
     assert code == 2 and "--aggregates" in err
+
+
+def budgeted(tmp_path, tokens: dict[str, int] | None):
+    """The files with every aggregate row's total_tokens (None: the rows state none, as before issue 36)."""
+    samples, relevance, agg = files(tmp_path)
+    if tokens is not None:
+        write_jsonl(agg, [{"task": "t1", "pool": p, "aggregate": a, "clusters": c, "total_tokens": tokens[a]}
+                          for (p, a), c in REPRESENTED.items()])
+    return samples, relevance, agg
+
+
+def test_topology_experiment_holds_the_aggregates_to_a_matched_token_budget(tmp_path, capsys, monkeypatch) -> None:
+    def metrics(tokens: dict[str, int] | None) -> tuple[int, str]:
+        samples, relevance, agg = budgeted(tmp_path, tokens)
+        code, _, err = run_cli(metrics_args(samples, relevance, tmp_path / "o.json", "--aggregates", str(agg),
+                                            "--exploratory", "--experiment", "E3_TOPOLOGY"), capsys, monkeypatch)
+        return code, " ".join(err.split())
+
+    code, err = metrics(None)  # "AGG_COVERAGE at matched total-token budget": a file without budgets is refused
+    assert code == 2 and "total_tokens" in err
+    code, err = metrics({"vote": 100, "merge": 300})  # 300 vs 900 over three pools: 66.7% apart
+    assert code == 2 and "not matched on total tokens" in err and "66.7% apart" in err and "allows 5.0%" in err
+    code, err = metrics({"vote": 100, "merge": 104})  # 3.8% apart: matched
+    assert code == 1, err  # HOLD: an estimate with no pass rule

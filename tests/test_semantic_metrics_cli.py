@@ -189,3 +189,11 @@ def test_metrics_writes_html_and_markdown_reports_carrying_the_verdict(tmp_path,
     assert '<span class="word" id="verdict-word">HOLD</span>' in page
     assert "ES_LOSS" in page
     assert "semantic metrics: **HOLD**" in markdown.read_text(encoding="utf-8")
+
+
+def test_outside_a_plan_the_table_is_never_labelled_confirmatory(standard) -> None:
+    # N = 64 in every condition and no --exploratory: before issue 36 this table said "confirmatory"; a samples
+    # file and a bare relevance file show none of the confirmatory conditions a plan is checked for
+    code, result, text = standard
+    assert result["mode"] == "exploratory" and "outside a plan" in result["exploratory_reasons"][0]
+    assert "confirmatory" not in result["mode"]

@@ -85,7 +85,10 @@ def leak(
 
     report = run_leak_audit(source, renamed, pairs, seed=seed, rename_map=rename_map, planted=planted,
                             glob=glob)
-    result = LeakAuditResult.of(report)
+    from forgegate.fixture.provenance import sha256_bytes_of
+
+    result = LeakAuditResult.of(report).model_copy(update={"pairs_sha256": {str(p): sha256_bytes_of(p)
+                                                                            for p in pairs}})
     _finish([*leak_lines(report), *verdict_lines(result.gate, AuditFinding(result.finding))], result, json_out)
 
 

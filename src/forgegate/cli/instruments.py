@@ -27,13 +27,15 @@ def voice(
     segment_words: int = typer.Option(1000, "--segment-words", min=1,
                                       help="Words per reference segment (z-score mean and sd over segments)."),
     folds: int = typer.Option(5, "--folds", min=2, help="Held-out reference folds of the voice control."),
-    floor: str = typer.Option("pairwise", "--floor", help="Floor the verdict uses: pairwise or all-arms "
-                              "(both are printed)."),
+    floor: str = typer.Option("pairwise", "--floor", help="Floor the verdict uses: pairwise, the only rule that "
+                              "decides (the all-arms floor is printed beside it as the sensitivity line)."),
     contrast: list[Path] = typer.Option([], "--contrast", help="Text(s) by other authors: extra negative "
                                         "controls the held-out reference must beat."),
     json_out: Path | None = _JSON,
 ) -> None:
     """Axis A: Burrows's Delta over character bigrams to a held-out reference, per arm and seed."""
+    from forgegate.core.declared import floor_rule_refusal
+    from forgegate.errors import UsageError
     from forgegate.jsonio import write_json_atomic
     from forgegate.metrics import load_generations, read_text, require_arms, voice_report
     from forgegate.metrics.voice import parse_floor_rule
@@ -41,6 +43,8 @@ def voice(
     from forgegate.results import VoiceResult
 
     rule = parse_floor_rule(floor)
+    if (why := floor_rule_refusal(rule)) is not None:  # refused as plans refuse it (issue 36)
+        raise UsageError(f"--floor {floor}: {why}; leave --floor out (pairwise)")
     gens = load_generations(generations)
     require_arms(gens, (control, candidate), source=str(generations))
     ref = "\n\n".join(read_text(p).text for p in reference)
@@ -146,6 +150,7 @@ def fixture_build(
 ) -> None:
     """Sample a beat fixture from a held-out split inside a word band, round-robin across works."""
     from forgegate.fixture import build_fixture, read_pairs, split_responses
+    from forgegate.fixture.provenance import write_provenance
     from forgegate.jsonio import write_json_atomic
     from forgegate.metrics.damage import parse_band
     from forgegate.report.metrics_terminal import print_fixture
@@ -155,6 +160,7 @@ def fixture_build(
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("".join(item.model_dump_json(exclude_none=True) + "\n" for item in build.items),
                    encoding="utf-8")
+    write_provenance(out, pairs, split)  # plan lock ties the fixture to a leak audit of this same pairs file
     if reference_out is not None:
         reference_out.write_text(split_responses(rows, split) + "\n", encoding="utf-8")
     if json_out is not None:

@@ -65,6 +65,7 @@ def check(
     store: Path | None = _STORE,
 ) -> None:
     """Validate the plan and its files; say whether it is locked and whether its run has started."""
+    from forgegate.pipeline.confirmatory import check_confirmatory
     from forgegate.plan import RULE_DOES_NOT_MOVE, check_adapters, check_inputs, load_plan, read_lock
     from forgegate.plan.lock import current_lock
     from forgegate.run.plan_store import plan_run_state
@@ -72,6 +73,7 @@ def check(
     loaded = load_plan(plan)
     inputs = check_inputs(loaded)
     check_adapters(loaded)
+    check_confirmatory(loaded)  # refused at the line of the field at fault (issue 36)
     now = current_lock(loaded)
     locked = read_lock(plan)
     state = plan_run_state(loaded, store)

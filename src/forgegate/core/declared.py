@@ -21,6 +21,18 @@ VERDICT_FLOOR_RULE: FloorRule = "pairwise"
 """The floor a plan's voice verdict uses (lv-hemingway v2 § 4: "The pairwise number is the verdict; the all-arms
 number is kept so the lv-bronte record stays comparable"): the other rule is printed as the sensitivity line only."""
 
+
+def floor_rule_refusal(value: str) -> str | None:
+    """Why a floor rule other than the pairwise one cannot decide a verdict (None for the pairwise rule).
+
+    One message for every place a floor is chosen: a plan's ``[instruments.voice] floor`` and ``forgegate voice
+    --floor`` (issue 36: the all-arms floor is refused as plans refuse it)."""
+    if value == VERDICT_FLOOR_RULE:
+        return None
+    return (f"floor = '{value}' cannot decide: the {VERDICT_FLOOR_RULE} floor is the verdict (lv-hemingway v2 § 4: "
+            "a candidate's verdict must not depend on which other arms happened to be generated); the all-arms "
+            "floor is printed beside it as the sensitivity line")
+
 SemanticField = Literal["FIELD_TOK", "FIELD_SEM", "FIELD_TRAJ", "FIELD_VIS"]
 """T_GPT v0.8.1's field types (``field_types``): what a semantic result measures. "FIELD_TOK != FIELD_SEM !=
 FIELD_TRAJ != FIELD_VIS. Cross-level claims require an explicit measurement bridge." (``non_equivalence_rule``)."""

@@ -2,19 +2,22 @@
 
 A comparison with all three arm axes is decided by the three-axis rule (``gate.arms``), which keeps
 HOLD (the operator's call) as its own word; a semantic or GLOSS primary endpoint adds its reasons.
-The plan's word combines every comparison's, the semantic and GLOSS instruments', and the run's own
-reasons (failed or missing requests, a declared instrument ``forgegate run`` cannot score: INCOMPLETE,
-never a pass) by ``worst_gate``. ``pipeline/plan_score.py`` measures and calls these functions.
+The plan's word combines the semantic and GLOSS instruments', the run's own reasons (failed or missing
+requests, a declared instrument ``forgegate run`` cannot score: INCOMPLETE, never a pass) and the
+comparisons' words by ``worst_gate``, except that a plan with a ship decision (``gate.ship``) takes the
+word of the arm that ships: its candidates' comparisons keep their own words in the reasons, and a failing
+arm that does not ship never sets the exit code (issue 36). ``pipeline/plan_score.py`` calls these functions.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
-from forgegate.core.verdict import Gate, Reason, Verdict
+from forgegate.core.verdict import Gate, Reason, Verdict, worst_gate
 from forgegate.gate.arms import THREE_AXIS_RULE, arms_verdict, gate_label
 from forgegate.gate.semantic import primary_na
+from forgegate.gate.ship import ShipDecision
 
 NO_RULE = "no pre-registered pass rule: estimate only"
 
@@ -70,18 +73,37 @@ def plan_gloss_verdict(deciding: Iterable[tuple[str, Gate, str]]) -> Verdict:
 
 
 def plan_verdict(run_reasons: Sequence[Reason], comparisons: Iterable[tuple[str, str, Verdict, bool]],
-                 semantic: Verdict | None, gloss: Verdict | None) -> Verdict:
+                 semantic: Verdict | None, gloss: Verdict | None, ships: ShipDecision | None = None,
+                 ship_arms: Collection[str] = ()) -> Verdict:
     """The plan's word. ``comparisons`` is (candidate, control, verdict, decided by a semantic or GLOSS primary):
-    such a comparison's reason says what decided it."""
+    such a comparison's reason says what decided it. With a ship decision, the comparisons of ``ship_arms`` (the
+    ship and tied candidates) are reported with their own words but the decision's word stands for them."""
     reasons = list(run_reasons)
+    deciding = list(run_reasons)
     for candidate, control, verdict, primary_decides in comparisons:
         detail = gate_label(verdict.gate)
         if primary_decides:  # a semantic or gloss primary: say what decided it
             detail += "".join(f"; {r.detail}" for r in verdict.reasons
                               if r.outcome is verdict.gate and r.outcome is not Gate.PASS)
-        reasons.append(Reason(f"{candidate} vs {control}", verdict.gate, detail))
+        decides = ships is None or candidate not in ship_arms
+        if not decides:
+            detail += (f"; the ship decision sets the plan's word ({ships.arm} ships)" if ships is not None
+                       and ships.arm is not None else "; the ship decision sets the plan's word")
+        reason = Reason(f"{candidate} vs {control}", verdict.gate, detail)
+        reasons.append(reason)
+        if decides:
+            deciding.append(reason)
+    if ships is not None:
+        decision = ships.reasons[-1]
+        reasons.append(decision)
+        deciding.append(decision)
     if semantic is not None:
-        reasons.append(Reason("semantic", semantic.gate, "T_GPT metrics (semantic library's word)"))
+        reason = Reason("semantic", semantic.gate, "T_GPT metrics (semantic library's word)")
+        reasons.append(reason)
+        deciding.append(reason)
     if gloss is not None:
         reasons.extend(gloss.reasons)
-    return Verdict.combine(reasons)
+        deciding.extend(gloss.reasons)
+    if not deciding:
+        return Verdict.combine(reasons)
+    return Verdict(worst_gate(r.outcome for r in deciding), tuple(reasons))

@@ -18,6 +18,8 @@ from forgegate.core.audit_finding import AuditFinding
 from forgegate.core.verdict import Gate, Reason
 from forgegate.errors import InputError
 from forgegate.gate.audit import audit_verdict, lock_audit_reason
+from forgegate.pipeline.confirmatory import check_confirmatory
+from forgegate.pipeline.fixture_audit import audited_pairs, check_fixture_audit, require_no_pairs_fixture
 from forgegate.pipeline.plan_quality import check_declarations_at_lock
 from forgegate.plan.inputs import sha256_file
 from forgegate.plan.load import LoadedPlan, load_plan
@@ -113,6 +115,9 @@ def leak_audit_on_record(loaded: LoadedPlan) -> tuple[dict[str, str], Reason] | 
     leaking = {name: (split.leaking_instruction + split.leaking_response, split.pairs)
                for name, split in result.splits.items()}
     reason = lock_audit_reason(result.gate, result.finding, origin, leaking, audit.clean_splits)
+    fixture = check_fixture_audit(loaded, result, audited_pairs(loaded, result))  # the fixture's own pairs, clean
+    if fixture is not None and reason.outcome is Gate.PASS:
+        reason = fixture
     record = {"sha256": digest, "gate": result.gate.value, "finding": result.finding, "origin": origin,
               "detail": reason.detail}
     return record, reason
@@ -123,7 +128,10 @@ def lock_with_audit(plan_path: Path | str, *, run_has_generations: bool = False,
     """``forgegate plan lock``: the plan's leak audit judged first (refused unless PASS), then the lock with it."""
     loaded = load_plan(plan_path)
     check_declarations_at_lock(loaded)  # Q_task / Q_fact against the fixture's tasks, before anything freezes
+    check_confirmatory(loaded)  # a confirmatory plan on exploratory footing does not lock (issue 36)
     on_record = leak_audit_on_record(loaded)
+    if on_record is None:
+        require_no_pairs_fixture(loaded)  # a fixture drawn from pairs locks only with their audit
     if on_record is not None and on_record[1].outcome is not Gate.PASS:
         reason = on_record[1]
         raise AuditLockRefusedError(f"plan {plan_path} is not locked: {reason.rule}: {reason.outcome.value}: "

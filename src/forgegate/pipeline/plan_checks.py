@@ -11,6 +11,7 @@ from pathlib import Path
 
 from forgegate.battery import Battery, bundled_battery_path, load_battery
 from forgegate.gate.gloss_config import GateConfig, load_gate_config
+from forgegate.pipeline.confirmatory import check_confirmatory
 from forgegate.pipeline.plan_quality import check_quality_declarations
 from forgegate.plan import LoadedPlan, is_bundled
 from forgegate.semantic.codebook import Codebook, load_codebook
@@ -127,4 +128,5 @@ def preflight(loaded: LoadedPlan, task_ids: list[str]) -> None:
         gloss_inputs(loaded)
     if inst.semantic is not None:
         semantic_inputs(loaded, task_ids)
+        check_confirmatory(loaded)
         check_quality_declarations(loaded, task_ids)

@@ -7,6 +7,7 @@ verdict INCOMPLETE, never a pass.
 
 from __future__ import annotations
 
+import statistics
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,7 +34,7 @@ from forgegate.pipeline.plan_gloss import GlossOutcome, score_gloss
 from forgegate.pipeline.plan_semantic import SemanticOutcome, endpoint_value, score_semantic
 from forgegate.plan import PlanComparison
 from forgegate.plan.instruments import INSTRUMENT_NAMES as RUN_INSTRUMENTS
-from forgegate.plan.preflight import Tiebreak, tied_candidates
+from forgegate.plan.preflight import Tiebreak
 from forgegate.results import (
     DamageAxis,
     MemorizationAxis,
@@ -87,13 +88,14 @@ class PlanResult:
     """The tiebreak's choice between the tied candidates; None when the plan declares no ``[tiebreak]``."""
 
     def __post_init__(self) -> None:
-        tiebreak = self.gens.locked.loaded.plan.tiebreak
-        object.__setattr__(self, "ships", _ship(tiebreak, self.comparisons) if tiebreak is not None else None)
+        plan = self.gens.locked.loaded.plan
+        ships = _ship(plan.tiebreak, plan.ship_arms(), self.comparisons) if plan.tiebreak is not None else None
+        object.__setattr__(self, "ships", ships)
         verdict = plan_verdict(self.run_reasons,
                                [(r.comparison.candidate, r.comparison.control, r.verdict, r.primary_value is not None)
                                 for r in self.comparisons],
                                self.semantic.verdict if self.semantic else None,
-                               self.gloss.verdict if self.gloss else None)
+                               self.gloss.verdict if self.gloss else None, ships, plan.ship_arms())
         object.__setattr__(self, "verdict", verdict)
 
     def model(self) -> PlanRunResult:
@@ -112,42 +114,52 @@ class PlanResult:
                                         stored_ok=len(self.gens.generations), errors=len(self.gens.errors),
                                         missing=len(self.gens.missing)),
             errors=[RequestError(key=e.request_key, error=e.error) for e in self.gens.errors],
-            comparisons=[c.model() for c in self.comparisons],
+            comparisons=[c.model().model_copy(update={"candidate_role": loaded.plan.arm(c.comparison.candidate).role})
+                         for c in self.comparisons],
             semantic=self.semantic.model() if self.semantic else None,
             gloss=self.gloss.model() if self.gloss else None,
             ships=self._ship_model(), leak_audit=self._audit_model(),
             reasons=reason_models(self.verdict))
 
     def _ship_model(self) -> ShipChoice | None:
-        tiebreak = self.gens.locked.loaded.plan.tiebreak
+        plan = self.gens.locked.loaded.plan
+        tiebreak = plan.tiebreak
         if self.ships is None or tiebreak is None:
             return None
-        compared = tuple(c.comparison.candidate for c in self.comparisons)
-        return ShipChoice(arm=self.ships.arm, outcome=self.ships.outcome,
-                          candidates=list(tied_candidates(tiebreak, compared)), axes=list(tiebreak.axes),
-                          prior=tiebreak.prior, reasons=[ReasonModel.of(r) for r in self.ships.reasons])
+        tied = plan.ship_arms()
+        return ShipChoice(arm=self.ships.arm, outcome=self.ships.outcome, candidates=list(tied),
+                          ship_candidate=tied[0], axes=list(tiebreak.axes), prior=tiebreak.prior,
+                          min_variance_ratio=tiebreak.min_variance_ratio,
+                          reasons=[ReasonModel.of(r) for r in self.ships.reasons])
 
     def _audit_model(self) -> LeakAuditRecord | None:
         record = self.gens.locked.lock.leak_audit
         return LeakAuditRecord.model_validate(record) if record is not None else None
 
 
-def contender(scored: ScoredComparison) -> Contender:
-    """What the tiebreak reads of one tied candidate's comparison: its word, its excess copying, its seed spread."""
+def seed_variance(delta_by_seed: dict[str, float]) -> float | None:
+    """The sample variance of an arm's voice Delta over its seeds (the spec's "seed variance"); None under two."""
+    values = list(delta_by_seed.values())
+    return statistics.variance(values) if len(values) >= 2 else None
+
+
+def contender(scored: ScoredComparison, ship_candidate: bool = False) -> Contender:
+    """What the ship decision reads of one candidate's comparison: its word, its excess copying, its seed variance."""
     entry, name = scored.model(), scored.comparison.candidate
     excess = None
     if entry.memorization is not None and {name, entry.control} <= set(entry.memorization.arms):
         cand, ctrl = entry.memorization.arms[name], entry.memorization.arms[entry.control]
         excess = (cand.hit_rate - ctrl.hit_rate, cand.max - ctrl.max)
-    spread = entry.voice.arms[name].spread if entry.voice is not None and name in entry.voice.arms else None
-    return Contender(name, scored.verdict.gate, excess, spread)
+    variance = (seed_variance(entry.voice.arms[name].delta_by_seed)
+                if entry.voice is not None and name in entry.voice.arms else None)
+    return Contender(name, scored.verdict.gate, excess, variance, ship_candidate)
 
 
-def _ship(tiebreak: Tiebreak, comparisons: tuple[ScoredComparison, ...]) -> ShipDecision:
+def _ship(tiebreak: Tiebreak, tied: tuple[str, ...], comparisons: tuple[ScoredComparison, ...]) -> ShipDecision:
+    """The ship decision over the ship candidate (``tied[0]``) and the tied candidates."""
     by_candidate = {c.comparison.candidate: c for c in comparisons}
-    tied = tied_candidates(tiebreak, tuple(by_candidate))
-    return ship_choice([contender(by_candidate[name]) for name in tied], tiebreak.axes, tiebreak.prior,
-                       tiebreak.min_spread_ratio)
+    return ship_choice([contender(by_candidate[name], index == 0) for index, name in enumerate(tied)],
+                       tiebreak.axes, tiebreak.prior, tiebreak.min_variance_ratio or 1.0)
 
 
 def _primary_part(comp: PlanComparison, semantic: SemanticOutcome | None, gloss: GlossOutcome | None

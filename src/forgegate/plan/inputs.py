@@ -51,6 +51,11 @@ def plan_inputs(loaded: LoadedPlan) -> list[PlanInput]:
                 found.append((("instruments", "semantic", field), value))
         if inst.semantic.validation is not None:  # the key is locked; the sheet may be filled after the lock
             found.append((("instruments", "semantic", "validation", "key"), inst.semantic.validation.key))
+            if inst.semantic.confirmatory:  # ... except in a confirmatory plan: filled before it, and locked
+                found.append((("instruments", "semantic", "validation", "sheet"), inst.semantic.validation.sheet))
+        if inst.semantic.order is not None:
+            found += [(("instruments", "semantic", "order", "confirmed", name), path)
+                      for name, path in inst.semantic.order.confirmed.items()]
     audit = plan.leak_audit
     if audit is not None:
         if audit.result is not None:

@@ -12,9 +12,17 @@ from typing import Literal, get_args
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
-from forgegate.core.declared import DAMAGE_METRICS, VERDICT_FLOOR_RULE, DamageMetric, FloorRule, SemanticField
+from forgegate.core.declared import (
+    DAMAGE_METRICS,
+    VERDICT_FLOOR_RULE,
+    DamageMetric,
+    FloorRule,
+    SemanticField,
+    floor_rule_refusal,
+)
 from forgegate.core.limits import MAX_COUNT, MAX_PASSAGES, MIN_SEGMENT_WORDS
 from forgegate.plan.experiments import RECURRENCE_ENDPOINT, Experiment
+from forgegate.plan.order import ExperimentOrder
 from forgegate.plan.quality import QualityDeclaration
 from forgegate.plan.recurrence import RecurrenceParams
 from forgegate.plan.topology import AggregationParams
@@ -45,12 +53,8 @@ class VoiceParams(UserFileModel):
     @field_validator("floor")
     @classmethod
     def _pairwise_decides(cls, value: FloorRule) -> FloorRule:
-        if value != VERDICT_FLOOR_RULE:
-            raise ValueError(
-                f"floor = '{value}' cannot decide: the {VERDICT_FLOOR_RULE} floor is the verdict (lv-hemingway v2 "
-                f"§ 4: a candidate's verdict must not depend on which other arms happened to be generated); the "
-                f"all-arms floor is printed beside it as the sensitivity line. Write floor = "
-                f"'{VERDICT_FLOOR_RULE}' or leave it out")
+        if (why := floor_rule_refusal(value)) is not None:
+            raise ValueError(f"{why}. Write floor = '{VERDICT_FLOOR_RULE}' or leave it out")
         return value
 
 
@@ -164,7 +168,11 @@ class SemanticParams(UserFileModel):
     recovery: str | None = None
     """Arm name of condition R: B under the generic recovery probes (needed for REC_GAIN)."""
     confirmatory: bool
-    """True: a confirmatory collection (needs N >= 64 samples per task and condition)."""
+    """True: a confirmatory collection (needs N >= 64 samples per task and condition, and everything
+    ``pipeline.confirmatory`` checks at plan check, lock and run)."""
+    study_author: str | None = None
+    """Who designed the study: may not be a primary relevance annotator (T_GPT: author_primary_annotation_forbidden);
+    required when confirmatory, and the adjudicated relevance record is checked against it."""
     experiment: Experiment
     primary_endpoint: str | None = Field(default=None, validate_default=True)
     """The metric that measures the experiment's primary endpoint where T_GPT v0.8.1 names no single one
@@ -196,6 +204,9 @@ class SemanticParams(UserFileModel):
     """The codebook's blinded human validation, scored against the clustering (needs the frozen 'codebook')."""
     aggregation: AggregationParams | None = None
     """E3_TOPOLOGY's compared aggregates and their matched token budget (required for E3_TOPOLOGY, only there)."""
+    order: ExperimentOrder | None = None
+    """Where the experiment stands in T_GPT's E1 -> E2 -> E3 -> E4 (``plan.order``): needed by a confirmatory plan
+    of any experiment after E1_STAGE."""
     recurrence: RecurrenceParams | None = None
     """E4_R_META's arms and blinded recurrence sheet (with, and only with, primary_endpoint STRUCTURAL_RECURRENCE)."""
 

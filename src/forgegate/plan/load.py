@@ -16,8 +16,8 @@ from forgegate.core.limits import CONFIRMATORY_MIN_SAMPLES
 from forgegate.errors import InputError
 from forgegate.jsonio import read_text_or_input_error
 from forgegate.plan.instruments import ENDPOINTS, Prices
-from forgegate.plan.plan_file import Plan
-from forgegate.plan.preflight import check_tiebreak
+from forgegate.plan.plan_file import CANDIDATE_ROLES, Plan
+from forgegate.plan.preflight import check_ship_roles, check_tiebreak
 from forgegate.tomlio import TomlLocator, parse_toml, validate_toml
 
 MIN_SEEDS_FOR_FLOOR = 2
@@ -95,14 +95,15 @@ def check_cross_references(loaded: LoadedPlan) -> None:
                   "[[comparisons]] with control, candidate and primary")
     seen_pairs: set[tuple[str, str]] = set()
     for index, comp in enumerate(plan.comparisons):
-        for side, role in (("control", "control"), ("candidate", "candidate")):
+        for side, roles in (("control", ("control",)), ("candidate", CANDIDATE_ROLES)):
             arm_name = getattr(comp, side)
             if arm_name not in names:
                 raise err(("comparisons", index, side), f"no arm named '{arm_name}'",
                           hint=f"arms: {', '.join(names)}")
-            if plan.arms[names[arm_name]].role != role:
+            if plan.arms[names[arm_name]].role not in roles:
                 raise err(("comparisons", index, side),
-                          f"arm '{arm_name}' has role '{plan.arms[names[arm_name]].role}', not '{role}'")
+                          f"arm '{arm_name}' has role '{plan.arms[names[arm_name]].role}', not "
+                          f"{' or '.join(repr(r) for r in roles)}")
         pair = (comp.control, comp.candidate)
         if pair in seen_pairs:
             raise err(("comparisons", index),
@@ -114,8 +115,10 @@ def check_cross_references(loaded: LoadedPlan) -> None:
             raise err(("comparisons", index, "primary"),
                       f"primary endpoint '{comp.primary}' needs the {instrument} instrument, "
                       "which is not declared")
+    check_ship_roles(plan, err)
     if plan.tiebreak is not None:
-        check_tiebreak(plan.tiebreak, tuple((c.control, c.candidate) for c in plan.comparisons), declared, err)
+        check_tiebreak(plan.tiebreak, plan.ship_arms(), tuple((c.control, c.candidate) for c in plan.comparisons),
+                       declared, err)
     semantic = plan.instruments.semantic
     if semantic is not None:
         for field in ("reference", "contracted", "recovery"):

@@ -24,7 +24,14 @@ from forgegate.plan.instruments import ENDPOINTS, Instruments, endpoint_names
 from forgegate.plan.preflight import LeakAudit, Tiebreak
 from forgegate.userfile import Count, MaxTokens, PromptText, Seed, UserFileModel
 
-Role = Literal["control", "candidate"]
+Role = Literal["control", "candidate", "ship_candidate", "tied_candidate"]
+"""lv-hemingway v2 § 2's roles: the control, the ship candidate (the curve's minimum) and the tied candidates the
+loss curve cannot separate from it (a ``[tiebreak]`` ranks those two roles); ``candidate`` for a plan without a
+ship decision (GLOSS, T_GPT)."""
+CANDIDATE_ROLES: tuple[Role, ...] = ("candidate", "ship_candidate", "tied_candidate")
+"""The roles a comparison's candidate may have."""
+SHIP_ROLES: tuple[Role, ...] = ("ship_candidate", "tied_candidate")
+"""The roles the ship decision chooses among (``gate.ship``): present exactly when the plan has a ``[tiebreak]``."""
 ARM_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$"
 
 
@@ -197,7 +204,8 @@ class Plan(UserFileModel):
     instruments: Instruments
     comparisons: tuple[PlanComparison, ...] = ()
     tiebreak: Tiebreak | None = None
-    """Which of the tied candidates ships (``plan.preflight``); absent: the result names none."""
+    """How the ship candidate and the tied candidates are separated (``plan.preflight``); required exactly when the
+    arms have those roles."""
     leak_audit: LeakAudit | None = None
     """The leak audit on the record: ``plan lock`` refuses a plan whose audit found a leak or failed a control."""
 
@@ -234,8 +242,14 @@ class Plan(UserFileModel):
                 return arm
         raise KeyError(name)
 
+    def ship_arms(self) -> tuple[str, ...]:
+        """The ship candidate first, then the tied candidates, in the plan's order (empty: no ship decision)."""
+        return (tuple(a.name for a in self.arms if a.role == "ship_candidate")
+                + tuple(a.name for a in self.arms if a.role == "tied_candidate"))
+
     def primary_instrument(self, comparison: PlanComparison) -> str:
         return comparison.primary.split(".", 1)[0]
 
 
-__all__ = ["ENDPOINTS", "Arm", "PlanComparison", "Fixture", "Plan", "Role", "Sampling", "SeedRange"]
+__all__ = ["CANDIDATE_ROLES", "ENDPOINTS", "SHIP_ROLES", "Arm", "PlanComparison", "Fixture", "Plan", "Role", "Sampling",
+           "SeedRange"]

@@ -10,6 +10,7 @@ instruments) are ``check_preflight``'s, called by ``plan.load``.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from pydantic import Field, field_validator, model_validator
 
@@ -17,6 +18,9 @@ from forgegate.core.declared import TIEBREAK_AXES, TiebreakAxis
 from forgegate.core.globs import glob_problem
 from forgegate.errors import InputError
 from forgegate.userfile import RngSeed, UserFileModel
+
+if TYPE_CHECKING:
+    from forgegate.plan.plan_file import Plan
 
 AXIS_INSTRUMENT: dict[TiebreakAxis, str] = {"memorization": "memorization", "seed_spread": "voice"}
 """The instrument each tiebreak axis reads: memorisation's excess over the control, the voice Delta's seed spread."""
@@ -70,51 +74,70 @@ class LeakAudit(UserFileModel):
 
 
 class Tiebreak(UserFileModel):
-    """``[tiebreak]``: which of the tied candidates ships. Each axis in ``axes`` (in the declared order) keeps the
-    candidates it prefers; when the axes leave more than one, the declared ``prior`` decides; else none ships."""
+    """``[tiebreak]``: how the ship candidate and the tied candidates (the arms with those roles) are separated when
+    more than one passes. Each axis in ``axes`` (in the declared order) keeps the candidates it prefers; the axes
+    leaving them level is HOLD, the operator's call, whatever the ``prior`` (``gate.ship``)."""
 
-    candidates: tuple[str, ...] = ()
-    """The tied candidate arms (at least two); empty: every candidate arm of the plan's comparisons."""
     axes: tuple[TiebreakAxis, ...] = Field(min_length=1)
     """The resolving axes, in order: 'memorization' (closest to the control's, identical best), 'seed_spread'
-    (the voice Delta's tighter seed spread)."""
-    min_spread_ratio: float = Field(default=2.0, ge=1.0)
-    """'seed_spread' resolves only when the other candidates' spreads are at least this many times the tightest."""
+    (the voice Delta's smaller variance over the seeds)."""
+    min_variance_ratio: float | None = Field(default=None, gt=1.0)
+    """'seed_spread' resolves only when every other candidate's seed variance is at least this many times the
+    smallest. The spec gives no number, so the plan must state one when it names the axis (no hidden default)."""
     prior: str | None = None
-    """The candidate the prior favours (e.g. the epoch-1 checkpoint); it decides only a tie the axes leave."""
+    """The candidate the prior favours (e.g. the epoch-1 checkpoint): a hypothesis under test, reported as confirmed
+    or not; it never decides a tie the axes leave (that is HOLD)."""
 
     @model_validator(mode="after")
     def _axes_once(self) -> Tiebreak:
         if len(set(self.axes)) != len(self.axes):
             raise ValueError("an axis is named twice in 'axes'")
-        if len(set(self.candidates)) != len(self.candidates):
-            raise ValueError("a candidate is named twice in 'candidates'")
+        if "seed_spread" in self.axes and self.min_variance_ratio is None:
+            raise ValueError("the 'seed_spread' axis needs 'min_variance_ratio' (how many times larger every other "
+                             "seed variance must be for it to resolve): the spec gives no number, so the plan "
+                             "states it, e.g. min_variance_ratio = 2.0")
         return self
 
 
-def tied_candidates(tiebreak: Tiebreak, compared: tuple[str, ...]) -> tuple[str, ...]:
-    """The candidates the tiebreak ranks: its own list, or every compared candidate (in comparison order)."""
-    return tiebreak.candidates or tuple(dict.fromkeys(compared))
+def check_ship_roles(plan: Plan, err: Callable[..., InputError]) -> None:
+    """The spec's roles go with a ``[tiebreak]``: one ship candidate, at least one tied candidate, each compared."""
+    ship = [i for i, a in enumerate(plan.arms) if a.role == "ship_candidate"]
+    tied = [i for i, a in enumerate(plan.arms) if a.role == "tied_candidate"]
+    if plan.tiebreak is None:
+        if ship or tied:
+            first = (ship + tied)[0]
+            raise err(("arms", first, "role"), f"role '{plan.arms[first].role}' goes with a [tiebreak]: the ship "
+                      "decision separates the ship candidate from the tied candidates",
+                      hint="add [tiebreak] (axes, min_variance_ratio, prior), or use role = \"candidate\"")
+        return
+    if len(ship) != 1:
+        raise err(("arms", ship[1], "role") if ship else ("tiebreak",),
+                  f"a [tiebreak] needs exactly one arm with role 'ship_candidate', found {len(ship)}",
+                  hint="the ship candidate is the checkpoint the plan means to ship (the curve's minimum)")
+    plain = [i for i, a in enumerate(plan.arms) if a.role == "candidate"]
+    if plain:
+        raise err(("arms", plain[0], "role"), f"arm '{plan.arms[plain[0]].name}' has role 'candidate' in a plan "
+                  "with a ship decision: name it 'ship_candidate' or 'tied_candidate'")
+    if not tied:
+        raise err(("tiebreak",), "a [tiebreak] needs at least one arm with role 'tied_candidate' (a checkpoint the "
+                  "loss curve cannot separate from the ship candidate)")
 
 
-def check_tiebreak(tiebreak: Tiebreak, comparisons: tuple[tuple[str, str], ...], declared: tuple[str, ...],
-                   err: Callable[..., InputError]) -> None:
-    """Cross-references of ``[tiebreak]``: (control, candidate) ``comparisons``, the ``declared`` instruments."""
+def check_tiebreak(tiebreak: Tiebreak, tied: tuple[str, ...], comparisons: tuple[tuple[str, str], ...],
+                   declared: tuple[str, ...], err: Callable[..., InputError]) -> None:
+    """Cross-references of ``[tiebreak]``: the ``tied`` arms (ship candidate first), (control, candidate)
+    ``comparisons``, the ``declared`` instruments."""
     where = ("tiebreak",)
     controls: dict[str, list[str]] = {}
     for control, candidate in comparisons:
         controls.setdefault(candidate, []).append(control)
-    tied = tied_candidates(tiebreak, tuple(candidate for _, candidate in comparisons))
     for name in tied:
         if name not in controls:
-            raise err((*where, "candidates"), f"'{name}' is not the candidate of any [[comparisons]]",
+            raise err(where, f"'{name}' is not the candidate of any [[comparisons]]",
                       hint=f"compared candidates: {', '.join(controls) or 'none'}")
         if len(controls[name]) > 1:
-            raise err((*where, "candidates"), f"'{name}' is compared with {len(controls[name])} controls "
+            raise err(where, f"'{name}' is compared with {len(controls[name])} controls "
                       f"({', '.join(controls[name])}): a tiebreak ranks candidates against one control")
-    if len(tied) < 2:
-        raise err(where, f"a tiebreak needs at least two tied candidates, found {len(tied)}",
-                  hint="compare each tied checkpoint with the control in its own [[comparisons]]")
     shared = {controls[name][0] for name in tied}
     if len(shared) > 1:
         raise err(where, f"the tied candidates are compared with different controls ({', '.join(sorted(shared))}): "
@@ -124,5 +147,5 @@ def check_tiebreak(tiebreak: Tiebreak, comparisons: tuple[tuple[str, str], ...],
             raise err((*where, "axes", index), f"axis '{axis}' reads the {AXIS_INSTRUMENT[axis]} instrument, "
                       "which is not declared")
     if tiebreak.prior is not None and tiebreak.prior not in tied:
-        raise err((*where, "prior"), f"prior '{tiebreak.prior}' is not one of the tied candidates",
+        raise err((*where, "prior"), f"prior '{tiebreak.prior}' is not the ship candidate or a tied candidate",
                   hint=f"tied: {', '.join(tied)}")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from forgegate.core.tgpt_caveats import CAVEATS_TITLE, SEMANTIC_CAVEATS
 from forgegate.core.verdict import Gate
 from forgegate.report.arms_cells import ArmsResult, comparison_entries, three_axis_row
 from forgegate.report.fmt import num, percent, with_ci
@@ -116,7 +117,7 @@ def _semantic(result: SemanticMetricsResult) -> list[str]:
     rows = [[md(task), *(percent(block["conditions"][c]["unmapped_rate"]) if c in block["conditions"] else "-"
                          for c in order)] for task, block in result.tasks.items()]
     out += ["", "UNMAPPED rate", ""] + _table(["task", *map(md, order)], rows)
-    return out
+    return [*out, "", f"{CAVEATS_TITLE}:", "", *(f"- {md(c)}" for c in SEMANTIC_CAVEATS)]
 
 
 def render_markdown(result: ReportSource, *, source: str = "result") -> str:

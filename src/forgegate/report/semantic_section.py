@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from forgegate.core.tgpt_caveats import CAVEATS_TITLE, SEMANTIC_CAVEATS
 from forgegate.gate.semantic import control_word
 from forgegate.report.fmt import num, percent, with_ci
 from forgegate.report.plots import cluster_mass_chart
@@ -47,6 +48,9 @@ class SemanticView:
     charts: tuple[TaskChart, ...]
     field: str = "FIELD_SEM"
     relevance: str | None = None
+    caveats: tuple[str, ...] = ()
+    """T_GPT's statements of what the metrics do not mean (``core.tgpt_caveats``), shown once under the table."""
+    caveats_title: str = ""
 
 
 def _role_order(result: SemanticMetricsBody) -> tuple[str, str, str]:
@@ -118,6 +122,7 @@ def semantic_view(result: SemanticMetricsBody) -> SemanticView:
     boot = result.bootstrap
     a, b, r = order
     return SemanticView(
+        caveats=SEMANTIC_CAVEATS, caveats_title=CAVEATS_TITLE,
         mode=result.mode, exploratory_reasons=tuple(result.exploratory_reasons),
         experiment=result.experiment or "not declared", roles=dict(result.roles),
         tau=f"{result.tau_support:g}",

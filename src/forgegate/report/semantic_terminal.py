@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from forgegate.core.tgpt_caveats import CAVEATS_TITLE, SEMANTIC_CAVEATS
 from forgegate.core.verdict import Gate
 from forgegate.report.semantic_section import relevance_text
 from forgegate.results.semantic import SemanticMetricsBody
@@ -49,6 +50,9 @@ def render_metrics(result: SemanticMetricsBody, console: Console) -> None:
     table.add_row(f"[bold]across {across['n_tasks']} tasks[/]", "", "", "", fmt(across["ES_LOSS"]),
                   fmt(across["REC_GAIN"]), fmt(across["IRREV_OBS"]))
     console.print(table)
+    console.print(f"{CAVEATS_TITLE}:")
+    for caveat in SEMANTIC_CAVEATS:
+        console.print(f"  - {caveat}", markup=False)
     console.print(f"field: {result.field} (not comparable with another field without a bridge)")
     relevance = relevance_text(result.inputs)
     if relevance is not None:

@@ -230,6 +230,8 @@ bootstrap {{ view.bootstrap }}.</p>
 <p>Field {{ view.field }} (T_GPT: not comparable with another field without a measurement bridge).
 {% if view.relevance %}{{ view.relevance }}.{% endif %}</p>
 <h3>Metrics across tasks (95% CIs)</h3>{{ table(view.across) }}
+<div class="note" id="semantic-caveats"><strong>{{ view.caveats_title }}</strong><ul>
+{% for caveat in view.caveats %}<li>{{ caveat }}</li>{% endfor %}</ul></div>
 <h3>Condition metrics across tasks</h3>{{ table(view.conditions) }}
 <h3>Per task</h3>{{ table(view.tasks) }}
 <h3>UNMAPPED rate</h3>{{ table(view.unmapped) }}

@@ -49,6 +49,8 @@ class LeakAuditResult(AuditBody):
     finding: Literal["CLEAN", "LEAK"]
     splits: dict[str, LeakSplit]
     controls: LeakControls
+    pairs_sha256: dict[str, str] | None = None
+    """The audited pairs files (as given) and their sha256: a plan ties its fixture's pairs file to this audit."""
     kind: Literal["leak_audit"]
     schema_version: SchemaVersion
 

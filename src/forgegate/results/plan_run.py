@@ -50,6 +50,9 @@ class ComparisonEntry(Gated):
     memorization: MemorizationAxis | None
     damage: DamageAxis | None
     label: str
+    candidate_role: str | None = None
+    """The candidate's role (``candidate``, ``ship_candidate``, ``tied_candidate``): with a ship decision this
+    comparison's word is its own, and the plan's word is the shipping arm's."""
 
 
 class PlanSemantic(Gated):
@@ -88,7 +91,11 @@ class ShipChoice(Strict):
     """The last step's word: PASS (chosen), HOLD (chosen but HOLD, or a tie left to the operator), FAIL (every
     candidate fails), INCOMPLETE (a candidate could not be ranked)."""
     candidates: list[str]
-    """The tied candidates the tiebreak chose among (``[tiebreak] candidates``, or every compared candidate)."""
+    """The candidates the decision chose among: the ship candidate, then the tied candidates."""
+    ship_candidate: str | None = None
+    """The arm with role ``ship_candidate`` (lv-hemingway v2 § 2's "ship candidate")."""
+    min_variance_ratio: float | None = None
+    """The plan's stated ratio at which the seed-variance axis resolves (None: the axis is not declared)."""
     axes: list[str]
     """The resolving axes in the order the plan declared them (``memorization``, ``seed_spread``)."""
     prior: str | None

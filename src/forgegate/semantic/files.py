@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from itertools import combinations
 from pathlib import Path
 from typing import Any
 
@@ -10,8 +11,10 @@ from forgegate.plan.experiments import RECURRENCE_ENDPOINT, primary_endpoint
 from forgegate.semantic.analysis import MetricsRequest, compute_metrics
 from forgegate.semantic.bootstrap import N_RESAMPLES, BootstrapSettings
 from forgegate.semantic.input_rows import read_aggregates, read_samples
+from forgegate.semantic.pools import AggregateInput
 from forgegate.semantic.relevance_record import load_relevance
 from forgegate.semantic.taskstats import Roles
+from forgegate.semantic.topology import MATCHED_BUDGET, read_budgeted, token_budgets
 from forgegate.semantic.validate import (
     check_aggregates,
     check_relevance,
@@ -19,6 +22,12 @@ from forgegate.semantic.validate import (
     check_sample_sizes,
     group_samples,
 )
+
+OUTSIDE_PLAN = ("outside a plan: nothing here shows a codebook frozen under an entailment judge, a completed blinded "
+                "validation, an adjudication checked against the study author, or T_GPT's pre-registered values; a "
+                "confirmatory table comes from a confirmatory plan (forgegate plan check, then forgegate run)")
+"""Why ``semantic metrics`` on files never labels its table confirmatory (the conditions ``pipeline.confirmatory``
+checks for a plan cannot be shown by a samples file and a relevance file)."""
 
 
 def metrics_from_files(
@@ -47,14 +56,30 @@ def metrics_from_files(
         raise InputError(samples, f"no sample has condition {roles.reference!r} (named by --reference)",
                          field="condition", hint="check the condition names in the samples file")
     small = check_sample_sizes(grouped, exploratory)
-    pools = check_aggregates(read_aggregates(aggregates), grouped, rel, aggregates) if aggregates else {}
+    if endpoint == "AGG_COVERAGE" and aggregates is not None:
+        pools = matched_pools(aggregates, grouped, rel)
+    else:
+        pools = check_aggregates(read_aggregates(aggregates), grouped, rel, aggregates) if aggregates else {}
     if endpoint == "AGG_COVERAGE" and not pools:
         raise UsageError(f"{experiment}'s primary endpoint is AGG_COVERAGE: pass --aggregates")
     request = MetricsRequest(grouped, rel, roles, BootstrapSettings(seed=seed, n_resamples=n_resamples),
                              aggregates=pools, exploratory=exploratory, small_conditions=tuple(small),
                              experiment=experiment, primary_endpoint=primary)
     out = compute_metrics(request)
+    if out["mode"] == "confirmatory":  # issue 36: outside a plan nothing shows the confirmatory conditions
+        out["mode"], out["exploratory_reasons"] = "exploratory", [OUTSIDE_PLAN]
     out["inputs"] = {"samples": str(samples), "relevance": str(relevance),
                      "aggregates": str(aggregates) if aggregates else None}
     return out
 
+
+
+def matched_pools(path: Path, grouped: dict[str, dict[str, list[str]]],
+                  relevance: dict[str, int]) -> dict[str, list[AggregateInput]]:
+    """E3_TOPOLOGY from files: "AGG_COVERAGE at matched total-token budget", so every row states its
+    ``total_tokens`` and every two aggregates are matched within ``MATCHED_BUDGET`` (issue 36: it checked none)."""
+    rows = read_budgeted(path)
+    names = sorted({row.aggregate for _, row in rows})
+    for first, second in combinations(names, 2):
+        token_budgets(rows, first, second, MATCHED_BUDGET, sorted(grouped), path)
+    return check_aggregates([(line, row.plain()) for line, row in rows], grouped, relevance, path)

@@ -24,6 +24,7 @@ from forgegate.core.modes import FailureMode
 from forgegate.errors import InputError, UsageError
 from forgegate.metrics.checkpoints import Ranked
 from forgegate.plan.load import parse_plan_text
+from forgegate.plan.plan_file import CANDIDATE_ROLES
 from forgegate.plan.presets import PRESETS, refuse_existing
 from forgegate.textsafe import visible
 from forgegate.training.drop_on import DROP_ON_DEFAULT
@@ -67,7 +68,7 @@ def _shape(preset: str) -> str | None:
     arms = data.get("arms", [])
     if not any(arm.get("role") == "control" for arm in arms):
         return "it has no control arm to compare checkpoints with"
-    if not any(arm.get("role") == "candidate" for arm in arms):
+    if not any(arm.get("role") in CANDIDATE_ROLES for arm in arms):
         return "it has no candidate arm"
     if not data.get("comparisons"):
         return "it declares no [[comparisons]]"
@@ -87,7 +88,8 @@ def plan_text(selection: TrainingSelection, base: str, preset: str, out: Path) -
     arms = [b for b in blocks if b.name == "arms"]
     roles = [tomllib.loads("\n".join(b.body))["arms"][0].get("role") for b in arms]
     control = arms[roles.index("control")]
-    candidate = arms[roles.index("candidate")]
+    candidate = arms[next(i for i, role in enumerate(roles) if role in CANDIDATE_ROLES)]
+    ship = _ship_roles(selection) if any(b.name == "tiebreak" for b in blocks) else None
     comparison = next(b for b in blocks if b.name == "comparisons")
     base_written = _model_path(base)
     run_name = selection.output_dir.resolve().name or "training-run"
@@ -97,6 +99,13 @@ def plan_text(selection: TrainingSelection, base: str, preset: str, out: Path) -
                                             f"over {base_written}"}, keep_comments=True)
     written = {"arms": False, "comparisons": False}
     for block in blocks:
+        if block.name == "tiebreak":
+            if ship is not None:  # the run's own arms: the example's prior names none of them
+                lines += block.lead + _fill(block.body, {"prior": None}, keep_comments=True)
+                lines += _comment("prior: add the checkpoint your prior favours, e.g. the earlier one (a hypothesis "
+                                  "under test: the result says whether the axes bore it out; it never decides)")
+                lines += [""]
+            continue
         if block.name not in ARM_TABLES:
             lines += block.lead + block.body
             continue
@@ -111,13 +120,23 @@ def plan_text(selection: TrainingSelection, base: str, preset: str, out: Path) -
                                              "adapter": None}, keep_comments=True) + [""]
             for tied in selection.kept:
                 lines += _arm_comments(tied, selection)
-                lines += _fill(_table(candidate), _candidate_values(tied, base_written, out),
-                               keep_comments=False) + [""]
+                values = {**_candidate_values(tied, base_written, out),
+                          "role": ship[arm_name(tied)] if ship is not None else "candidate"}
+                lines += _fill(_table(candidate), values, keep_comments=False) + [""]
         else:
             for tied in selection.kept:
                 lines += _fill(_table(comparison), {"control": CONTROL, "candidate": arm_name(tied)},
                                keep_comments=True) + [""]
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _ship_roles(selection: TrainingSelection) -> dict[str, str] | None:
+    """The spec's roles for the kept ties: the lowest eval_loss is the ship candidate, the rest tied candidates;
+    None when fewer than two are kept (nothing to separate: plain candidates, no tiebreak)."""
+    if len(selection.kept) < 2:
+        return None
+    ship = min(selection.kept, key=lambda t: (t.tie.point.eval_loss, -t.step))
+    return {arm_name(t): "ship_candidate" if t is ship else "tied_candidate" for t in selection.kept}
 
 
 def arm_name(tied: TiedCheckpoint) -> str:

@@ -48,7 +48,11 @@ reference = "A"
 contracted = "B"
 recovery = "R"
 experiment = "E2_RECOVERY"
-confirmatory = true           # false = exploratory (development data; N < 64 allowed)
+confirmatory = true           # false = exploratory (development data; N < 64 allowed). True is refused at plan
+                              # check / lock unless: the codebook was frozen under an entailment judge (nli or
+                              # llm), the values below are T_GPT's or stricter, the validation sheet is filled,
+                              # Q_task is declared, R runs B's model, and the study author annotates nothing
+study_author = "..."          # who designed the study: may not be a primary relevance annotator
 codebook = "codebook.json"    # frozen before confirmation: forgegate semantic freeze
 relevance = "relevance.adjudicated.jsonl" # adjudicated R(c) record: forgegate semantic sheets, then semantic relevance
 tau_support = 0.02            # k_X = max(minimum_count, ceil(tau_support * N_X))
@@ -57,14 +61,20 @@ sensitivity = [0.01, 0.03, 0.05]
 bootstrap_resamples = 10000   # percentile 95% CIs
 bootstrap_seed = 20260911     # explicit: the CIs are reproducible
 
+# The codebook's blinded human validation (development phase): a confirmatory plan locks only once the
+# sheet `forgegate semantic cluster` wrote is filled (same_meaning 1/0); it is locked with the plan.
+[instruments.semantic.validation]
+sheet = "validation_sheet.csv"
+key = "validation_key.csv"
+min_agreement = 0.8           # below it the semantic verdict is INVALID
+
 # Q_task (and Q_fact, on tasks with checkable factual claims): a scorer per task, declared before confirmation
-# (battery-rule, exact, numeric or human-review; see docs/guides/tgpt.md). Required for a confirmatory E1_STAGE.
-# [instruments.semantic.q_task]
-# margin = 0.1                  # a stage change (A -> B) losing more than this is flagged
-# [instruments.semantic.q_task.tasks.<task id>]
-# scorer = "battery-rule"
-# eval_type = "contains"
-# expected = ["..."]
+# (battery-rule, exact, numeric or human-review; see docs/guides/tgpt.md). Required for a confirmatory plan.
+[instruments.semantic.q_task]
+margin = 0.1                  # a stage change (A -> B) losing more than this is flagged
+[instruments.semantic.q_task.tasks."<task id>"]
+scorer = "human-review"
+sheet = "q_task_sheet.csv"     # the blinded quality sheet a reviewer fills
 
 # One primary endpoint per experiment; everything else is exploratory / Holm-adjusted.
 [[comparisons]]
