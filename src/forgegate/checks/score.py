@@ -44,12 +44,12 @@ from dataclasses import dataclass
 
 from forgegate.battery.item import BatteryItem
 from forgegate.checks.loop_stop import loop_finding
-from forgegate.checks.loops import LoopFinding
+from forgegate.checks.loops import LoopFinding, hard_abort
 from forgegate.checks.match import coherent_tokens, normalise, present, remove_all
-from forgegate.core.failure_modes import stop_params, style_params, wall_params
+from forgegate.core.failure_modes import identity_params, stop_params, style_params, wall_params
+from forgegate.core.loop_settings import LoopSettings
 from forgegate.core.modes import FailureMode
 from forgegate.core.records import Completion
-from forgegate.gate.loop_settings import LoopSettings
 
 _WRAP = "\"'`*_“”‘’«» \t\r\n"
 _TRAILING = ".!?;:,…。"
@@ -162,13 +162,26 @@ def _eval(item: BatteryItem, completion: Completion) -> tuple[bool, str]:
         return False, "semantic item without 'require': needs human review"
     if not item.require:
         return True, "no required content (require: []): passes unless it loops, is empty or carries a forbidden string"
-    missing = [group for group in item.require if not _present(item, group, text)]
+    missing = [group for group in item.require if not _fresh(item, group, text)]
     if missing:
-        return False, f"misses required meaning {missing} ({len(missing)}/{len(item.require)} groups)"
+        echoed = [g for g in missing if _present(item, g, text)]
+        echo = f"; {len(echoed)} only as an echo of the prompt" if echoed else ""
+        return False, f"misses required meaning {missing} ({len(missing)}/{len(item.require)} groups{echo})"
     return True, f"all {len(item.require)} required groups present"
 
 
-def _stop(item: BatteryItem, completion: Completion, loop: LoopFinding | None) -> str | None:
+def _fresh(item: BatteryItem, needles: list[str], text: str) -> list[str]:
+    """The needles of a ``require`` group found in ``text`` under GLOSS v2's echo rule (the one ``coherent`` uses,
+    :func:`forgegate.checks.match.coherent_tokens`): an alternative the prompt already holds does not count, so
+    echoing "running" back from "Translate: the compounder is running" carries no meaning of its own. A group
+    whose every alternative is in the prompt (``α`` for "Who is α?") can only be met by naming it again, and is."""
+    cs, mode = item.case_sensitive, item.match
+    if len(present(needles, item.prompt, case_sensitive=cs, mode=mode)) == len(needles):
+        return _present(item, needles, text)
+    return coherent_tokens(needles, text, item.prompt, case_sensitive=cs, mode=mode)
+
+
+def _stop(item: BatteryItem, completion: Completion, loop: LoopFinding | None, answered: bool) -> str | None:
     """Why the item fails stop compliance, or None. An answer cut off as a loop (finish ``loop``) is judged by
     its loop, as the same answer run to its cap would be: its loop label, never a stop failure; one the
     detector no longer finds a loop in (its settings changed since) did not terminate and is a stop failure."""
@@ -179,8 +192,11 @@ def _stop(item: BatteryItem, completion: Completion, loop: LoopFinding | None) -
             "generate it again (a new run, or --no-loop-cutoff)")
     if item.stop_within is not None and (finish != "stop" or n >= item.stop_within):
         return f"did not stop before {item.stop_within} tokens ({n} tokens, finish {finish})"
-    if finish == "length" and item.category in stop_params().clean_termination_categories:
+    params = stop_params()
+    if finish == "length" and item.category in params.clean_termination_categories:
         return f"hit its cap of {item.max_tokens} tokens in {item.category}, which demands clean termination"
+    if finish == "length" and item.category in params.cap_without_answer_categories and not answered:
+        return f"hit its cap of {item.max_tokens} tokens in {item.category} without the answer"
     return None
 
 
@@ -193,7 +209,10 @@ def score_item(item: BatteryItem, completion: Completion, *, loop_settings: Loop
     modes: list[str] = []
     reasons: list[str] = []
     loop = loop_finding(item.prompt, text, completion.token_texts, loop_settings) if text.strip() else None
-    stop_why = _stop(item, completion, loop)
+    if loop is None and text.strip() and item.category in identity_params().hard_abort_categories:
+        loop = hard_abort(text)
+    ok, why = _eval(item, completion) if text.strip() else (False, "empty")
+    stop_why = _stop(item, completion, loop, ok)
     if stop_why:
         modes.append(FailureMode.STOP_FAILURE)
         reasons.append(stop_why)
@@ -204,7 +223,6 @@ def score_item(item: BatteryItem, completion: Completion, *, loop_settings: Loop
         modes.insert(0, loop.kind)
         reasons.insert(0, loop.describe())
 
-    ok, why = _eval(item, completion)
     needs_review = item.eval_type == "semantic" and item.require is None
     reasons.append(why)
     forbidden = _present(item, item.forbid, text)

@@ -82,7 +82,7 @@ def prepare_session(options: SessionOptions) -> tuple[EvalSpec, GateConfig, str,
     else:
         battery = load_battery(options.battery or bundled_battery_path(),
                                categories=gate_config.categories)
-        gate_config.check_battery(battery.path, battery.categories(), len(battery.items))
+        gate_config.check_battery(battery)
     spec = EvalSpec(kind=options.kind, backend=options.backend, config=options.config, battery=battery,
                     seed=options.seed, temperature=options.temperature, top_p=options.top_p,
                     system=options.system)
