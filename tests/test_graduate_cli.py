@@ -1,0 +1,48 @@
+"""`forgegate graduate` runs GLOSS v2's procedure in its order: the live test only after a battery PASS, the
+signature check always, another live battery only when declared (issue 35, item 2). Against a fake Ollama server
+(the embedded model cannot be told to fail a battery on purpose; the HTTP backend is the real one)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from backend_fake_http import Behaviour
+from backend_servers import FakeOllamaServer
+from instruments_helpers import run_cli
+
+from forgegate.battery.resources import bundled_live_test_path
+from forgegate.lineage import read_lineage
+
+MODEL = "gloss:latest"
+
+
+def _graduate(server: FakeOllamaServer, tmp_path: Path, *extra: str) -> tuple[int, str, str]:
+    result = run_cli("graduate", "--version", "v10", "--lineage", tmp_path / "lineage.jsonl", "--backend", "ollama",
+                     "--model", MODEL, "--base-url", server.url, "--store", tmp_path / "runs", "--quiet", *extra)
+    return result.returncode, result.stdout, result.stderr
+
+
+def test_the_live_test_is_not_run_when_the_battery_fails(tmp_path: Path) -> None:
+    """'After battery PASS, run 10 live crew communication tasks': a battery FAIL asks for no live answer."""
+    with FakeOllamaServer(Behaviour(default="ok")) as server:
+        code, out, _ = _graduate(server, tmp_path, "--json", tmp_path / "g.json")
+        bodies = [json.dumps(r.body, ensure_ascii=False) for r in server.generation_requests()]
+    assert code == 1 and "live test not run" in out
+    assert bodies and not any("⊹: ⊙" in b for b in bodies)  # live tasks 1-2 ("⊹: ⊙ α?") are only in the live test
+    record = read_lineage(tmp_path / "lineage.jsonl").records[0][1]
+    assert record.live_gate is None and not record.graduated
+    assert any(r.rule == "v9 failure-mode signatures absent" for r in record.reasons)
+    assert json.loads((tmp_path / "g.json").read_text())["live"] is None
+
+
+def test_an_undeclared_live_battery_is_refused_before_anything_runs(tmp_path: Path) -> None:
+    other = tmp_path / "live.jsonl"
+    other.write_text(bundled_live_test_path().read_text(encoding="utf-8").replace("capital of France",
+                                                                                   "capital of Spain"),
+                     encoding="utf-8")
+    with FakeOllamaServer(Behaviour(default="ok")) as server:
+        code, _, err = _graduate(server, tmp_path, "--live-battery", other)
+        asked = server.generation_requests()
+    assert code == 2 and "--declare-live-battery" in err and asked == []
+    assert not (tmp_path / "lineage.jsonl").exists()
