@@ -46,3 +46,24 @@ def test_an_undeclared_live_battery_is_refused_before_anything_runs(tmp_path: Pa
         asked = server.generation_requests()
     assert code == 2 and "--declare-live-battery" in err and asked == []
     assert not (tmp_path / "lineage.jsonl").exists()
+
+
+def test_a_false_positive_marks_the_battery_and_eval_on_it_says_so(tmp_path: Path) -> None:
+    """Invariant 6: 'If a model passes eval but fails live testing, the eval battery is broken and must be updated
+    before the next forge'. The battery passes (scripted answers), the live tasks get 'ok' (FAIL): graduate records
+    EVAL_FALSE_POSITIVE and marks the battery in the store; a later `forgegate eval` on the same bytes says so in
+    its output and its JSON."""
+    from eval_helpers import script_for
+
+    from forgegate.battery.loader import load_battery
+    from forgegate.battery.resources import bundled_battery_path
+
+    script = script_for(load_battery(bundled_battery_path()))
+    with FakeOllamaServer(Behaviour(script=script, default="ok")) as server:
+        code, out, _ = _graduate(server, tmp_path)
+        assert code == 1 and "EVAL_FALSE_POSITIVE" in out
+        result = run_cli("eval", "--backend", "ollama", "--model", MODEL, "--base-url", server.url, "--store",
+                         tmp_path / "runs", "--quiet", "--json", tmp_path / "e.json")
+    data = json.loads((tmp_path / "e.json").read_text())
+    assert data["gate"] == "PASS" and data["battery"]["marked_false_positive"] == ["v10"]
+    assert "EVAL_FALSE_POSITIVE" in result.stdout and "must be updated before the next forge" in result.stdout

@@ -43,11 +43,14 @@ def register(app: typer.Typer) -> None:
         import hashlib
 
         from forgegate.battery.resources import bundled_live_test_path
+        from forgegate.core.modes import FailureMode
         from forgegate.core.verdict import Gate
         from forgegate.jsonio import read_bytes_or_input_error, write_json_atomic
         from forgegate.lineage import decide_graduation
         from forgegate.lineage.graduation import check_live_battery
+        from forgegate.lineage.marks import BatteryMark, append_mark
         from forgegate.pipeline.eval_session import run_session
+        from forgegate.store import writable_store_dir
 
         live_path = kw["live_battery"] or bundled_live_test_path()
         live_sha = hashlib.sha256(read_bytes_or_input_error(live_path)).hexdigest()
@@ -68,6 +71,11 @@ def register(app: typer.Typer) -> None:
         decision = decide_graduation(kw["version"], battery_result, live_result, kw["lineage"],
                                      kw["accept_regression"] or [], kw["note"],
                                      live_declared=kw["declare_live_battery"])
+        if FailureMode.EVAL_FALSE_POSITIVE in decision.record.failure_modes:  # so that `eval` on it says so
+            record = decision.record
+            append_mark(writable_store_dir(kw["store"]), BatteryMark(
+                battery_sha256=record.battery_sha256, version=record.version, model=record.model,
+                model_digest=record.model_digest, lineage=str(kw["lineage"])))
         console.print(f"\nGRADUATION {escape(kw['version'])}: [bold]{decision.gate.value}[/] "
                       f"({'graduated' if decision.graduated else 'not graduated'}; lineage line {decision.line})")
         for reason in decision.reasons:
