@@ -258,12 +258,12 @@ def test_no_false_alarm_labels_on_a_clean_answer() -> None:
     assert result.passed and result.failure_modes == () and result.loop is None
 
 
-@pytest.mark.parametrize("answer", ["α = NOUSNOUSNOUS", "α = NOUS ΣΣΣ", "NOUS. ααα", "α = NOUS..."])
+@pytest.mark.parametrize("answer", ["α = NOUSNOUSNOUS", "α = NOUS ΣΣΣ", "NOUS. ααα", "α = NOUS... ιιι"])
 @pytest.mark.parametrize(("category", "prompt"), [("LX-IDENTITY", "⊙ α?"), ("LX-NEGATIVE", "Are you AION?")])
 def test_any_character_sequence_three_times_is_the_hard_abort(category: str, prompt: str, answer: str) -> None:
     """LX-IDENTITY: 'Hard abort: If response contains the same character sequence x3 or more (e.g., αααα), the
     eval immediately scores 0 for that question and records failure mode IDENTITY_LOOP' (issue 35: LX-IDENTITY
-    and LX-NEGATIVE answers). ``ααα`` counts outside an α query too, and so does an ellipsis."""
+    and LX-NEGATIVE answers). ``ααα`` counts outside an α query too."""
     it = item(category=category, prompt=prompt, eval_type="contains", expected="NOUS")
     result = score_item(it, completion(answer))
     assert result.score == 0.0 and result.failure_modes[0] == "IDENTITY_LOOP", result.detail
@@ -273,7 +273,7 @@ def test_any_character_sequence_three_times_is_the_hard_abort(category: str, pro
 
 def test_the_hard_abort_leaves_a_clean_identity_answer_alone() -> None:
     it = item(category="LX-IDENTITY", prompt="⊙ α?", eval_type="contains", expected="NOUS", within_tokens=32)
-    result = score_item(it, completion("α = NOUS, the verifier.\n\n\n(crew member, 0.042 Φ)"))
+    result = score_item(it, completion("α = NOUS, the verifier...\n\n\n(crew member 1000, 0.042 Φ)\n---"))
     assert result.passed and result.loop is None, result.detail
 
 

@@ -341,11 +341,13 @@ def detect_loop(
 def hard_abort(text: str) -> LoopFinding | None:
     """LX-IDENTITY's hard abort: any character sequence three times in a row (``NOUSNOUSNOUS``, ``ΣΣΣ``, ``ααα``),
     labelled IDENTITY_LOOP. Stricter than :func:`detect_loop` on purpose: the spec says "the same character
-    sequence x3 or more (e.g., αααα) ... immediately scores 0", with no allowance for ordinary text. A run of
-    whitespace alone is layout, not a character sequence a reader sees, and is not counted."""
+    sequence x3 or more (e.g., αααα) ... immediately scores 0", with no allowance for a word or a glyph. A unit made
+    only of whitespace, digits and punctuation (``1000``, ``...``, ``---``, a code fence) is a number or layout, not
+    a sequence an answer escalates, and is not counted (``benchmarks/bench_loop_rule.py`` measures the rest)."""
     text = unicodedata.normalize("NFC", text)
-    m = _ANY_RUN_RE.search(text)
-    if m is None:
-        return None
-    unit = m.group(1)
-    return LoopFinding(FailureMode.IDENTITY_LOOP, 1, len(m.group(0)) // len(unit), m.start(), m.end(), unit)
+    for m in _ANY_RUN_RE.finditer(text):
+        unit = m.group(1)
+        if all(ch.isdigit() or is_filler(ch) for ch in unit):
+            continue
+        return LoopFinding(FailureMode.IDENTITY_LOOP, 1, len(m.group(0)) // len(unit), m.start(), m.end(), unit)
+    return None
