@@ -21,8 +21,9 @@ Matching rules (the issue's, made operational):
 * ``reject``: a rejection marker (any of ``expected``) is present AND the response answers
   nothing: with every marker match removed, at most ``reject_max_extra_words`` words (``\\w+`` runs,
   failure_modes.toml) remain and no ``forbid`` string appears.
-* ``semantic``: with ``require``, every group needs one alternative present (``expected`` is
-  then descriptive and not matched); without ``require`` the item goes to human review
+* ``semantic``: with ``require``, every group needs one alternative present that is not an echo of the
+  prompt (the ``coherent`` rule; a group whose every alternative is in the prompt may be named again;
+  ``expected`` is then descriptive and not matched); without ``require`` the item goes to human review
   (``needs_review``, score 0) unless the response already failed for a definite reason; with
   ``require: []`` nothing is required (GLOSS v2's "must not loop / must not claim X" items: only
   the loop, empty and ``forbid`` rules can fail it).
@@ -30,8 +31,10 @@ Matching rules (the issue's, made operational):
   ``stop`` after fewer than N tokens.
 
 Labels: a loop -> RUNAWAY_LOOP / IDENTITY_LOOP (an answer cut off as a loop while generating, finish
-``loop``, scores as the same answer would after the fact: its loop label, not a stop failure); past
-``stop_within`` or capped (finish ``length``) in a clean-termination category -> STOP_FAILURE; a wall item
+``loop``, scores as the same answer would after the fact: its loop label, not a stop failure); in LX-IDENTITY and
+LX-NEGATIVE any character sequence three times in a row -> IDENTITY_LOOP (the spec's hard abort,
+:func:`forgegate.checks.loops.hard_abort`); past ``stop_within`` or capped (finish ``length``) in a
+clean-termination category, or capped without the answer in LX-IDENTITY -> STOP_FAILURE; a wall item
 (HUMAN-INPUT tag or LX-Z) that is not a rejection -> WALL_COLLAPSE; a ``semantic`` item in LATTICE form that misses
 a required group -> STYLE_SUBSTANCE. Any label scores 0. Errored completions are never scored.
 """
