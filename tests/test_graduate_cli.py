@@ -67,3 +67,39 @@ def test_a_false_positive_marks_the_battery_and_eval_on_it_says_so(tmp_path: Pat
     data = json.loads((tmp_path / "e.json").read_text())
     assert data["gate"] == "PASS" and data["battery"]["marked_false_positive"] == ["v10"]
     assert "EVAL_FALSE_POSITIVE" in result.stdout and "must be updated before the next forge" in result.stdout
+
+
+def test_a_replacement_battery_clears_the_mark_once_the_store_shows_it_fails_the_slipped_checkpoint(
+        tmp_path: Path) -> None:
+    """'Fix the eval, not the graduation criteria': v10 slips through battery A; battery B (A with LX-STOP's answers
+    changed) graduates v11 only once an eval run in the store shows B FAILs v10's checkpoint (by model digest)."""
+    from eval_helpers import script_for
+
+    from forgegate.battery.loader import load_battery
+    from forgegate.battery.resources import bundled_battery_path
+
+    rows = [json.loads(line) for line in bundled_battery_path().read_text(encoding="utf-8").splitlines()]
+    for row in rows:
+        if row["category"] == "LX-STOP" and row["eval_type"] == "contains":
+            row["expected"], row["forbid"] = ["◌"], []
+    replacement = tmp_path / "battery-b.jsonl"
+    replacement.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    a_script = script_for(load_battery(bundled_battery_path()))
+    b_script = {**script_for(load_battery(bundled_live_test_path())), **script_for(load_battery(replacement))}
+    with FakeOllamaServer(Behaviour(script=a_script, default="ok")) as v10:
+        assert _graduate(v10, tmp_path)[0] == 1  # battery A PASS, live FAIL: A is marked, v10 slipped through
+        with FakeOllamaServer(Behaviour(script=b_script, models={"gloss:v11": "e" * 64})) as v11:
+            code, out, _ = _graduate_as(v11, tmp_path, "v11", "--battery", replacement)
+            assert code == 1 and "forgegate eval --model gloss:latest --battery" in " ".join(out.split())
+            caught = run_cli("eval", "--backend", "ollama", "--model", MODEL, "--base-url", v10.url, "--battery",
+                             replacement, "--store", tmp_path / "runs", "--quiet")
+            assert caught.returncode == 1  # B FAILs v10's checkpoint, and the store keeps the run
+            code, out, _ = _graduate_as(v11, tmp_path, "v11", "--battery", replacement)
+    assert code == 0 and "FAILs every checkpoint that slipped through (v10)" in " ".join(out.split())
+
+
+def _graduate_as(server: FakeOllamaServer, tmp_path: Path, version: str, *extra: str | Path) -> tuple[int, str, str]:
+    result = run_cli("graduate", "--version", version, "--lineage", tmp_path / "lineage.jsonl", "--backend",
+                     "ollama", "--model", "gloss:v11", "--base-url", server.url, "--store", tmp_path / "runs",
+                     "--quiet", *extra)
+    return result.returncode, result.stdout, result.stderr

@@ -198,7 +198,7 @@ def test_a_changed_battery_does_not_clear_the_mark_until_it_fails_what_slipped_t
     decision = _decide(path, "v10", _battery(19, battery_sha="c" * 64))
     assert decision.gate == Gate.FAIL and not decision.graduated
     trust = next(r for r in decision.reasons if r.rule == "battery predicts live behaviour")
-    assert trust.outcome == Gate.FAIL and "forgegate graduate --version v9-recheck --model gloss:test" in trust.detail
+    assert trust.outcome == Gate.FAIL and "forgegate eval --model gloss:test --battery" in trust.detail
 
 
 def test_a_replacement_battery_that_fails_the_slipped_checkpoint_clears_the_mark(tmp_path: Path) -> None:

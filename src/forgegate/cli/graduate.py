@@ -70,7 +70,8 @@ def register(app: typer.Typer) -> None:
                           "'After battery PASS')")
         decision = decide_graduation(kw["version"], battery_result, live_result, kw["lineage"],
                                      kw["accept_regression"] or [], kw["note"],
-                                     live_declared=kw["declare_live_battery"])
+                                     live_declared=kw["declare_live_battery"],
+                                     store_dir=writable_store_dir(kw["store"]))
         if FailureMode.EVAL_FALSE_POSITIVE in decision.record.failure_modes:  # so that `eval` on it says so
             record = decision.record
             append_mark(writable_store_dir(kw["store"]), BatteryMark(

@@ -4,8 +4,8 @@ GLOSS v2, invariant 6: "If a model passes eval but fails live testing, the eval 
 must be updated before the next forge ... Fix the eval, not the graduation criteria." So once a
 lineage records EVAL_FALSE_POSITIVE for a battery (by the sha256 of its bytes), that battery is *marked*:
 no flag graduates a version on it. Another battery clears the mark only when it has been shown to FAIL
-each checkpoint that slipped through (a lineage record of that battery on the same model, by digest where
-the backend gave one, with battery gate FAIL); a one-byte edit that catches nothing clears nothing.
+each checkpoint that slipped through (an eval run in the store, or a lineage record, of that battery on the same
+model, by digest where the backend gave one, with gate FAIL); a one-byte edit that catches nothing clears nothing.
 """
 
 from __future__ import annotations
@@ -70,16 +70,17 @@ def slipped_through(records: Iterable[_Decision]) -> list[Slipped]:
 
 
 def caught_by(battery_sha256: str, slipped: Slipped, records: Iterable[_Decision]) -> bool:
-    """Whether the lineage holds a run of this battery on the slipped checkpoint's model that FAILed."""
+    """Whether ``records`` (the lineage's decisions and the store's FAILed eval runs) hold a run of this battery on the
+    slipped checkpoint's model that FAILed."""
     return any(r.battery_sha256 == battery_sha256 and slipped.same_model(r) and r.battery_gate == Gate.FAIL
                for r in records)
 
 
-def recheck_command(slipped: Slipped, battery: str = "NEW_BATTERY.jsonl", lineage: str = "LINEAGE.jsonl") -> str:
-    """The command that records whether a replacement battery FAILs a checkpoint that slipped through."""
+def recheck_command(slipped: Slipped, battery: str = "NEW_BATTERY.jsonl") -> str:
+    """The command whose run (kept in the store) shows whether a replacement battery FAILs a checkpoint that
+    slipped through."""
     model = slipped.model or "MODEL"
-    return (f"forgegate graduate --version {slipped.version}-recheck --model {model} --battery {battery} "
-            f"--lineage {lineage}")
+    return f"forgegate eval --model {model} --battery {battery} (on {slipped.version}'s checkpoint, same store)"
 
 
 def battery_trust_reason(battery_sha256: str, records: Iterable[_Decision]) -> Reason:
@@ -105,8 +106,9 @@ def battery_trust_reason(battery_sha256: str, records: Iterable[_Decision]) -> R
     if missing:
         return Reason(BATTERY_TRUST_RULE, Gate.FAIL,
                       f"battery {short}… replaces a battery marked EVAL_FALSE_POSITIVE, and clears the mark only "
-                      f"when it FAILs the checkpoint that slipped through; no FAIL of it is recorded on "
-                      f"{', '.join(s.version for s in missing)}: run `{recheck_command(missing[0])}`",
+                      f"when it FAILs the checkpoint that slipped through; no FAIL of it on "
+                      f"{', '.join(s.version for s in missing)} is in the lineage or the store: run "
+                      f"`{recheck_command(missing[0])}`",
                       {**numbers, "not_caught": ", ".join(s.version for s in missing)})
     return Reason(BATTERY_TRUST_RULE, Gate.PASS,
                   f"battery {short}… FAILs every checkpoint that slipped through "

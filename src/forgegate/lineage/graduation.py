@@ -22,6 +22,7 @@ from forgegate.errors import InputError, UsageError
 from forgegate.gate.battery_trust import battery_trust_reason
 from forgegate.gate.graduation import GateUsed, RegressionFound, graduation_rules
 from forgegate.lineage.compare import RunComparison, comparability_problems, compare_runs
+from forgegate.lineage.marks import stored_fails
 from forgegate.lineage.record import Lineage, append_record, now_utc, read_lineage
 from forgegate.lineage.run_scores import RunScores, parse_eval, parse_run_scores
 from forgegate.results import SCHEMA_VERSION, AcceptedRegression, EvalResult, LineageRecord, ReasonModel
@@ -120,6 +121,7 @@ def decide_graduation(
     n_resamples: int = 9999,
     date: datetime | None = None,
     live_declared: str | None = None,
+    store_dir: Path | None = None,
 ) -> GraduationDecision:
     """Decide whether ``version`` graduates, append the decision to the lineage file, return it.
 
@@ -130,7 +132,8 @@ def decide_graduation(
     EVAL_FALSE_POSITIVE is reported when the battery passes and the live test fails. One record is
     appended per decision. ``live_result`` None: the live test was not run because the battery did not PASS.
     A live test other than the spec's 10 tasks needs ``live_declared`` (:func:`check_live_battery`); the record
-    keeps the live battery's sha256 and the declaration. The v9 signatures are always checked.
+    keeps the live battery's sha256 and the declaration. The v9 signatures are always checked. ``store_dir``: the
+    run store searched for eval runs that show a replacement battery FAILs a checkpoint that slipped through.
     """
     if not version.strip():
         raise UsageError("graduate needs a non-empty version name")
@@ -172,7 +175,9 @@ def decide_graduation(
         regressions=[] if comparison is None else [RegressionFound(r.name, r.detail) for r in comparison.regressions],
         comparison_reasons=() if comparison is None else comparison.verdict.reasons,
         accept_regressions=accepted_names, note=note,
-        battery_trust=battery_trust_reason(battery.battery.sha256, (r for _, r in lineage.records)))
+        battery_trust=battery_trust_reason(battery.battery.sha256, [
+            *(r for _, r in lineage.records),
+            *(stored_fails(store_dir, battery.battery.sha256) if store_dir is not None else ())]))
     regressions = list(rules.regressions)
     accepted = [AcceptedRegression(name=name, note=note or "") for name in rules.accepted]
     unused = [name for name in accepted_names if name not in regressions]

@@ -1,18 +1,25 @@
-"""Battery marks in the run store: which battery bytes a lineage found to be a false positive, for ``eval`` to say so.
+"""Battery marks in the run store: which battery a lineage found a false positive, and the runs that clear a mark.
 
 GLOSS v2, invariant 6: "If a model passes eval but fails live testing, the eval battery is broken and must be
 updated before the next forge." ``graduate`` records that in its lineage (EVAL_FALSE_POSITIVE) and, so that a
 plain ``forgegate eval`` on the same bytes cannot print PASS without a word, appends a mark to the store folder
 it ran in (``battery-marks.jsonl`` beside the run files). ``eval`` looks its battery's sha256 up there and
-carries the versions in its output and JSON (``battery.marked_false_positive``).
+carries the versions in its output and JSON (``battery.marked_false_positive``). A replacement battery clears a
+mark only by FAILing the checkpoint that slipped through: :func:`stored_fails` finds that run in the store by
+battery sha256 (the model is matched by digest in ``forgegate.gate.battery_trust``).
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError
+
+from forgegate.core.verdict import Gate
+from forgegate.errors import StoreError
+from forgegate.store import RunStore, list_runs
 
 MARKS_FILE = "battery-marks.jsonl"
 
@@ -49,4 +56,32 @@ def marks_for(store_dir: Path, battery_sha256: str) -> list[BatteryMark]:
             continue
         if mark.battery_sha256 == battery_sha256:
             found.append(mark)
+    return found
+
+
+@dataclass(frozen=True)
+class StoredFail:
+    """An eval run in the store that FAILed a model on a battery: evidence a replacement battery catches a
+    checkpoint that slipped through (read like a lineage record by ``forgegate.gate.battery_trust``)."""
+
+    version: str
+    battery_sha256: str
+    model: str | None
+    model_digest: str | None
+    failure_modes: tuple[str, ...] = ()
+    battery_gate: Gate = Gate.FAIL
+
+
+def stored_fails(store_dir: Path, battery_sha256: str) -> list[StoredFail]:
+    """The store's eval runs of this battery whose last verdict was FAIL (a damaged store file is skipped: it
+    can only fail to clear a mark, never clear one)."""
+    found = []
+    for path in list_runs(store_dir):
+        try:
+            with RunStore.open(path, readonly=True) as opened:
+                meta = opened.meta()
+        except StoreError:
+            continue
+        if meta.kind == "eval" and meta.battery_sha256 == battery_sha256 and meta.last_gate == Gate.FAIL.value:
+            found.append(StoredFail(f"run {path.stem}", battery_sha256, meta.model, meta.model_digest))
     return found
