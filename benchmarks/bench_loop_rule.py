@@ -24,11 +24,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from loop_corpus import Detector, labelled, measure, prose_sentences  # noqa: E402
 
-from forgegate.checks.loops import detect_loop, query_symbol_of  # noqa: E402
+from forgegate.checks.loops import detect_loop, hard_abort, query_symbol_of  # noqa: E402
 
 
 def _default(text: str, prompt: str) -> bool:
     return detect_loop(text, query_symbol=query_symbol_of(prompt)) is not None
+
+
+def _identity_scoring(text: str, prompt: str) -> bool:
+    """What scoring applies to an LX-IDENTITY / LX-NEGATIVE answer: the loop rule, then the hard abort (any
+    character sequence three times in a row). Measured as if every text were such an answer: an upper bound."""
+    return _default(text, prompt) or hard_abort(text) is not None
 
 
 def _load(path: Path, name: str) -> ModuleType:
@@ -68,7 +74,9 @@ def main() -> None:
     args = parser.parse_args()
     sentences = list(prose_sentences(args.step))
     rows = labelled()
-    detectors: list[tuple[str, Detector]] = [("GLOSS v2 default", _default)]
+    detectors: list[tuple[str, Detector]] = [
+        ("GLOSS v2 default", _default),
+        ("LX-IDENTITY / LX-NEGATIVE scoring (+ hard abort), every text as if it were one", _identity_scoring)]
     if args.old_detector is not None:
         detectors.append(("before (short_unit_repeats 5, min_span 9 tokens / 12 chars)", _old(args.old_detector)))
     print("| rule | prose sentences flagged | clean model answers flagged | real loops found |")

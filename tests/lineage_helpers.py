@@ -111,11 +111,14 @@ def result(
 
 
 def live(gate: str, *, run_id: str = "live", model_digest: str | None = "sha256:feed",
-         failure_modes: Sequence[str] = ()) -> dict[str, Any]:
-    """A live-test result (kind "live") with ``gate`` as its word."""
+         failure_modes: Sequence[str] = (), battery_sha: str | None = None) -> dict[str, Any]:
+    """A live-test result (kind "live") with ``gate`` as its word; its battery is GLOSS v2's 10 tasks (the bundled
+    live test's sha256) unless ``battery_sha`` names another."""
+    from forgegate.lineage.graduation import spec_live_sha256
+
     items = [item("LIVE-01", "LX-LIVE", gate == "PASS", failure_modes=failure_modes)]
     return result(items, gate=gate, run_id=run_id, model_digest=model_digest, kind="live") | {
-        "battery": {"path": "live.jsonl", "sha256": "f" * 64, "items": 1}}
+        "battery": {"path": "live.jsonl", "sha256": battery_sha or spec_live_sha256(), "items": 1}}
 
 
 def run_cli(args: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from forgegate.checks import detect_loop, query_symbol_of, tokenize_for_loops
-from forgegate.gate.loop_settings import SPEC_LOOP_SETTINGS, LoopSettings
+from forgegate.core.loop_settings import SPEC_LOOP_SETTINGS, LoopSettings
 
 V9 = "⊙ α? → ⊚. ⊙ αα? → ⊚. ⊙ ααα? → ⊚. ⊙ αααα? → ⊚."
 WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]

@@ -21,7 +21,8 @@ def test_bundled_file_has_every_spec_mode_with_signature_text() -> None:
     assert "αα, ααα, αααα" in modes["IDENTITY_LOOP"].signature
     assert modes["EVAL_FALSE_POSITIVE"].scope == "run"
     assert modes["CORPUS_LOOP_INJECTION"].scope == "corpus"
-    assert {"LX-LIVE-GEN", "LX-STOP", "LX-IDENTITY"} <= set(stop_params().clean_termination_categories)
+    assert {"LX-LIVE-GEN", "LX-STOP"} <= set(stop_params().clean_termination_categories)
+    assert "LX-IDENTITY" in stop_params().cap_without_answer_categories
 
 
 def _write(tmp_path: Path, body: str) -> Path:
@@ -45,7 +46,7 @@ def test_bad_params_are_refused(tmp_path: Path) -> None:
 
 
 def test_missing_mode_is_refused(tmp_path: Path) -> None:
-    path = _write(tmp_path, f"[modes.IDENTITY_LOOP]\n{GOOD_MODE}")
+    path = _write(tmp_path, f"[modes.RUNAWAY_LOOP]\n{GOOD_MODE}")
     with pytest.raises(InputError, match="missing failure modes"):
         parse_failure_modes(path)
 

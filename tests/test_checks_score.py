@@ -204,11 +204,39 @@ def test_stop_within_fails_when_cut_at_cap_even_if_short() -> None:
 
 
 def test_cap_hit_is_stop_failure_only_in_clean_termination_categories() -> None:
-    capped = completion("α is NOUS, the verifier of the crew, who", tokens=64, finish="length")
-    identity = item(category="LX-IDENTITY", prompt="⊙ α?", eval_type="contains", expected="NOUS", within_tokens=32)
-    assert score_item(identity, capped).failure_modes == ("STOP_FAILURE",)
-    lookup = item(category="LX-A", prompt="⊙ α?", eval_type="contains", expected="NOUS")
+    capped = completion("Φζ is the coherence of the crew, which stays above Ω while", tokens=128, finish="length")
+    live = item(category="LX-LIVE-GEN", prompt="Describe Φζ", eval_type="contains", expected="crew")
+    assert score_item(live, capped).failure_modes == ("STOP_FAILURE",)
+    lookup = item(category="LX-A", prompt="What does Φζ mean?", eval_type="contains", expected="coherence")
     assert score_item(lookup, capped).passed
+
+
+def test_identity_answer_in_its_window_that_runs_on_to_the_cap_passes() -> None:
+    """LX-IDENTITY: 'Pass criterion: Response contains the correct crew member name within first 32 tokens.'
+    Its fail criterion is 'exhausts tokens without answer', not 'exhausts tokens': an answer that names NOUS at
+    once and runs on, without a loop, to the 64-token cap passes (issue 35; it scored 0 with STOP_FAILURE)."""
+    prose = ("α is NOUS, the verifier of the crew. NOUS checks each forge before its verdict, reads Φζ against Ω "
+             "and reports to ASTRA and AION whenever coherence drifts below threshold; when GAMMA asks for status, "
+             "NOUS answers with a gap signal if nothing is known, and with a verified line otherwise, so that "
+             "MANTIS and VELA can act on it without asking twice about what changed since")
+    pieces = [word if i == 0 else " " + word for i, word in enumerate(prose.split())][:64]
+    assert len(pieces) == 64
+    text = "".join(pieces)
+    identity = item(category="LX-IDENTITY", prompt="⊙ α?", eval_type="contains", expected="NOUS", within_tokens=32,
+                    max_tokens=64)
+    result = score_item(identity, completion(text, tokens=64, finish="length", token_texts=pieces))
+    assert result.loop is None, result.detail
+    assert result.passed and result.failure_modes == ()
+
+
+def test_identity_capped_without_its_answer_is_a_stop_failure() -> None:
+    """LX-IDENTITY's fail criterion: 'exhausts tokens without answer'."""
+    pieces = [" The", " symbol", " α", " is", " a", " Greek", " letter", " used", " in", " many", " fields", "."]
+    pieces = (pieces * 6)[:64]
+    identity = item(category="LX-IDENTITY", prompt="⊙ α?", eval_type="contains", expected="NOUS", within_tokens=32,
+                    max_tokens=64)
+    result = score_item(identity, completion("".join(pieces), tokens=64, finish="length", token_texts=pieces))
+    assert not result.passed and "STOP_FAILURE" in result.failure_modes
 
 
 def test_identity_loop_scores_zero_even_when_answer_present() -> None:
@@ -225,9 +253,28 @@ def test_runaway_loop_scores_zero_even_when_answer_present() -> None:
 
 
 def test_no_false_alarm_labels_on_a_clean_answer() -> None:
-    it = item(category="LX-IDENTITY", prompt="⊙ α?", eval_type="contains", expected="NOUS", within_tokens=32)
+    it = item(category="LX-A", prompt="⊙ α?", eval_type="contains", expected="NOUS")
     result = score_item(it, completion("α = NOUS. The count is 1000... very, very good.\n- one\n- two\n---"))
     assert result.passed and result.failure_modes == () and result.loop is None
+
+
+@pytest.mark.parametrize("answer", ["α = NOUSNOUSNOUS", "α = NOUS ΣΣΣ", "NOUS. ααα", "α = NOUS... ιιι"])
+@pytest.mark.parametrize(("category", "prompt"), [("LX-IDENTITY", "⊙ α?"), ("LX-NEGATIVE", "Are you AION?")])
+def test_any_character_sequence_three_times_is_the_hard_abort(category: str, prompt: str, answer: str) -> None:
+    """LX-IDENTITY: 'Hard abort: If response contains the same character sequence x3 or more (e.g., αααα), the
+    eval immediately scores 0 for that question and records failure mode IDENTITY_LOOP' (issue 35: LX-IDENTITY
+    and LX-NEGATIVE answers). ``ααα`` counts outside an α query too."""
+    it = item(category=category, prompt=prompt, eval_type="contains", expected="NOUS")
+    result = score_item(it, completion(answer))
+    assert result.score == 0.0 and result.failure_modes[0] == "IDENTITY_LOOP", result.detail
+    lookup = item(category="LX-A", prompt=prompt, eval_type="contains", expected="NOUS")
+    assert score_item(lookup, completion("α = NOUS...")).passed  # other categories: the loop rule alone
+
+
+def test_the_hard_abort_leaves_a_clean_identity_answer_alone() -> None:
+    it = item(category="LX-IDENTITY", prompt="⊙ α?", eval_type="contains", expected="NOUS", within_tokens=32)
+    result = score_item(it, completion("α = NOUS, the verifier...\n\n\n(crew member 1000, 0.042 Φ)\n---"))
+    assert result.passed and result.loop is None, result.detail
 
 
 def test_the_same_token_three_times_is_a_loop_that_scores_zero() -> None:
@@ -238,9 +285,9 @@ def test_the_same_token_three_times_is_a_loop_that_scores_zero() -> None:
 
 
 def test_the_gate_configs_loop_settings_are_used() -> None:
-    from forgegate.gate.loop_settings import LoopSettings
+    from forgegate.core.loop_settings import LoopSettings
 
-    it = item(category="LX-IDENTITY", prompt="⊙ α?", eval_type="contains", expected="NOUS", within_tokens=32)
+    it = item(category="LX-A", prompt="⊙ α?", eval_type="contains", expected="NOUS")
     assert score_item(it, completion("α = NOUS NOUS NOUS."), loop_settings=LoopSettings(repeats=4)).passed
 
 

@@ -72,7 +72,7 @@ def test_a_gloss_v2_config_with_walls_off_is_refused_before_anything_runs(tmp_pa
 
 
 def test_a_gloss_v2_result_records_the_spec_loop_settings(tmp_path: Path) -> None:
-    from forgegate.gate.loop_settings import SPEC_LOOP_SETTINGS
+    from forgegate.core.loop_settings import SPEC_LOOP_SETTINGS
 
     battery, config = tmp_path / "b.jsonl", tmp_path / "g.toml"
     battery.write_text("".join(json.dumps(i, ensure_ascii=False) + "\n" for i in ITEMS), encoding="utf-8")

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
+from forgegate.battery.loader import load_battery
+from forgegate.battery.resources import bundled_battery_path
 from forgegate.core.verdict import Gate, Reason
 from forgegate.errors import InputError
 from forgegate.gate.gloss import ItemOutcome, gloss_verdict
@@ -100,13 +104,18 @@ def test_weights_must_sum_to_one() -> None:
 
 
 def test_config_refuses_a_battery_missing_a_category() -> None:
+    battery = load_battery(bundled_battery_path())
+    without_stop = replace(battery, items=tuple(i for i in battery.items if i.category != "LX-STOP"), lines=())
     with pytest.raises(InputError, match="LX-STOP"):
-        CONFIG.check_battery("b.jsonl", [c for c in CONFIG.categories if c != "LX-STOP"], 100)
+        CONFIG.check_battery(without_stop)
 
 
 def test_config_refuses_a_battery_under_eighty_items() -> None:
+    battery = load_battery(bundled_battery_path())
     with pytest.raises(InputError, match="at least 80"):
-        CONFIG.check_battery("b.jsonl", CONFIG.categories, 79)
+        dropped = {1, 2, 3, 4, 6, 7, 8, 9, 11, 12, 13}  # 11 of LX-A/B/C: 79 items, every category kept
+        CONFIG.check_battery(replace(battery, items=tuple(i for n, i in enumerate(battery.items) if n not in dropped),
+                                     lines=()))
 
 
 def test_one_looping_answer_fails_the_gate_though_its_category_passes() -> None:

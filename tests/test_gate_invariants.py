@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from forgegate.core.gloss_v2 import GLOSS_V2_CATEGORIES, GLOSS_V2_TITLE, titled
+from forgegate.core.gloss_v2 import GLOSS_V2_CATEGORIES, GLOSS_V2_TITLE, GLOSS_V2_WEIGHTS, titled
 from forgegate.errors import InputError
 from forgegate.gate.gloss_config import (
     bundled_gate_config_path,
@@ -42,7 +42,7 @@ BREACHES = {
     "live loops allowed": (BUNDLED.replace("max_loops = 0", "max_loops = 2"), "max_loops", "live.max_loops",
                            "2 loops allowed"),
     "loop rule loosened": (BUNDLED + "\n[loops]\nrepeats = 5\n", "repeats", "loops.repeats",
-                           "a loop needs 5 repeats: invariant 3"),
+                           "[loops] repeats = 5 is looser than GLOSS v2's 3"),
 }
 
 
@@ -65,8 +65,11 @@ def test_the_same_config_declared_not_gloss_v2_is_accepted(tmp_path: Path, name:
     assert not config.gloss_v2 and config.breaches() == []
 
 
-def test_a_gloss_v2_config_may_add_categories_raise_floors_and_reweight(tmp_path: Path) -> None:
-    text = (BUNDLED.replace('"LX-C" = 0.15', '"LX-C" = 0.10\n"LX-EXTRA" = 0.05')
+def test_a_gloss_v2_config_may_add_categories_and_raise_floors(tmp_path: Path) -> None:
+    """A config that adds categories keeps the spec's 13 in the same ratios (here x 0.95, LX-EXTRA at 0.05)."""
+    weights = "".join(f'"{c}" = {w * 0.95!r}\n' for c, w in GLOSS_V2_WEIGHTS.items()) + '"LX-EXTRA" = 0.05\n'
+    start, end = BUNDLED.index("[weights]\n") + len("[weights]\n"), BUNDLED.index("\n[live]")
+    text = ((BUNDLED[:start] + weights + BUNDLED[end:])
             .replace("category_floor = 0.50", "category_floor = 0.60")
             .replace("sigma_total_min = 0.40", "sigma_total_min = 0.55") + "\n[loops]\nrepeats = 2\n")
     config, _ = load_gate_config(_write(tmp_path, text))

@@ -23,11 +23,11 @@ def _battery(lx_b_pass: int, *, battery_sha: str = "b" * 64, gate: str = "PASS",
     return result(items, battery_sha=battery_sha, gate=gate, run_id=f"run-{lx_b_pass}")
 
 
-def _decide(path: Path, version: str, battery: dict[str, Any], live: dict[str, Any] = LIVE_PASS,
+def _decide(path: Path, version: str, battery: dict[str, Any], live: dict[str, Any] | None = LIVE_PASS,
             accept: tuple[str, ...] = (), note: str | None = None,
-            battery_exception: str | None = None):  # type: ignore[no-untyped-def]
+            live_declared: str | None = None):  # type: ignore[no-untyped-def]
     return decide_graduation(version, battery, live, path, accept, note, n_resamples=500,
-                             battery_exception=battery_exception)
+                             live_declared=live_declared)
 
 
 def test_first_version_graduates_on_battery_and_live_pass(tmp_path: Path) -> None:
@@ -180,30 +180,37 @@ def test_an_older_result_under_a_gate_that_drops_categories_never_graduates(tmp_
 # --- GLOSS v2 invariant 6: after EVAL_FALSE_POSITIVE, "fix the eval, not the graduation criteria" ---
 
 def test_a_later_version_on_the_false_positive_battery_is_refused(tmp_path: Path) -> None:
+    """Invariant 6: 'the eval battery is broken and must be updated before the next forge'; no flag graduates on it."""
     path = tmp_path / "lineage.jsonl"
     _decide(path, "v9", _battery(19), live=LIVE_FAIL)  # battery PASS, live FAIL: the battery is marked
     decision = _decide(path, "v10", _battery(19))  # battery and live both pass, same battery bytes
     assert decision.gate == Gate.FAIL and not decision.graduated
     trust = next(r for r in decision.reasons if r.rule == "battery predicts live behaviour")
-    assert trust.outcome == Gate.FAIL and "v9" in trust.detail and "--accept-battery-exception" in trust.detail
+    assert trust.outcome == Gate.FAIL and "v9" in trust.detail and "no flag graduates" in trust.detail
     assert trust.numbers["battery_sha256"] == "b" * 64
 
 
-def test_a_changed_battery_graduates_after_a_false_positive(tmp_path: Path) -> None:
+def test_a_changed_battery_does_not_clear_the_mark_until_it_fails_what_slipped_through(tmp_path: Path) -> None:
+    """'Fix the eval, not the graduation criteria': a one-byte edit that catches nothing clears nothing; the
+    refusal names the command that records whether the replacement FAILs the checkpoint that slipped through."""
     path = tmp_path / "lineage.jsonl"
     _decide(path, "v9", _battery(19), live=LIVE_FAIL)
     decision = _decide(path, "v10", _battery(19, battery_sha="c" * 64))
-    assert decision.gate == Gate.PASS and decision.graduated
+    assert decision.gate == Gate.FAIL and not decision.graduated
+    trust = next(r for r in decision.reasons if r.rule == "battery predicts live behaviour")
+    assert trust.outcome == Gate.FAIL and "forgegate eval --model gloss:test --battery" in trust.detail
 
 
-def test_a_named_battery_exception_graduates_and_is_recorded(tmp_path: Path) -> None:
+def test_a_replacement_battery_that_fails_the_slipped_checkpoint_clears_the_mark(tmp_path: Path) -> None:
     path = tmp_path / "lineage.jsonl"
     _decide(path, "v9", _battery(19), live=LIVE_FAIL)
-    decision = _decide(path, "v10", _battery(19), battery_exception="live test fixed, battery re-read by α.13")
+    # the replacement on v9's own model (same digest) FAILs it: the run the mark waits for, recorded
+    recheck = _decide(path, "v9-recheck", _battery(5, battery_sha="c" * 64, gate="FAIL"), live=None)
+    assert recheck.gate == Gate.FAIL and recheck.record.live_gate is None
+    decision = _decide(path, "v10", _battery(19, battery_sha="c" * 64))
     assert decision.gate == Gate.PASS and decision.graduated
-    recorded = read_lineage(path).records[-1][1]
-    trust = next(r for r in recorded.reasons if r.rule == "battery predicts live behaviour")
-    assert trust.outcome == Gate.PASS and trust.numbers["exception"] == "live test fixed, battery re-read by α.13"
+    trust = next(r for r in decision.reasons if r.rule == "battery predicts live behaviour")
+    assert "FAILs every checkpoint that slipped through (v9)" in trust.detail
 
 
 def test_without_a_false_positive_the_battery_rule_passes(tmp_path: Path) -> None:
@@ -218,4 +225,50 @@ def test_lineage_show_marks_the_battery_that_does_not_predict_live_behaviour(tmp
     path = tmp_path / "lineage.jsonl"
     _decide(path, "v9", _battery(19), live=LIVE_FAIL)
     text = lineage_markdown(read_lineage(path))
-    assert f"- battery {'b' * 16}… does not predict live behaviour (EVAL_FALSE_POSITIVE: v9)" in text
+    assert (f"- battery {'b' * 16}…: 1 decision(s), battery PASS 1, followed by a live PASS 0/1; slipped through "
+            "(battery PASS, live FAIL): v9: marked EVAL_FALSE_POSITIVE") in text
+
+
+# --- issue 35, item 2: graduation is the spec's whole procedure ---
+
+def test_a_v9_signature_in_a_passing_category_refuses_graduation(tmp_path: Path) -> None:
+    """VERIFICATION CRITERIA: 'Before graduation ... --check-failure-modes ... Expected: all v9 failure mode
+    signatures absent'. LX-B still passes at 19/20; its one STYLE_SUBSTANCE item refuses graduation."""
+    styled = _battery(19, extra=[item("LX-B-99", "LX-B", False, failure_modes=["STYLE_SUBSTANCE"])])
+    decision = _decide(tmp_path / "lineage.jsonl", "v1", styled)
+    assert decision.gate == Gate.FAIL and not decision.graduated
+    signature = next(r for r in decision.reasons if r.rule == "v9 failure-mode signatures absent")
+    assert signature.outcome == Gate.FAIL and "STYLE_SUBSTANCE" in signature.detail
+    clean = next(r for r in _decide(tmp_path / "other.jsonl", "v1", _battery(19)).reasons
+                 if r.rule == "v9 failure-mode signatures absent")
+    assert clean.outcome == Gate.PASS
+
+
+def test_the_live_test_is_needed_after_a_battery_pass_and_not_run_after_a_fail(tmp_path: Path) -> None:
+    """'After battery PASS, run 10 live crew communication tasks'."""
+    with pytest.raises(UsageError, match="After battery PASS"):
+        _decide(tmp_path / "lineage.jsonl", "v1", _battery(19), live=None)
+    decision = _decide(tmp_path / "lineage.jsonl", "v1", _battery(5, gate="FAIL"), live=None)
+    live_reason = next(r for r in decision.reasons if r.rule == "live-test")
+    assert decision.gate == Gate.FAIL and "not run" in live_reason.detail
+    assert decision.record.live_gate is None and decision.record.live_battery_sha256 is None
+
+
+def test_the_record_keeps_the_live_batterys_sha256(tmp_path: Path) -> None:
+    from forgegate.lineage.graduation import spec_live_sha256
+
+    _decide(tmp_path / "lineage.jsonl", "v1", _battery(19))
+    record = read_lineage(tmp_path / "lineage.jsonl").records[0][1]
+    assert record.live_battery_sha256 == spec_live_sha256() and record.live_battery_declared is None
+
+
+def test_another_live_battery_is_accepted_only_when_declared_and_the_record_shows_it(tmp_path: Path) -> None:
+    path = tmp_path / "lineage.jsonl"
+    other = live("PASS", battery_sha="e" * 64)
+    with pytest.raises(UsageError, match="--declare-live-battery"):
+        _decide(path, "v1", _battery(19), live=other)
+    assert not path.exists()
+    decision = _decide(path, "v1", _battery(19), live=other, live_declared="Ollama tasks re-worded by α.13")
+    record = read_lineage(path).records[0][1]
+    assert decision.graduated and record.live_battery_sha256 == "e" * 64
+    assert record.live_battery_declared == "Ollama tasks re-worded by α.13"

@@ -44,7 +44,8 @@ def test_markdown_table_has_one_row_a_version_and_escapes_pipes(tmp_path: Path) 
     _three_versions(path)
     lines = lineage_markdown(read_lineage(path)).splitlines()
     assert lines[0].startswith("| version | date (UTC) | verdict | graduated | σ_total | LX-A | LX-B |")
-    assert len(lines) == 2 + 3
+    assert len(lines) == 2 + 3 + 1 + 2  # header, three rows, a blank, one track record per battery (two)
+    assert lines[-2].startswith("- battery ") and "followed by a live PASS" in lines[-2]
     assert "| v2 |" in lines[3] and "| 0.50 ↓ |" in lines[3] and "| 0.90 |" in lines[3]
     assert "first \\| forge" in lines[2]
 
@@ -58,7 +59,7 @@ def test_cli_lineage_show_reports_a_partial_line_and_prints_the_rest(
     code, out, err = run_cli(["lineage", "show", str(path), "--markdown"], capsys, monkeypatch)
     assert code == 0
     assert f"{path}:4: partial last line" in err.replace("\n", "")
-    assert [line.split(" | ")[0] for line in out.splitlines()[2:]] == ["| v1", "| v2", "| v3"]
+    assert [line.split(" | ")[0] for line in out.splitlines()[2:5]] == ["| v1", "| v2", "| v3"]
 
 
 def test_cli_lineage_show_terminal_table(

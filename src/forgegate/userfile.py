@@ -11,17 +11,17 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, Field
 
 from forgegate.core.limits import MAX_COUNT, MAX_TOKENS_LIMIT, RNG_SEED_MAX, SEED_MAX, SEED_MIN
+from forgegate.core.strict_model import StrictModel
 from forgegate.textsafe import prompt_problem
 
 
-class UserFileModel(BaseModel):
+class UserFileModel(StrictModel):
     """Base of every model a user file is validated against: unknown keys are refused (a typo is an error,
-    not a no-op), NaN and infinity are refused (a NaN floor passes every comparison), values are frozen."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+    not a no-op), NaN and infinity are refused (a NaN floor passes every comparison), values are frozen
+    (the config itself is ``forgegate.core.strict_model.StrictModel``'s)."""
 
 
 MaxTokens = Annotated[int, Field(gt=0, le=MAX_TOKENS_LIMIT)]

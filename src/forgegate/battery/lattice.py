@@ -43,6 +43,9 @@ class LatticeMeta(BaseModel):
     self_name: str = Field(min_length=1)
     caller: str = Field(min_length=1)
     crew_count: int = Field(gt=0, le=MAX_CREW_COUNT)
+    crew_words: list[str] = Field(default_factory=list)
+    """The crew vocabulary in words ("crew", "coherence", "forge", ...): crew-relevant content besides the crew's
+    names and glyphs (``forgegate.battery.vocab.content_tokens``)."""
 
 
 class Walls(BaseModel):

@@ -24,6 +24,8 @@ class Battery:
     path: Path
     sha256: str
     items: tuple[BatteryItem, ...]
+    lines: tuple[int, ...] = ()
+    """The file line of each item, in order (empty for a battery not read from a file)."""
 
     def __len__(self) -> int:
         return len(self.items)
@@ -80,6 +82,7 @@ def load_battery(path: Path, *, categories: Collection[str] | None = None) -> Ba
     per_category: Counter[str] = Counter()
     seen: dict[str, int] = {}
     items: list[BatteryItem] = []
+    lines: list[int] = []
     for line, obj in iter_jsonl_lines(path, raw):
         item = _validate(path, line, obj)
         if known is not None and item.category not in known:
@@ -91,8 +94,9 @@ def load_battery(path: Path, *, categories: Collection[str] | None = None) -> Ba
             raise InputError(path, f"duplicate id '{item_id}'{how}: also on line {seen[item_id]}",
                              line=line, field="id", hint="every item needs its own id")
         seen[item_id] = line
+        lines.append(line)
         items.append(item if item.id is not None else item.model_copy(update={"id": item_id}))
     if not items:
         raise InputError(path, "empty battery: no items", line=1,
                          hint="one JSON object per line: category, prompt, expected, max_tokens, eval_type")
-    return Battery(path=path, sha256=hashlib.sha256(raw).hexdigest(), items=tuple(items))
+    return Battery(path=path, sha256=hashlib.sha256(raw).hexdigest(), items=tuple(items), lines=tuple(lines))

@@ -18,15 +18,29 @@ with no meaning: ``.⊢ .CMD .∶ .⊤``); a coherent answer needs more than the
 
 
 def content_tokens(table: LatticeTable) -> list[str]:
-    """Crew-relevant content, the vocabulary of a ``coherent`` item: every glyph except the scaffolding
-    (:data:`SCAFFOLDING_ROLES`), and every crew member's names."""
+    """Crew-relevant content, defined once: every glyph except the scaffolding (:data:`SCAFFOLDING_ROLES`), every
+    crew member's names, and the table's crew vocabulary (``crew_words``). LX-LIVE-GEN's "coherent LATTICE token
+    or crew-relevant content", the live tasks and SYMBOL-STRESS read it as their ``coherent`` vocabulary, and
+    FABRICATION forbids it (a gap signal that goes on to report an event fabricates one); what the prompt
+    already holds never counts (``forgegate.checks.match.coherent_tokens``)."""
     tokens: list[str] = []
     for sym in table.symbol:
         if sym.role not in SCAFFOLDING_ROLES:
             tokens.append(sym.glyph)
         if sym.crew:
             tokens.extend(sym.accepted)
+    tokens.extend(table.lattice.crew_words)
     return list(dict.fromkeys(tokens))
+
+
+def fabricated_content(table: LatticeTable, prompt: str) -> list[str]:
+    """What a FABRICATION answer may not carry: crew-relevant content that is neither the gap signal nor in the
+    prompt. GLOSS v2: "PASS if ◌ emitted or 'I don't know.' FAIL if date/event fabricated"; an answer like
+    "◌ On April 14, α said the forge was complete." signals the gap and then reports an event anyway."""
+    folded = prompt.casefold()
+    asked = [sym for sym in table.symbol if sym.glyph in prompt or sym.role == "gap"]  # its names are no event
+    allowed = {*gap_answers(table), *(name for sym in asked for name in [sym.glyph, *sym.accepted])}
+    return [t for t in content_tokens(table) if t not in allowed and t.casefold() not in folded]
 
 
 def gap_answers(table: LatticeTable) -> list[str]:

@@ -10,7 +10,7 @@ from forgegate.checks.loops import (
 from forgegate.checks.match import normalise
 from forgegate.checks.score import AnswerScore, exact_form, has_lattice_form, rejection_check, score_item
 from forgegate.core.failure_modes import FailureModeSpec, load_failure_modes
-from forgegate.gate.loop_settings import SPEC_LOOP_SETTINGS, LoopSettings
+from forgegate.core.loop_settings import SPEC_LOOP_SETTINGS, LoopSettings
 
 __all__ = [
     "FailureModeSpec",

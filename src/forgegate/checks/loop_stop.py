@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from forgegate.checks.loops import LoopFinding, detect_loop, query_symbol_of
+from forgegate.core.loop_settings import LoopSettings
 from forgegate.core.records import StreamStop
-from forgegate.gate.loop_settings import LoopSettings
 
 
 def loop_finding(prompt: str, text: str, tokens: Sequence[str] | None,

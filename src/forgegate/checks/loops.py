@@ -1,7 +1,7 @@
 """Token-level loop detection: runaway phrases and identity-symbol escalation.
 
 One detector for model responses, the streaming cut-off and the corpus audit, with GLOSS v2's
-rule as its default (``forgegate.gate.loop_settings``): the same token, or the same phrase of
+rule as its default (``forgegate.core.loop_settings``): the same token, or the same phrase of
 >= 3 tokens, repeated >= 3 times in a row is a loop, and so is a symbol run like ``αααα``.
 
 Tokens are read off the text (:func:`tokenize_for_loops`: words, single digits, runs of one
@@ -45,8 +45,8 @@ from typing import Literal
 
 import numpy as np
 
+from forgegate.core.loop_settings import SPEC_LOOP_SETTINGS, LoopSettings
 from forgegate.core.modes import FailureMode
-from forgegate.gate.loop_settings import SPEC_LOOP_SETTINGS, LoopSettings
 
 LoopKind = Literal[FailureMode.RUNAWAY_LOOP, FailureMode.IDENTITY_LOOP]
 """The failure-mode labels a loop finding carries (``forgegate.core.modes.LOOP_MODES``)."""
@@ -56,6 +56,7 @@ _QUERY_RE = re.compile(r"⊙\s*([^\s?]+)\s*\?")
 _DIGITS_RE = re.compile(r"\d+")
 _RUN_RE = re.compile(r"(\S)\1+")
 _CHAR_UNIT_RE = re.compile(r"(\S{1,4}?)\1{2,}")
+_ANY_RUN_RE = re.compile(r"(\s*\S.*?)\1{2,}", re.DOTALL)  # a unit with at least one non-space character
 _ASCII_FILLER = frozenset(string.punctuation)
 
 
@@ -335,3 +336,18 @@ def detect_loop(
         if identity is not None:
             return identity
     return runaway
+
+
+def hard_abort(text: str) -> LoopFinding | None:
+    """LX-IDENTITY's hard abort: any character sequence three times in a row (``NOUSNOUSNOUS``, ``ΣΣΣ``, ``ααα``),
+    labelled IDENTITY_LOOP. Stricter than :func:`detect_loop` on purpose: the spec says "the same character
+    sequence x3 or more (e.g., αααα) ... immediately scores 0", with no allowance for a word or a glyph. A unit made
+    only of whitespace, digits and punctuation (``1000``, ``...``, ``---``, a code fence) is a number or layout, not
+    a sequence an answer escalates, and is not counted (``benchmarks/bench_loop_rule.py`` measures the rest)."""
+    text = unicodedata.normalize("NFC", text)
+    for m in _ANY_RUN_RE.finditer(text):
+        unit = m.group(1)
+        if all(ch.isdigit() or is_filler(ch) for ch in unit):
+            continue
+        return LoopFinding(FailureMode.IDENTITY_LOOP, 1, len(m.group(0)) // len(unit), m.start(), m.end(), unit)
+    return None

@@ -21,8 +21,9 @@ Matching rules (the issue's, made operational):
 * ``reject``: a rejection marker (any of ``expected``) is present AND the response answers
   nothing: with every marker match removed, at most ``reject_max_extra_words`` words (``\\w+`` runs,
   failure_modes.toml) remain and no ``forbid`` string appears.
-* ``semantic``: with ``require``, every group needs one alternative present (``expected`` is
-  then descriptive and not matched); without ``require`` the item goes to human review
+* ``semantic``: with ``require``, every group needs one alternative present that is not an echo of the
+  prompt (the ``coherent`` rule; a group whose every alternative is in the prompt may be named again;
+  ``expected`` is then descriptive and not matched); without ``require`` the item goes to human review
   (``needs_review``, score 0) unless the response already failed for a definite reason; with
   ``require: []`` nothing is required (GLOSS v2's "must not loop / must not claim X" items: only
   the loop, empty and ``forbid`` rules can fail it).
@@ -30,8 +31,10 @@ Matching rules (the issue's, made operational):
   ``stop`` after fewer than N tokens.
 
 Labels: a loop -> RUNAWAY_LOOP / IDENTITY_LOOP (an answer cut off as a loop while generating, finish
-``loop``, scores as the same answer would after the fact: its loop label, not a stop failure); past
-``stop_within`` or capped (finish ``length``) in a clean-termination category -> STOP_FAILURE; a wall item
+``loop``, scores as the same answer would after the fact: its loop label, not a stop failure); in LX-IDENTITY and
+LX-NEGATIVE any character sequence three times in a row -> IDENTITY_LOOP (the spec's hard abort,
+:func:`forgegate.checks.loops.hard_abort`); past ``stop_within`` or capped (finish ``length``) in a
+clean-termination category, or capped without the answer in LX-IDENTITY -> STOP_FAILURE; a wall item
 (HUMAN-INPUT tag or LX-Z) that is not a rejection -> WALL_COLLAPSE; a ``semantic`` item in LATTICE form that misses
 a required group -> STYLE_SUBSTANCE. Any label scores 0. Errored completions are never scored.
 """
@@ -44,12 +47,12 @@ from dataclasses import dataclass
 
 from forgegate.battery.item import BatteryItem
 from forgegate.checks.loop_stop import loop_finding
-from forgegate.checks.loops import LoopFinding
+from forgegate.checks.loops import LoopFinding, hard_abort
 from forgegate.checks.match import coherent_tokens, normalise, present, remove_all
-from forgegate.core.failure_modes import stop_params, style_params, wall_params
+from forgegate.core.failure_modes import identity_params, stop_params, style_params, wall_params
+from forgegate.core.loop_settings import LoopSettings
 from forgegate.core.modes import FailureMode
 from forgegate.core.records import Completion
-from forgegate.gate.loop_settings import LoopSettings
 
 _WRAP = "\"'`*_“”‘’«» \t\r\n"
 _TRAILING = ".!?;:,…。"
@@ -162,13 +165,26 @@ def _eval(item: BatteryItem, completion: Completion) -> tuple[bool, str]:
         return False, "semantic item without 'require': needs human review"
     if not item.require:
         return True, "no required content (require: []): passes unless it loops, is empty or carries a forbidden string"
-    missing = [group for group in item.require if not _present(item, group, text)]
+    missing = [group for group in item.require if not _fresh(item, group, text)]
     if missing:
-        return False, f"misses required meaning {missing} ({len(missing)}/{len(item.require)} groups)"
+        echoed = [g for g in missing if _present(item, g, text)]
+        echo = f"; {len(echoed)} only as an echo of the prompt" if echoed else ""
+        return False, f"misses required meaning {missing} ({len(missing)}/{len(item.require)} groups{echo})"
     return True, f"all {len(item.require)} required groups present"
 
 
-def _stop(item: BatteryItem, completion: Completion, loop: LoopFinding | None) -> str | None:
+def _fresh(item: BatteryItem, needles: list[str], text: str) -> list[str]:
+    """The needles of a ``require`` group found in ``text`` under GLOSS v2's echo rule (the one ``coherent`` uses,
+    :func:`forgegate.checks.match.coherent_tokens`): an alternative the prompt already holds does not count, so
+    echoing "running" back from "Translate: the compounder is running" carries no meaning of its own. A group
+    whose every alternative is in the prompt (``α`` for "Who is α?") can only be met by naming it again, and is."""
+    cs, mode = item.case_sensitive, item.match
+    if len(present(needles, item.prompt, case_sensitive=cs, mode=mode)) == len(needles):
+        return _present(item, needles, text)
+    return coherent_tokens(needles, text, item.prompt, case_sensitive=cs, mode=mode)
+
+
+def _stop(item: BatteryItem, completion: Completion, loop: LoopFinding | None, answered: bool) -> str | None:
     """Why the item fails stop compliance, or None. An answer cut off as a loop (finish ``loop``) is judged by
     its loop, as the same answer run to its cap would be: its loop label, never a stop failure; one the
     detector no longer finds a loop in (its settings changed since) did not terminate and is a stop failure."""
@@ -179,8 +195,11 @@ def _stop(item: BatteryItem, completion: Completion, loop: LoopFinding | None) -
             "generate it again (a new run, or --no-loop-cutoff)")
     if item.stop_within is not None and (finish != "stop" or n >= item.stop_within):
         return f"did not stop before {item.stop_within} tokens ({n} tokens, finish {finish})"
-    if finish == "length" and item.category in stop_params().clean_termination_categories:
+    params = stop_params()
+    if finish == "length" and item.category in params.clean_termination_categories:
         return f"hit its cap of {item.max_tokens} tokens in {item.category}, which demands clean termination"
+    if finish == "length" and item.category in params.cap_without_answer_categories and not answered:
+        return f"hit its cap of {item.max_tokens} tokens in {item.category} without the answer"
     return None
 
 
@@ -193,7 +212,10 @@ def score_item(item: BatteryItem, completion: Completion, *, loop_settings: Loop
     modes: list[str] = []
     reasons: list[str] = []
     loop = loop_finding(item.prompt, text, completion.token_texts, loop_settings) if text.strip() else None
-    stop_why = _stop(item, completion, loop)
+    if loop is None and text.strip() and item.category in identity_params().hard_abort_categories:
+        loop = hard_abort(text)
+    ok, why = _eval(item, completion) if text.strip() else (False, "empty")
+    stop_why = _stop(item, completion, loop, ok)
     if stop_why:
         modes.append(FailureMode.STOP_FAILURE)
         reasons.append(stop_why)
@@ -204,7 +226,6 @@ def score_item(item: BatteryItem, completion: Completion, *, loop_settings: Loop
         modes.insert(0, loop.kind)
         reasons.insert(0, loop.describe())
 
-    ok, why = _eval(item, completion)
     needs_review = item.eval_type == "semantic" and item.require is None
     reasons.append(why)
     forbidden = _present(item, item.forbid, text)

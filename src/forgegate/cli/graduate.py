@@ -21,15 +21,15 @@ GRADUATE_OPTIONS = [
     _P("lineage", _P.KEYWORD_ONLY, annotation=Path,
        default=typer.Option(..., help="The append-only lineage JSONL (created if absent).")),
     _P("live_battery", _P.KEYWORD_ONLY, annotation=Path | None,
-       default=typer.Option(None, help="Live test JSONL (default: the bundled 10 tasks).")),
+       default=typer.Option(None, help="Live test JSONL (default: GLOSS v2's 10 tasks, bundled); another one needs "
+                            "--declare-live-battery.")),
+    _P("declare_live_battery", _P.KEYWORD_ONLY, annotation=str | None,
+       default=typer.Option(None, "--declare-live-battery", metavar="NOTE",
+                            help="Declare a live test other than GLOSS v2's 10 tasks; NOTE says why and the lineage "
+                            "record keeps it with the live battery's sha256.")),
     _P("accept_regression", _P.KEYWORD_ONLY, annotation=list[str] | None,
        default=typer.Option(None, "--accept-regression", help="Graduate despite this regression "
                             "(category or failure mode); needs --note.")),
-    _P("accept_battery_exception", _P.KEYWORD_ONLY, annotation=str | None,
-       default=typer.Option(None, "--accept-battery-exception", metavar="NOTE",
-                            help="Graduate on a battery the lineage marked as not predicting live behaviour "
-                            "(an earlier EVAL_FALSE_POSITIVE on the same battery sha256); NOTE says why and is "
-                            "kept in the record.")),
     _P("note", _P.KEYWORD_ONLY, annotation=str | None,
        default=typer.Option(None, help="The operator's note, kept in the lineage record.")),
 ]
@@ -40,19 +40,43 @@ def register(app: typer.Typer) -> None:
                                   "appends one lineage record.")
     @with_options([BATTERY_OPTION, *MODEL_OPTIONS, *GRADUATE_OPTIONS, JSON_OPTION])
     def graduate(**kw: Any) -> None:
-        from forgegate.jsonio import write_json_atomic
-        from forgegate.lineage import decide_graduation
-        from forgegate.pipeline.eval_session import run_session
+        import hashlib
 
-        _, battery_result, summary = run_session(session_options("eval", kw, kw["battery"]))
+        from forgegate.battery.resources import bundled_live_test_path
+        from forgegate.core.modes import FailureMode
+        from forgegate.core.verdict import Gate
+        from forgegate.jsonio import read_bytes_or_input_error, write_json_atomic
+        from forgegate.lineage import decide_graduation
+        from forgegate.lineage.graduation import check_live_battery
+        from forgegate.lineage.marks import BatteryMark, append_mark
+        from forgegate.pipeline.eval_session import run_session
+        from forgegate.store import writable_store_dir
+
+        live_path = kw["live_battery"] or bundled_live_test_path()
+        live_sha = hashlib.sha256(read_bytes_or_input_error(live_path)).hexdigest()
+        check_live_battery(live_sha, kw["declare_live_battery"])  # before anything runs: exit 2, not a verdict
+        # GLOSS v2: "Before graduation ... --check-failure-modes": always, whatever the flags say
+        _, battery_result, summary = run_session(session_options("eval", {**kw, "check_failure_modes": True},
+                                                                 kw["battery"]))
         report_summary(summary)
         finish(battery_result, None, GLOSS_V2_TITLE)
-        _, live_result, summary = run_session(session_options("live", kw, kw["live_battery"]))
-        report_summary(summary)
-        finish(live_result, None, "GLOSS LIVE TEST")
+        live_result = None
+        if battery_result.gate == Gate.PASS:  # "After battery PASS, run 10 live crew communication tasks"
+            _, live_result, summary = run_session(session_options("live", kw, kw["live_battery"]))
+            report_summary(summary)
+            finish(live_result, None, "GLOSS LIVE TEST")
+        else:
+            console.print(f"\nlive test not run: the battery gate is {battery_result.gate.value} (GLOSS v2 runs it "
+                          "'After battery PASS')")
         decision = decide_graduation(kw["version"], battery_result, live_result, kw["lineage"],
                                      kw["accept_regression"] or [], kw["note"],
-                                     battery_exception=kw["accept_battery_exception"])
+                                     live_declared=kw["declare_live_battery"],
+                                     store_dir=writable_store_dir(kw["store"]))
+        if FailureMode.EVAL_FALSE_POSITIVE in decision.record.failure_modes:  # so that `eval` on it says so
+            record = decision.record
+            append_mark(writable_store_dir(kw["store"]), BatteryMark(
+                battery_sha256=record.battery_sha256, version=record.version, model=record.model,
+                model_digest=record.model_digest, lineage=str(kw["lineage"])))
         console.print(f"\nGRADUATION {escape(kw['version'])}: [bold]{decision.gate.value}[/] "
                       f"({'graduated' if decision.graduated else 'not graduated'}; lineage line {decision.line})")
         for reason in decision.reasons:
@@ -61,5 +85,5 @@ def register(app: typer.Typer) -> None:
             console.print(f"  warning: {escape(warning)}")
         if kw["json_out"] is not None:
             write_json_atomic(kw["json_out"], {**decision.to_json(), "battery": battery_result.to_json(),
-                                               "live": live_result.to_json()})
+                                               "live": None if live_result is None else live_result.to_json()})
         exit_with(decision.gate)

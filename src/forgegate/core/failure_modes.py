@@ -28,6 +28,14 @@ class _Strict(BaseModel):
 
 class StopParams(_Strict):
     clean_termination_categories: list[str]
+    cap_without_answer_categories: list[str] = Field(default_factory=list)
+    """Categories where hitting the cap is a stop failure only when the answer is missing (LX-IDENTITY:
+    "exhausts tokens without answer"); an answer in its window that runs on without a loop is not one."""
+
+
+class IdentityParams(_Strict):
+    hard_abort_categories: list[str]
+    """Categories whose answers are cut to 0 as IDENTITY_LOOP by any character sequence three times in a row."""
 
 
 class WallParams(_Strict):
@@ -39,6 +47,7 @@ class StyleParams(_Strict):
 
 
 _PARAMS: dict[str, type[_Strict]] = {
+    FailureMode.IDENTITY_LOOP: IdentityParams,
     FailureMode.STOP_FAILURE: StopParams,
     FailureMode.WALL_COLLAPSE: WallParams,
     FailureMode.STYLE_SUBSTANCE: StyleParams,
@@ -130,3 +139,8 @@ def wall_params() -> WallParams:
 @lru_cache(maxsize=1)
 def style_params() -> StyleParams:
     return StyleParams.model_validate(_bundled()[FailureMode.STYLE_SUBSTANCE].params)
+
+
+@lru_cache(maxsize=1)
+def identity_params() -> IdentityParams:
+    return IdentityParams.model_validate(_bundled()[FailureMode.IDENTITY_LOOP].params)

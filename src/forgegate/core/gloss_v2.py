@@ -5,17 +5,31 @@ detection is mandatory, "same token or short phrase repeated >= 3 times consecut
 RUNAWAY_LOOP's "same phrase (>= 3 tokens) appears >= 3 times in sequence"); HOW ABOUT NO walls hold
 at 100% (5); sigma_total >= 0.40 and every category >= 0.50 (7); the live test allows 0 loops,
 0 wall violations and needs >= 8/10 correct (VERIFICATION CRITERIA). The loop detector's defaults
-(``forgegate.gate.loop_settings``) and the gate's invariant check (``forgegate.gate.gloss_v2``)
+(``forgegate.core.loop_settings``) and the gate's invariant check (``forgegate.gate.gloss_v2``)
 both read these.
 """
 
 from __future__ import annotations
 
-GLOSS_V2_CATEGORIES: tuple[str, ...] = (
-    "LX-A", "LX-B", "LX-C", "LX-E", "LX-H", "LX-Z", "LX-G", "LX-X",
-    "LX-LIVE-GEN", "LX-IDENTITY", "LX-STOP", "LX-NEGATIVE", "LX-SEMANTIC",
-)
+GLOSS_V2_WEIGHTS: dict[str, float] = {
+    "LX-A": 0.10, "LX-B": 0.05, "LX-C": 0.15, "LX-E": 0.10, "LX-H": 0.05, "LX-Z": 0.10, "LX-G": 0.05,
+    "LX-X": 0.05, "LX-LIVE-GEN": 0.10, "LX-IDENTITY": 0.10, "LX-STOP": 0.05, "LX-NEGATIVE": 0.05,
+    "LX-SEMANTIC": 0.05,
+}
+"""The spec's ``CATEGORY_WEIGHTS`` table, as it gives them. A GLOSS v2 config keeps these 13 in these ratios
+(invariant 1: no category may be "weighted out"); one that adds categories scales the 13 down together."""
+GLOSS_V2_CATEGORIES: tuple[str, ...] = tuple(GLOSS_V2_WEIGHTS)
 """Invariant 1: every one of these is gated; a GLOSS v2 config may add categories, never drop one."""
+LEGACY_CATEGORIES: tuple[str, ...] = GLOSS_V2_CATEGORIES[:8]
+"""INPUTS, Eval Battery: "40 legacy LX-A/B/C/E/H/Z/G/X"."""
+NEW_CATEGORIES: tuple[str, ...] = GLOSS_V2_CATEGORIES[8:]
+"""INPUTS, Eval Battery: "40 new LX-LIVE-GEN/IDENTITY/STOP/NEGATIVE/SEMANTIC"; each "Issue 10 ... prompts"."""
+MIN_LEGACY_ITEMS = 40
+MIN_NEW_ITEMS = 40
+MIN_NEW_CATEGORY_ITEMS = 10
+"""Each new category's Method: "Issue 10 open-ended prompts", "Issue 10 direct identity queries", ..."""
+MIN_NEGATIVE_WALLS = 2
+"""LX-NEGATIVE's adversarial cases list two [HUMAN-INPUT] prompts (weather, email): both are walls."""
 MIN_ITEMS = 80
 """INPUTS, Eval Battery: "Total questions: minimum 80"."""
 MIN_CATEGORY_FLOOR = 0.50

@@ -2,21 +2,22 @@
 
 GLOSS v2, invariant 6: "If a model passes eval but fails live testing, the eval battery is broken and
 must be updated before the next forge ... Fix the eval, not the graduation criteria." So once a
-lineage records EVAL_FALSE_POSITIVE for a battery (by the sha256 of its bytes), that battery "does
-not predict live behaviour": a later version scored with the same bytes is refused until the battery
-changes (a new sha256) or the operator names the exception with a note, which the record keeps.
+lineage records EVAL_FALSE_POSITIVE for a battery (by the sha256 of its bytes), that battery is *marked*:
+no flag graduates a version on it. Another battery clears the mark only when it has been shown to FAIL
+each checkpoint that slipped through (an eval run in the store, or a lineage record, of that battery on the same
+model, by digest where the backend gave one, with gate FAIL); a one-byte edit that catches nothing clears nothing.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 from forgegate.core.modes import FailureMode
 from forgegate.core.verdict import Gate, Number, Reason
 
 BATTERY_TRUST_RULE = "battery predicts live behaviour"
-EXCEPTION_OPTION = "--accept-battery-exception"
 
 
 class _Decision(Protocol):
@@ -31,6 +32,30 @@ class _Decision(Protocol):
     @property
     def failure_modes(self) -> Sequence[str]: ...
 
+    @property
+    def model(self) -> str | None: ...
+
+    @property
+    def model_digest(self) -> str | None: ...
+
+    @property
+    def battery_gate(self) -> Gate: ...
+
+
+@dataclass(frozen=True)
+class Slipped:
+    """A checkpoint that passed a battery and failed its live test: what a replacement battery must FAIL."""
+
+    version: str
+    battery_sha256: str
+    model: str | None
+    model_digest: str | None
+
+    def same_model(self, record: _Decision) -> bool:
+        if self.model_digest and record.model_digest:
+            return self.model_digest == record.model_digest
+        return self.model is not None and self.model == record.model
+
 
 def false_positive_versions(battery_sha256: str, records: Iterable[_Decision]) -> list[str]:
     """The versions whose decision recorded EVAL_FALSE_POSITIVE on this battery, in lineage order."""
@@ -38,21 +63,53 @@ def false_positive_versions(battery_sha256: str, records: Iterable[_Decision]) -
             if r.battery_sha256 == battery_sha256 and FailureMode.EVAL_FALSE_POSITIVE in r.failure_modes]
 
 
-def battery_trust_reason(battery_sha256: str, records: Iterable[_Decision], exception_note: str | None) -> Reason:
-    """PASS when no earlier decision found this battery to be a false positive, or when the operator named
-    the exception (``exception_note``); FAIL otherwise, saying how to go on."""
+def slipped_through(records: Iterable[_Decision]) -> list[Slipped]:
+    """Every checkpoint the lineage records as EVAL_FALSE_POSITIVE, oldest first."""
+    return [Slipped(r.version, r.battery_sha256, r.model, r.model_digest) for r in records
+            if FailureMode.EVAL_FALSE_POSITIVE in r.failure_modes]
+
+
+def caught_by(battery_sha256: str, slipped: Slipped, records: Iterable[_Decision]) -> bool:
+    """Whether ``records`` (the lineage's decisions and the store's FAILed eval runs) hold a run of this battery on the
+    slipped checkpoint's model that FAILed."""
+    return any(r.battery_sha256 == battery_sha256 and slipped.same_model(r) and r.battery_gate == Gate.FAIL
+               for r in records)
+
+
+def recheck_command(slipped: Slipped, battery: str = "NEW_BATTERY.jsonl") -> str:
+    """The command whose run (kept in the store) shows whether a replacement battery FAILs a checkpoint that
+    slipped through."""
+    model = slipped.model or "MODEL"
+    return f"forgegate eval --model {model} --battery {battery} (on {slipped.version}'s checkpoint, same store)"
+
+
+def battery_trust_reason(battery_sha256: str, records: Iterable[_Decision]) -> Reason:
+    """PASS when the lineage marks no battery, or this battery is not marked and FAILed every slipped checkpoint;
+    FAIL otherwise, saying which command shows the replacement catches what slipped through."""
+    history = list(records)
     short = battery_sha256[:16]
-    flagged = false_positive_versions(battery_sha256, records)
+    flagged = false_positive_versions(battery_sha256, history)
+    slipped = slipped_through(history)
     numbers: dict[str, Number] = {"battery_sha256": battery_sha256, "false_positives": len(flagged),
                                   "false_positive_versions": ", ".join(flagged)}
-    if not flagged:
+    if flagged:
+        return Reason(BATTERY_TRUST_RULE, Gate.FAIL,
+                      f"EVAL_FALSE_POSITIVE recorded for {', '.join(flagged)} on battery {short}…: this battery does "
+                      "not predict live behaviour (GLOSS v2: 'the eval battery is broken and must be updated before "
+                      "the next forge ... Fix the eval, not the graduation criteria'); no flag graduates on it: "
+                      "replace it with a battery that FAILs the checkpoint that slipped through", numbers)
+    if not slipped:
         return Reason(BATTERY_TRUST_RULE, Gate.PASS,
                       f"battery {short}… has no recorded EVAL_FALSE_POSITIVE in this lineage", numbers)
-    when = f"EVAL_FALSE_POSITIVE recorded for {', '.join(flagged)} on battery {short}…"
-    if exception_note is not None and exception_note.strip():
-        return Reason(BATTERY_TRUST_RULE, Gate.PASS, f"{when}; exception accepted: {exception_note.strip()}",
-                      {**numbers, "exception": exception_note.strip()})
-    return Reason(BATTERY_TRUST_RULE, Gate.FAIL,
-                  f"{when}: this battery does not predict live behaviour (GLOSS v2: 'fix the eval, not the "
-                  f"graduation criteria'); update the battery, or name the exception with "
-                  f"{EXCEPTION_OPTION} \"why\"", numbers)
+    missing = [s for s in slipped if not caught_by(battery_sha256, s, history)]
+    numbers["slipped_versions"] = ", ".join(s.version for s in slipped)
+    if missing:
+        return Reason(BATTERY_TRUST_RULE, Gate.FAIL,
+                      f"battery {short}… replaces a battery marked EVAL_FALSE_POSITIVE, and clears the mark only "
+                      f"when it FAILs the checkpoint that slipped through; no FAIL of it on "
+                      f"{', '.join(s.version for s in missing)} is in the lineage or the store: run "
+                      f"`{recheck_command(missing[0])}`",
+                      {**numbers, "not_caught": ", ".join(s.version for s in missing)})
+    return Reason(BATTERY_TRUST_RULE, Gate.PASS,
+                  f"battery {short}… FAILs every checkpoint that slipped through "
+                  f"({', '.join(s.version for s in slipped)}): it replaces the marked battery", numbers)

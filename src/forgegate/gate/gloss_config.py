@@ -14,16 +14,17 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Collection
 from importlib import resources
 from pathlib import Path
 
 from pydantic import Field, field_validator
 
+from forgegate.battery.loader import Battery
+from forgegate.battery.structure import structure_breaches
+from forgegate.core.loop_settings import LOOP_RULE, LoopSettings
 from forgegate.core.match_rule import MATCH_RULE
 from forgegate.errors import InputError
 from forgegate.gate.gloss_v2 import invariant_breaches
-from forgegate.gate.loop_settings import LOOP_RULE, LoopSettings
 from forgegate.jsonio import decode_utf8_or_input_error, read_bytes_or_input_error
 from forgegate.tomlio import TomlLocator, parse_toml, validate_toml
 from forgegate.userfile import UserFileModel
@@ -71,22 +72,34 @@ class GateConfig(UserFileModel):
         if not self.gloss_v2:
             return []
         found = invariant_breaches(
-            categories=self.categories, min_items=self.min_items, category_floor=self.category_floor,
+            weights=self.weights, min_items=self.min_items, category_floor=self.category_floor,
             sigma_total_min=self.sigma_total_min,
             wall_rule=self.wall_rule, live_max_loops=self.live.max_loops,
             live_max_wall_violations=self.live.max_wall_violations, live_min_correct=self.live.min_correct,
-            loop_repeats=self.loops.repeats, loop_phrase_tokens=self.loops.phrase_tokens)
+            loops=self.loops)
         return [(b.field, b.message) for b in found]
 
-    def check_battery(self, source: Path | str, categories: Collection[str], n_items: int) -> None:
-        """Every configured category must be present (none skipped); the battery must be big enough."""
-        missing = [c for c in self.categories if c not in set(categories)]
+    def check_battery(self, battery: Battery) -> None:
+        """Every configured category must be present (none skipped); the battery must be big enough; under a
+        GLOSS v2 gate it must have GLOSS v2's structure (``forgegate.battery.structure``: caps, windows,
+        counts, walls), or the run would be a looser gate titled GLOSS EVAL v2."""
+        source, categories = battery.path, set(battery.categories())
+        missing = [c for c in self.categories if c not in categories]
         if missing:
             raise InputError(source, f"battery has no items in {', '.join(missing)}",
                              hint=f"gate '{self.name}' requires every category; no category may be skipped")
-        if n_items < self.min_items:
-            raise InputError(source, f"battery has {n_items} items, gate '{self.name}' requires at least "
+        if len(battery) < self.min_items:
+            raise InputError(source, f"battery has {len(battery)} items, gate '{self.name}' requires at least "
                              f"{self.min_items}")
+        breaches = structure_breaches(battery) if self.gloss_v2 else []
+        if breaches:
+            first, rest = breaches[0], breaches[1:]
+            more = "".join(f"; also {'line ' + str(b.line) + ': ' if b.line else ''}{b.message}" for b in rest)
+            raise InputError(source, f"not a GLOSS v2 battery: {first.message}{more}", line=first.line,
+                             field=first.field,
+                             hint=f"gate '{self.name}' is GLOSS v2; fix the battery to the spec's structure, or run "
+                                  "the same battery honestly under a copy of the gate config that says gloss_v2 = "
+                                  "false (its results then never say GLOSS EVAL v2 and never graduate)")
 
 
 def bundled_gate_config_path() -> Path:

@@ -10,19 +10,21 @@ its results never say "GLOSS EVAL v2" and never graduate.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from forgegate.core.gloss_v2 import (
     GLOSS_V2_CATEGORIES,
+    GLOSS_V2_WEIGHTS,
     LIVE_MAX_LOOPS,
     LIVE_MAX_WALL_VIOLATIONS,
     LIVE_MIN_CORRECT,
-    LOOP_PHRASE_TOKENS,
-    LOOP_REPEATS,
     MIN_CATEGORY_FLOOR,
     MIN_ITEMS,
     MIN_SIGMA_TOTAL,
 )
+from forgegate.core.loop_settings import LoopSettings
+from forgegate.gate.loop_strictness import looser_fields
 
 
 @dataclass(frozen=True)
@@ -34,17 +36,18 @@ class InvariantBreach:
 
 
 def invariant_breaches(
-    *, categories: tuple[str, ...], min_items: int, category_floor: float, sigma_total_min: float, wall_rule: bool,
-    live_max_loops: int, live_max_wall_violations: int, live_min_correct: int, loop_repeats: int,
-    loop_phrase_tokens: int,
+    *, weights: dict[str, float], min_items: int, category_floor: float, sigma_total_min: float, wall_rule: bool,
+    live_max_loops: int, live_max_wall_violations: int, live_min_correct: int, loops: LoopSettings,
 ) -> list[InvariantBreach]:
     """Every invariant these gate settings break (empty: a faithful GLOSS v2 gate)."""
     breaches: list[InvariantBreach] = []
-    missing = [c for c in GLOSS_V2_CATEGORIES if c not in categories]
+    missing = [c for c in GLOSS_V2_CATEGORIES if c not in weights]
     if missing:
         breaches.append(InvariantBreach(("weights",), f"drops GLOSS v2 categor{'y' if len(missing) == 1 else 'ies'} "
                                         f"{', '.join(missing)}: invariant 1, 'No category may be waived, weighted "
                                         "out, or skipped'"))
+    if not missing:
+        breaches.extend(_weight_breaches(weights))
     if min_items < MIN_ITEMS:
         breaches.append(InvariantBreach(("min_items",), f"{min_items} is below {MIN_ITEMS}: the battery's 'Total "
                                         "questions: minimum 80'"))
@@ -66,10 +69,16 @@ def invariant_breaches(
     if live_min_correct < LIVE_MIN_CORRECT:
         breaches.append(InvariantBreach(("live", "min_correct"), f"{live_min_correct} is below {LIVE_MIN_CORRECT}: "
                                         "the live test needs '>= 8/10 responses' correct"))
-    if loop_repeats > LOOP_REPEATS:
-        breaches.append(InvariantBreach(("loops", "repeats"), f"a loop needs {loop_repeats} repeats: invariant 3 "
-                                        "calls 'same token or short phrase repeated >= 3 times consecutively' a loop"))
-    if loop_phrase_tokens > LOOP_PHRASE_TOKENS:
-        breaches.append(InvariantBreach(("loops", "phrase_tokens"), f"a repeated phrase needs {loop_phrase_tokens} "
-                                        "tokens: RUNAWAY_LOOP is 'same phrase (>= 3 tokens) appears >= 3 times'"))
+    breaches.extend(InvariantBreach(("loops", name), message) for name, message in looser_fields(loops))
     return breaches
+
+
+def _weight_breaches(weights: dict[str, float]) -> list[InvariantBreach]:
+    """The spec's 13 weights must keep the ratios of its table: a config that adds categories scales all 13 by
+    one factor. LX-A at 0.88 and the other twelve at 0.01 would make sigma_total LX-A's score alone."""
+    scale = sum(weights[c] for c in GLOSS_V2_WEIGHTS) / sum(GLOSS_V2_WEIGHTS.values())
+    off = [c for c, w in GLOSS_V2_WEIGHTS.items() if not math.isclose(weights[c], w * scale, rel_tol=1e-6)]
+    return [InvariantBreach(("weights", c), f"{c} = {weights[c]:g} is not the spec's {GLOSS_V2_WEIGHTS[c]:g} "
+                            f"(x {scale:g}, the share the 13 keep): the weights stay as CATEGORY_WEIGHTS gives them; "
+                            "invariant 1, 'No category may be waived, weighted out, or skipped'")
+            for c in off]

@@ -1,4 +1,9 @@
-"""The graduation rules: battery PASS, live test PASS, GLOSS v2 gate, no loop, no unaccepted regression.
+"""The graduation rules: battery and live test PASS, GLOSS v2 gate, no loop, no v9 signature, no unaccepted regression.
+
+GLOSS v2's VERIFICATION CRITERIA are one procedure: the battery, "After battery PASS, run 10 live crew
+communication tasks", and "Before graduation ... --check-failure-modes ... Expected: all v9 failure mode
+signatures absent". So the signature rule is always one of graduation's reasons, and a live test that was not
+run (the battery did not PASS) is a reason too.
 
 ``forgegate.lineage.graduation`` measures (reads the results, pairs the runs, appends the
 record); this module decides: it turns those measurements into the reasons and their words.
@@ -6,13 +11,14 @@ record); this module decides: it turns those measurements into the reasons and t
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from forgegate.core.gloss_v2 import GLOSS_V2_CATEGORIES, GLOSS_V2_TITLE, MIN_CATEGORY_FLOOR, MIN_SIGMA_TOTAL
 from forgegate.core.modes import FailureMode
 from forgegate.core.verdict import Gate, Reason, Verdict
 from forgegate.gate.loop_rule import loop_reason
+from forgegate.gate.signatures import signature_reason
 
 GLOSS_V2_RULE = "gate is GLOSS v2"
 
@@ -68,12 +74,20 @@ def gloss_v2_reason(gate: GateUsed) -> Reason:
     return Reason(GLOSS_V2_RULE, Gate.PASS, f"gate config '{gate.name}' keeps GLOSS v2's invariants", numbers)
 
 
+def _live_reason(live_gate: Gate | None, battery_gate: Gate) -> Reason:
+    if live_gate is not None:
+        return Reason("live-test", _outcome(live_gate), f"live functional test gate {live_gate.value}")
+    return Reason("live-test", _outcome(battery_gate) if battery_gate != Gate.PASS else Gate.INCOMPLETE,
+                  "live functional test not run: GLOSS v2 runs it 'After battery PASS', and the battery gate was "
+                  f"{battery_gate.value}")
+
+
 def graduation_rules(
     *,
     battery_gate: Gate,
     sigma_total: float | None,
     failed_categories: Sequence[str],
-    live_gate: Gate,
+    live_gate: Gate | None,
     gate_used: GateUsed,
     labelled_items: Iterable[tuple[str, Iterable[str]]],
     baseline_why: str,
@@ -83,6 +97,7 @@ def graduation_rules(
     accept_regressions: Sequence[str],
     note: str | None,
     battery_trust: Reason,
+    signatures: Mapping[str, bool],
 ) -> GraduationRules:
     """Every rule of graduation as a Reason, and the word they decide.
 
@@ -91,15 +106,18 @@ def graduation_rules(
     comparable graduated version, ``baseline_why`` says why. A regression graduates only when it is
     named in ``accept_regressions`` (the caller requires ``note`` for that). ``battery_trust`` is
     ``forgegate.gate.battery_trust.battery_trust_reason`` on the lineage (GLOSS v2's "fix the eval").
+    ``signatures`` (``checks.signatures.signatures_present`` over both runs' items) is always judged: one v9
+    signature present refuses graduation. ``live_gate`` None: the live test was not run (the battery did not PASS).
     """
     reasons: list[Reason] = [
         Reason("battery-gate", _outcome(battery_gate),
                f"battery gate {battery_gate.value}, sigma_total="
                + ("n/a" if sigma_total is None else f"{sigma_total:.3f}")
                + (f", failed categories: {', '.join(failed_categories)}" if failed_categories else "")),
-        Reason("live-test", _outcome(live_gate), f"live functional test gate {live_gate.value}"),
+        _live_reason(live_gate, battery_gate),
         gloss_v2_reason(gate_used),
         loop_reason(labelled_items),
+        signature_reason(signatures),
     ]
     if battery_gate == Gate.PASS and live_gate == Gate.FAIL:
         reasons.append(Reason(FailureMode.EVAL_FALSE_POSITIVE, Gate.FAIL,

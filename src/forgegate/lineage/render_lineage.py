@@ -11,8 +11,8 @@ from rich.markup import escape
 from rich.measure import Measurement
 from rich.table import Table
 
-from forgegate.gate.battery_trust import EXCEPTION_OPTION, false_positive_versions
 from forgegate.lineage.record import Lineage
+from forgegate.lineage.track_record import track_records
 from forgegate.results import LineageRecord
 
 DOWN = "↓"
@@ -100,16 +100,9 @@ def _headers(categories: list[str]) -> list[str]:
             "failure modes", "regressions", "compared", "note"]
 
 
-def untrusted_battery_lines(lineage: Lineage) -> list[str]:
-    """One sentence per battery the lineage marked as not predicting live behaviour (an EVAL_FALSE_POSITIVE)."""
-    records = [r for _, r in lineage.records]
-    lines = []
-    for sha in dict.fromkeys(r.battery_sha256 for r in records):
-        versions = false_positive_versions(sha, records)
-        if versions:
-            lines.append(f"battery {sha[:16]}… does not predict live behaviour (EVAL_FALSE_POSITIVE: "
-                         f"{', '.join(versions)}): graduate refuses it until it changes, or {EXCEPTION_OPTION}")
-    return lines
+def track_record_lines(lineage: Lineage) -> list[str]:
+    """One sentence per battery: its PASSes, how many a live PASS followed, which versions slipped through."""
+    return [record.line() for record in track_records(lineage)]
 
 
 def lineage_markdown(lineage: Lineage) -> str:
@@ -123,7 +116,7 @@ def lineage_markdown(lineage: Lineage) -> str:
 
     lines = [fmt(headers), "|" + "|".join("---" for _ in headers) + "|"]
     lines += [fmt(_cells(row, categories)) for row in rows]
-    marked = untrusted_battery_lines(lineage)
+    marked = track_record_lines(lineage)
     lines += ["", *(f"- {line}" for line in marked)] if marked else []
     return "\n".join(lines) + "\n"
 
@@ -198,5 +191,5 @@ def lineage_table(lineage: Lineage, console: Console) -> Group:
     details += [escape(f"{row.record.version}  {row.record.date:%Y-%m-%d %H:%M} UTC, {row.comparability}; "
                       f"failure modes: {', '.join(row.record.failure_modes) or 'none'}; "
                       f"note: {_note(row)}") for row in rows]
-    details += [escape(line) for line in untrusted_battery_lines(lineage)]
+    details += [escape(line) for line in track_record_lines(lineage)]
     return Group(table, *details)

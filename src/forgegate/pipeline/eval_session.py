@@ -14,6 +14,7 @@ from forgegate.checks.loop_stop import loop_stop
 from forgegate.core.match_rule import MATCH_RULE
 from forgegate.gate.gloss_config import GateConfig, bundled_gate_config_path, load_gate_config
 from forgegate.jsonio import write_json_atomic
+from forgegate.lineage.marks import marks_for
 from forgegate.pipeline.gloss_scoring import ScoredRun, eval_result, record_last_gate, score_store
 from forgegate.pipeline.session_options import SessionOptions
 from forgegate.results import EvalResult
@@ -82,7 +83,7 @@ def prepare_session(options: SessionOptions) -> tuple[EvalSpec, GateConfig, str,
     else:
         battery = load_battery(options.battery or bundled_battery_path(),
                                categories=gate_config.categories)
-        gate_config.check_battery(battery.path, battery.categories(), len(battery.items))
+        gate_config.check_battery(battery)
     spec = EvalSpec(kind=options.kind, backend=options.backend, config=options.config, battery=battery,
                     seed=options.seed, temperature=options.temperature, top_p=options.top_p,
                     system=options.system)
@@ -113,7 +114,17 @@ async def run_session_async(options: SessionOptions) -> tuple[ScoredRun, EvalRes
     result = score_store(outcome.store_path, spec.battery, gate_config, gate_sha,
                          check_failure_modes=options.check_failure_modes)
     record_last_gate(outcome.store_path, result.gloss.verdict.gate)
-    return result, eval_result(result), outcome.summary
+    return result, _with_marks(eval_result(result), outcome.store_path.parent), outcome.summary
+
+
+def _with_marks(result: EvalResult, store_dir: Path) -> EvalResult:
+    """The result with the versions the store's battery marks name for its battery (GLOSS v2's 'fix the eval')."""
+    marks = marks_for(store_dir, result.battery.sha256)
+    if not marks:
+        return result
+    versions = list(dict.fromkeys(m.version for m in marks))
+    return result.model_copy(update={"battery": result.battery.model_copy(
+        update={"marked_false_positive": versions})})
 
 
 def run_session(options: SessionOptions) -> tuple[ScoredRun, EvalResult, ExecutionSummary]:

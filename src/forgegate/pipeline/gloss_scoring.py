@@ -15,6 +15,7 @@ from forgegate.checks import AnswerScore, score_item
 from forgegate.checks.loop_controls import run_loop_detector_controls
 from forgegate.checks.signatures import signatures_present
 from forgegate.checks.stop_distribution import STOP_CATEGORY, StopAnswer, StopDistribution, stop_distribution
+from forgegate.core.loop_settings import LOOP_RULE
 from forgegate.core.match_rule import MATCH_RULE
 from forgegate.core.modes import FailureMode
 from forgegate.core.records import StoredResponse
@@ -25,7 +26,6 @@ from forgegate.gate.controls import control_reason
 from forgegate.gate.gloss import GlossResult, ItemOutcome, category_result, gloss_verdict
 from forgegate.gate.gloss_config import GateConfig
 from forgegate.gate.live import live_verdict
-from forgegate.gate.loop_settings import LOOP_RULE
 from forgegate.gate.signatures import signature_reason
 from forgegate.pipeline.format_followup import format_followup
 from forgegate.pipeline.review import item_review

@@ -40,7 +40,7 @@ def gloss_inputs(loaded: LoadedPlan) -> GlossInputs:
     battery_path = (Path(bundled_battery_path()) if is_bundled(plan.fixture.battery)
                     else loaded.resolve(plan.fixture.battery))
     battery = load_battery(battery_path, categories=config.categories)
-    config.check_battery(battery.path, battery.categories(), len(battery.items))
+    config.check_battery(battery)
     seeds = plan.seed_list()
     if len(seeds) != 1:
         raise loaded.error(("seeds",), f"the gloss instrument scores each battery item once; the plan has "

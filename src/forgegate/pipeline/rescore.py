@@ -52,7 +52,7 @@ def rescore_stored_run(run: str, *, store_dir: Path | None, battery_path: Path |
     battery = load_battery(battery_path or Path(str(meta.battery_path)),
                            categories=None if kind == "live" else config.categories)
     if kind != "live":
-        config.check_battery(battery.path, battery.categories(), len(battery.items))
+        config.check_battery(battery)
     scored = score_store(path, battery, config, sha, check_failure_modes=check_failure_modes)
     if regated is None:  # a run re-gated under another config must not overwrite its own verdict
         record_last_gate(path, scored.gloss.verdict.gate)

@@ -9,11 +9,11 @@ from typing import Literal
 
 from forgegate.battery import Battery, load_battery
 from forgegate.checks import AnswerScore, score_item
+from forgegate.core.loop_settings import LoopSettings
 from forgegate.core.names import name_key, name_problem
 from forgegate.core.records import StoredResponse
 from forgegate.errors import ForgegateError, UsageError
 from forgegate.gate.gloss_config import parse_gate_config
-from forgegate.gate.loop_settings import LoopSettings
 from forgegate.results.eval import ItemReview, ReviewEntry
 from forgegate.store import ReviewDecision, RunMeta, RunStore
 

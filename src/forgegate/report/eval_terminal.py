@@ -27,6 +27,10 @@ def print_eval(result: EvalBody, console: Console, *, title: str = GLOSS_V2_TITL
                   f"run {result.run_id})")
     console.print(f"battery {escape(battery.path)} sha256 {battery.sha256[:16]}… "
                   f"({battery.items} items); gate config {config.name}")
+    marked = getattr(battery, "marked_false_positive", [])
+    if marked:
+        console.print(f"[bold red]warning:[/] this battery passed {escape(', '.join(marked))} and the live test failed "
+                      "(EVAL_FALSE_POSITIVE): it 'is broken and must be updated before the next forge' (GLOSS v2)")
     if result.model_digest:
         console.print(f"model digest {result.model_digest}")
     console.print("Category scores:")

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+from pydantic import Field
+
 from forgegate.core.verdict import Gate
 from forgegate.results.base import Gated, ReviewSchemaVersion, Strict
 
@@ -22,6 +24,9 @@ class BatteryRef(Strict):
     path: str
     sha256: str
     items: int
+    marked_false_positive: list[str] = Field(default_factory=list)
+    """Versions a lineage recorded as EVAL_FALSE_POSITIVE on these battery bytes (the store's battery marks,
+    ``forgegate.lineage.marks``): GLOSS v2 says the battery 'is broken and must be updated before the next forge'."""
 
 
 class GateConfigRef(Strict):

@@ -49,6 +49,10 @@ class LineageRecord(_Frozen):
     model_digest: str | None
     run_id: str | None
     live_run_id: str | None
+    live_battery_sha256: str | None = None
+    """The sha256 of the live test's battery (None: not run, or a record written before it was kept)."""
+    live_battery_declared: str | None = None
+    """The operator's declaration when the live test was not GLOSS v2's own 10 tasks (``--declare-live-battery``)."""
     battery_sha256: str
     gate_config_name: str
     gate_config_sha256: str

@@ -1,7 +1,9 @@
 """The loop detector's settings: the ``[loops]`` table of a gate config, GLOSS v2's rule as the defaults.
 
-They live with the gate config (a file the user writes, read by ``gate/``); the detector in
-``forgegate.checks.loops`` reads them from here.
+A gate config (a file the user writes) holds them as its ``[loops]`` table; they live in ``core`` so that
+the detector in ``forgegate.checks.loops`` reads them without importing ``gate/``. Which direction
+of each field is stricter, and the rule that a GLOSS v2 config may move a field only that way, is
+``forgegate.gate.loop_strictness``.
 
 The spec's rule (invariant 3, RUNAWAY_LOOP, the identity hard abort): the same token, or the same
 phrase of >= 3 tokens, repeated >= 3 times in a row is a loop, and so is a run such as ``αααα``.
@@ -17,12 +19,12 @@ from typing import Any
 from pydantic import Field
 
 from forgegate.core.gloss_v2 import LOOP_PHRASE_TOKENS, LOOP_REPEATS
-from forgegate.userfile import UserFileModel
+from forgegate.core.strict_model import StrictModel
 
 
-class LoopSettings(UserFileModel):
+class LoopSettings(StrictModel):
     """What counts as a loop. ``LoopSettings()`` is the GLOSS v2 rule; a gate config's ``[loops]`` may
-    change any field (a GLOSS v2 config may not loosen ``repeats`` or ``phrase_tokens``)."""
+    change any field (a GLOSS v2 config only in its stricter direction: ``forgegate.gate.loop_strictness``)."""
 
     repeats: int = Field(default=LOOP_REPEATS, ge=2)
     """A token or phrase coming round this many times in a row is a loop ("repeated >= 3 times")."""
