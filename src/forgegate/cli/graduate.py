@@ -44,11 +44,13 @@ def register(app: typer.Typer) -> None:
         from forgegate.lineage import decide_graduation
         from forgegate.pipeline.eval_session import run_session
 
-        _, battery_result, summary = run_session(session_options("eval", kw, kw["battery"]))
-        report_summary(summary)
+        battery_session = run_session(session_options("eval", kw, kw["battery"]))
+        report_summary(battery_session.summary)
+        battery_result = battery_session.result
         finish(battery_result, None, GLOSS_V2_TITLE)
-        _, live_result, summary = run_session(session_options("live", kw, kw["live_battery"]))
-        report_summary(summary)
+        live_session = run_session(session_options("live", kw, kw["live_battery"]))
+        report_summary(live_session.summary)
+        live_result = live_session.result
         finish(live_result, None, "GLOSS LIVE TEST")
         decision = decide_graduation(kw["version"], battery_result, live_result, kw["lineage"],
                                      kw["accept_regression"] or [], kw["note"],
