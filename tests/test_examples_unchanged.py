@@ -3,7 +3,9 @@
 Each case runs a real command on the bundled examples (``examples/``, ``data/texts``) through the console entry's
 handler, in this process, and compares its exit code and its ``--json`` file, byte for byte once the run's own
 time, version and temporary folder are blanked, with ``tests/data/golden/NAME.json``. The copies were written by
-the code before the refactor (commit 1222c9c); a change to any verdict, reason, number or field shows here.
+the code before the refactor (commit 1222c9c); a change to any verdict, reason, number or field shows here. One
+change was meant: ``checkpoints`` and ``fixture_build`` gained ``kind`` and ``schema_version`` (issue 34, item 3:
+every ``--json`` a registered result kind), every other field as before (CHANGELOG.md).
 
 Generation goes to the fake Ollama server with scripted answers (the examples' eval and live test): what is
 compared is everything after the model answered, and a real model would make this a slow test.

@@ -125,11 +125,12 @@ def checkpoints(
     from forgegate.jsonio import write_json_atomic
     from forgegate.metrics import checkpoint_ties, read_trainer_state
     from forgegate.report.metrics_terminal import print_checkpoints
+    from forgegate.results.checkpoints import CheckpointTiesResult
 
-    ties = checkpoint_ties(read_trainer_state(trainer_state))
+    result = CheckpointTiesResult.of(checkpoint_ties(read_trainer_state(trainer_state)))
     if json_out is not None:
-        write_json_atomic(json_out, ties.to_json())
-    print_checkpoints(ties, console)
+        write_json_atomic(json_out, result.to_json())
+    print_checkpoints(result, console)
 
 
 def fixture_build(
@@ -149,6 +150,7 @@ def fixture_build(
     from forgegate.jsonio import write_json_atomic
     from forgegate.metrics.damage import parse_band
     from forgegate.report.metrics_terminal import print_fixture
+    from forgegate.results.fixture_build import FixtureBuildResult
 
     rows = read_pairs(pairs)
     build = build_fixture(rows, split=split, n=n, band=parse_band(band), seed=seed, source=str(pairs))
@@ -157,9 +159,10 @@ def fixture_build(
                    encoding="utf-8")
     if reference_out is not None:
         reference_out.write_text(split_responses(rows, split) + "\n", encoding="utf-8")
+    result = FixtureBuildResult.of(build, pairs=str(pairs), out=str(out))
     if json_out is not None:
-        write_json_atomic(json_out, {**build.to_json(), "pairs": str(pairs), "out": str(out)})
-    print_fixture(build, console, str(out))
+        write_json_atomic(json_out, result.to_json())
+    print_fixture(result, console)
 
 
 def register(app: typer.Typer) -> None:
