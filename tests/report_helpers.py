@@ -189,7 +189,9 @@ def arm_payloads() -> dict[str, Any]:
                          segment_words=1000, n_features=200)
     memo = memorization_report(corpus, gens, control="base", candidate="tuned", n=8, hit_rate_margin=0.0,
                                max_margin=0, rng=np.random.default_rng(3), passages=10)
-    damage = damage_report(gens, (60, 150), control="base", candidate="tuned")
+    from forgegate.pipeline.axes import gate_damage
+
+    damage = gate_damage(damage_report(gens, (60, 150), control="base", candidate="tuned"))
     return {"voice": voice, "memorization": memo, "damage": damage}
 
 

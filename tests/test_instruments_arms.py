@@ -7,6 +7,7 @@ from instruments_helpers import arm_from_novel, novel
 
 from forgegate.core.verdict import Gate, Reason, Verdict
 from forgegate.gate.arms import arms_verdict, gate_label
+from forgegate.gate.damage import damage_verdict
 from forgegate.metrics import damage_report, memorization_report, voice_report
 
 
@@ -55,7 +56,7 @@ def test_real_reports_with_voice_fail_and_clean_copying_and_damage_are_hold() ->
                          segment_words=1000)
     memorization = memorization_report([novel("austen-emma.txt")], gens, control="base", candidate="ckpt",
                                        hit_rate_margin=0.02, max_margin=4, rng=np.random.default_rng(0))
-    damage = damage_report(gens, (90, 150), control="base", candidate="ckpt")
+    damage = damage_verdict(damage_report(gens, (90, 150), control="base", candidate="ckpt"))
     assert (voice.verdict.gate, memorization.verdict.gate, damage.verdict.gate) == (Gate.FAIL, Gate.PASS,
                                                                                      Gate.PASS)
     verdict = arms_verdict(voice.verdict, memorization.verdict, damage.verdict)

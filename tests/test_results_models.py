@@ -18,8 +18,6 @@ from forgegate.results import (
     KINDS,
     MODELS,
     SCHEMA_VERSION,
-    DamageAxis,
-    DamageResult,
     EvalResult,
     LineageRecord,
     MemorizationResult,
@@ -95,7 +93,7 @@ def test_writers_produce_the_versioned_contract_and_it_round_trips(eval_payload:
                                                                     tmp_path: Path) -> None:
     written = [eval_payload, VoiceResult.of(arms["voice"]).model_dump(mode="json"),
                MemorizationResult.of(arms["memorization"], ["corpus.txt"], 0).model_dump(mode="json"),
-               DamageResult.of(arms["damage"]).model_dump(mode="json"),
+               arms["damage"].result().model_dump(mode="json"),
                SemanticMetricsResult.of(semantic_payload(tmp_path)).model_dump(mode="json")]
     assert [w["kind"] for w in written] == ["eval", "voice", "memorization", "damage", "semantic"]
     for payload in written:
@@ -115,7 +113,7 @@ def _kept(old: Any, new: Any) -> bool:
 def test_every_field_of_the_unversioned_contract_is_kept(eval_payload: dict[str, Any], arms: dict[str, Any]) -> None:
     """Version 1 adds kind and schema_version (and nulls for optional provenance); nothing is renamed or lost."""
     for old, new in ((VoiceAxis.from_report(arms["voice"]).to_json(), VoiceResult.of(arms["voice"]).to_json()),
-                     (DamageAxis.from_report(arms["damage"]).to_json(), DamageResult.of(arms["damage"]).to_json())):
+                     (arms["damage"].axis().to_json(), arms["damage"].result().to_json())):
         assert set(new) - set(old) == {"kind", "schema_version"}
         assert _kept(old, new)
     expected = {"forgegate_version", "run_id", "kind", "model", "backend", "model_digest", "seed", "sampling",

@@ -103,14 +103,14 @@ def damage(
     from forgegate.jsonio import write_json_atomic
     from forgegate.metrics import damage_report, load_generations, require_arms
     from forgegate.metrics.damage import parse_band, parse_metrics
+    from forgegate.pipeline.axes import gate_damage
     from forgegate.report.metrics_terminal import print_damage
-    from forgegate.results import DamageResult
 
     chosen = parse_metrics(metrics)
     gens = load_generations(generations)
     require_arms(gens, (control, candidate), source=str(generations))
     report = damage_report(gens, parse_band(band), control=control, candidate=candidate, metrics=chosen)
-    result = DamageResult.of(report)
+    result = gate_damage(report).result()
     if json_out is not None:
         write_json_atomic(json_out, result.to_json())
     print_damage(result, console)

@@ -23,11 +23,12 @@ from forgegate.gate.plan import (
     unscored_instrument_reason,
 )
 from forgegate.gate.ship import Contender, ShipDecision, ship_choice
-from forgegate.metrics.damage import DamageReport, damage_report
+from forgegate.metrics.damage import damage_report
 from forgegate.metrics.memorization import MemorizationReport, memorization_report
 from forgegate.metrics.ngram_index import NgramIndex
 from forgegate.metrics.texts import read_text
 from forgegate.metrics.voice import VoiceReport, voice_report
+from forgegate.pipeline.axes import GatedDamage, gate_damage
 from forgegate.pipeline.plan_generate import PlanGenerations
 from forgegate.pipeline.plan_gloss import GlossOutcome, score_gloss
 from forgegate.pipeline.plan_semantic import SemanticOutcome, endpoint_value, score_semantic
@@ -35,7 +36,6 @@ from forgegate.plan import PlanComparison
 from forgegate.plan.instruments import INSTRUMENT_NAMES as RUN_INSTRUMENTS
 from forgegate.plan.preflight import Tiebreak, tied_candidates
 from forgegate.results import (
-    DamageAxis,
     MemorizationAxis,
     PlanRunResult,
     ReasonModel,
@@ -60,7 +60,7 @@ class ScoredComparison:
     comparison: PlanComparison
     voice: VoiceReport | None
     memorization: MemorizationReport | None
-    damage: DamageReport | None
+    damage: GatedDamage | None
     verdict: Verdict
     primary_value: dict[str, Any] | None = None
     """The primary endpoint's number when it is a semantic or gloss endpoint (the axes carry their own)."""
@@ -71,7 +71,7 @@ class ScoredComparison:
             control=c.control, candidate=c.candidate, primary=c.primary, primary_value=self.primary_value,
             voice=VoiceAxis.from_report(self.voice) if self.voice else None,
             memorization=MemorizationAxis.from_report(self.memorization) if self.memorization else None,
-            damage=DamageAxis.from_report(self.damage) if self.damage else None,
+            damage=self.damage.axis() if self.damage else None,
             gate=self.verdict.gate, label=gate_label(self.verdict.gate), reasons=reason_models(self.verdict))
 
 
@@ -200,8 +200,8 @@ def score_plan(gens: PlanGenerations) -> PlanResult:
                                       rng=np.random.default_rng(m.control_seed), index=index,
                                       passages=m.passages)
         if inst.damage is not None:
-            dmg = damage_report(generations, inst.damage.band, control=comp.control, candidate=comp.candidate,
-                                metrics=inst.damage.metrics)
+            dmg = gate_damage(damage_report(generations, inst.damage.band, control=comp.control,
+                                            candidate=comp.candidate, metrics=inst.damage.metrics))
         extra, value = _primary_part(comp, semantic, gloss)
         verdict = comparison_verdict(voice.verdict if voice else None, mem.verdict if mem else None,
                                      dmg.verdict if dmg else None, extra)

@@ -1,0 +1,42 @@
+"""The arm axes carried from instrument to gate: a measurement and the verdict ``gate/`` gives it, kept together.
+
+The instruments (``metrics/``) measure and return numbers only; this is where the pipeline hands those numbers to
+their rule in ``gate/`` and keeps both for the result (``forgegate run`` and the standalone axis commands).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from forgegate.core.verdict import Gate, Verdict
+from forgegate.gate.damage import DamageVerdict, damage_verdict
+from forgegate.metrics.damage import DamageReport
+from forgegate.results.damage import DamageAxis, DamageResult
+
+
+@dataclass(frozen=True)
+class GatedDamage:
+    """Axis C: what ``metrics.damage`` measured and what ``gate.damage`` decided on it."""
+
+    report: DamageReport
+    decided: DamageVerdict
+
+    @property
+    def verdict(self) -> Verdict:
+        return self.decided.verdict
+
+    def axis(self) -> DamageAxis:
+        """The axis as a plan comparison carries it."""
+        return DamageAxis.from_report(self.report, self.verdict, self._outcomes())
+
+    def result(self) -> DamageResult:
+        """``forgegate damage --json``."""
+        return DamageResult.of(self.report, self.verdict, self._outcomes())
+
+    def _outcomes(self) -> dict[str, Gate]:
+        return {name: reason.outcome for name, reason in self.decided.by_metric.items()}
+
+
+def gate_damage(report: DamageReport) -> GatedDamage:
+    """Hand axis C's measurements to its rule."""
+    return GatedDamage(report, damage_verdict(report))
