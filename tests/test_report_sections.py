@@ -8,7 +8,7 @@ import pytest
 from report_helpers import arm_payloads, parse, plan_payload, semantic_payload
 
 from forgegate.report import render_html
-from forgegate.results import MemorizationAxis, VoiceAxis, parse_result
+from forgegate.results import VoiceAxis, parse_result
 
 WHEN = "2026-01-02T03:04:05+00:00"
 
@@ -54,7 +54,7 @@ def test_voice_strip_plot_draws_each_seed_and_both_floors(reports: dict) -> None
 
 
 def test_memorisation_table_puts_the_positive_control_beside_the_arms(reports: dict) -> None:
-    memo = MemorizationAxis.from_report(reports["memorization"]).to_json()
+    memo = reports["memorization"].axis().to_json()
     page = render_html(memo, rendered_at=WHEN)
     rows = page.split("verbatim n-gram hits")[1].split("</table>")[0]
     cells = "".join(parse(rows).text)
@@ -74,12 +74,12 @@ def test_damage_axis_draws_one_strip_plot_per_metric(reports: dict) -> None:
 
 def test_single_axis_jsons_are_recognised(reports: dict) -> None:
     """Unversioned axis JSON (what 0.1.0 wrote) is upgraded to its model; the versioned one says its kind."""
-    from forgegate.results import MemorizationResult, VoiceResult
+    from forgegate.results import VoiceResult
 
-    unversioned = [VoiceAxis.from_report(reports["voice"]), MemorizationAxis.from_report(reports["memorization"]),
+    unversioned = [VoiceAxis.from_report(reports["voice"]), reports["memorization"].axis(),
                    reports["damage"].axis()]
     assert [parse_result(r.to_json()).kind for r in unversioned] == ["voice", "memorization", "damage"]
-    typed = [VoiceResult.of(reports["voice"]), MemorizationResult.of(reports["memorization"]),
+    typed = [VoiceResult.of(reports["voice"]), reports["memorization"].result(),
              reports["damage"].result()]
     assert [parse_result(t.model_dump(mode="json")).kind for t in typed] == ["voice", "memorization", "damage"]
 

@@ -20,7 +20,6 @@ from forgegate.results import (
     SCHEMA_VERSION,
     EvalResult,
     LineageRecord,
-    MemorizationResult,
     SemanticMetricsResult,
     VoiceAxis,
     VoiceResult,
@@ -92,7 +91,7 @@ def test_every_example_result_in_the_repo_validates_against_its_model() -> None:
 def test_writers_produce_the_versioned_contract_and_it_round_trips(eval_payload: dict[str, Any], arms: dict[str, Any],
                                                                     tmp_path: Path) -> None:
     written = [eval_payload, VoiceResult.of(arms["voice"]).model_dump(mode="json"),
-               MemorizationResult.of(arms["memorization"], ["corpus.txt"], 0).model_dump(mode="json"),
+               arms["memorization"].result(["corpus.txt"], 0).model_dump(mode="json"),
                arms["damage"].result().model_dump(mode="json"),
                SemanticMetricsResult.of(semantic_payload(tmp_path)).model_dump(mode="json")]
     assert [w["kind"] for w in written] == ["eval", "voice", "memorization", "damage", "semantic"]

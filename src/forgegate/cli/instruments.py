@@ -74,8 +74,8 @@ def memorization(
 
     from forgegate.jsonio import write_json_atomic
     from forgegate.metrics import load_generations, memorization_report, read_text, require_arms
+    from forgegate.pipeline.axes import gate_memorization
     from forgegate.report.metrics_terminal import print_memorization
-    from forgegate.results import MemorizationResult
 
     gens = load_generations(generations)
     require_arms(gens, (control, candidate), source=str(generations))
@@ -83,7 +83,7 @@ def memorization(
     report = memorization_report(documents, gens, control=control, candidate=candidate, n=n,
                                  hit_rate_margin=hit_rate_margin, max_margin=max_margin,
                                  rng=np.random.default_rng(control_seed), passages=passages)
-    result = MemorizationResult.of(report, [str(p) for p in corpus], control_seed)
+    result = gate_memorization(report).result([str(p) for p in corpus], control_seed)
     if json_out is not None:
         write_json_atomic(json_out, result.to_json())
     print_memorization(result, console)

@@ -10,8 +10,11 @@ from dataclasses import dataclass
 
 from forgegate.core.verdict import Gate, Verdict
 from forgegate.gate.damage import DamageVerdict, damage_verdict
+from forgegate.gate.memorization import memorization_verdict
 from forgegate.metrics.damage import DamageReport
+from forgegate.metrics.memorization import MemorizationReport
 from forgegate.results.damage import DamageAxis, DamageResult
+from forgegate.results.memorization import MemorizationAxis, MemorizationResult
 
 
 @dataclass(frozen=True)
@@ -40,3 +43,24 @@ class GatedDamage:
 def gate_damage(report: DamageReport) -> GatedDamage:
     """Hand axis C's measurements to its rule."""
     return GatedDamage(report, damage_verdict(report))
+
+
+@dataclass(frozen=True)
+class GatedMemorization:
+    """Axis B: what ``metrics.memorization`` measured (with both controls) and what ``gate.memorization`` decided."""
+
+    report: MemorizationReport
+    verdict: Verdict
+
+    def axis(self) -> MemorizationAxis:
+        """The axis as a plan comparison carries it."""
+        return MemorizationAxis.from_report(self.report, self.verdict)
+
+    def result(self, corpus: list[str] | None = None, control_seed: int | None = None) -> MemorizationResult:
+        """``forgegate memorization --json``: the axis, the corpus files and the control seed."""
+        return MemorizationResult.of(self.report, self.verdict, corpus, control_seed)
+
+
+def gate_memorization(report: MemorizationReport) -> GatedMemorization:
+    """Hand axis B's measurements to its rule."""
+    return GatedMemorization(report, memorization_verdict(report))

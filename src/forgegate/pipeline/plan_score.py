@@ -24,11 +24,11 @@ from forgegate.gate.plan import (
 )
 from forgegate.gate.ship import Contender, ShipDecision, ship_choice
 from forgegate.metrics.damage import damage_report
-from forgegate.metrics.memorization import MemorizationReport, memorization_report
+from forgegate.metrics.memorization import memorization_report
 from forgegate.metrics.ngram_index import NgramIndex
 from forgegate.metrics.texts import read_text
 from forgegate.metrics.voice import VoiceReport, voice_report
-from forgegate.pipeline.axes import GatedDamage, gate_damage
+from forgegate.pipeline.axes import GatedDamage, GatedMemorization, gate_damage, gate_memorization
 from forgegate.pipeline.plan_generate import PlanGenerations
 from forgegate.pipeline.plan_gloss import GlossOutcome, score_gloss
 from forgegate.pipeline.plan_semantic import SemanticOutcome, endpoint_value, score_semantic
@@ -36,7 +36,6 @@ from forgegate.plan import PlanComparison
 from forgegate.plan.instruments import INSTRUMENT_NAMES as RUN_INSTRUMENTS
 from forgegate.plan.preflight import Tiebreak, tied_candidates
 from forgegate.results import (
-    MemorizationAxis,
     PlanRunResult,
     ReasonModel,
     VoiceAxis,
@@ -59,7 +58,7 @@ class ScoredComparison:
 
     comparison: PlanComparison
     voice: VoiceReport | None
-    memorization: MemorizationReport | None
+    memorization: GatedMemorization | None
     damage: GatedDamage | None
     verdict: Verdict
     primary_value: dict[str, Any] | None = None
@@ -70,7 +69,7 @@ class ScoredComparison:
         return ComparisonEntry(
             control=c.control, candidate=c.candidate, primary=c.primary, primary_value=self.primary_value,
             voice=VoiceAxis.from_report(self.voice) if self.voice else None,
-            memorization=MemorizationAxis.from_report(self.memorization) if self.memorization else None,
+            memorization=self.memorization.axis() if self.memorization else None,
             damage=self.damage.axis() if self.damage else None,
             gate=self.verdict.gate, label=gate_label(self.verdict.gate), reasons=reason_models(self.verdict))
 
@@ -195,10 +194,10 @@ def score_plan(gens: PlanGenerations) -> PlanResult:
                                  reference_label=inst.voice.reference)
         if inst.memorization is not None:
             m = inst.memorization
-            mem = memorization_report(documents, generations, control=comp.control, candidate=comp.candidate,
-                                      n=m.n, hit_rate_margin=m.hit_rate_margin, max_margin=m.max_margin,
-                                      rng=np.random.default_rng(m.control_seed), index=index,
-                                      passages=m.passages)
+            mem = gate_memorization(memorization_report(
+                documents, generations, control=comp.control, candidate=comp.candidate, n=m.n,
+                hit_rate_margin=m.hit_rate_margin, max_margin=m.max_margin,
+                rng=np.random.default_rng(m.control_seed), index=index, passages=m.passages))
         if inst.damage is not None:
             dmg = gate_damage(damage_report(generations, inst.damage.band, control=comp.control,
                                             candidate=comp.candidate, metrics=inst.damage.metrics))
