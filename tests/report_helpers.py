@@ -185,8 +185,10 @@ def arm_payloads() -> dict[str, Any]:
                 gens.append(Generation(arm=arm, seed=seed, text=text, item=f"b{k}",
                                        finish="length" if k == 0 else "stop"))
     corpus = [" ".join(read_text(TEXTS / "austen-pride-and-prejudice.txt").text.split()[:20000])]
-    voice = voice_report("Austen <b>&amp;</b>", reference, gens, control="base", candidate="tuned",
-                         segment_words=1000, n_features=200)
+    from forgegate.pipeline.axes import gate_voice
+
+    voice = gate_voice(voice_report("Austen <b>&amp;</b>", reference, gens, control="base", candidate="tuned",
+                                    segment_words=1000, n_features=200))
     from forgegate.pipeline.axes import gate_memorization
 
     memo = gate_memorization(memorization_report(corpus, gens, control="base", candidate="tuned", n=8,

@@ -8,7 +8,7 @@ import pytest
 from report_helpers import arm_payloads, parse, plan_payload, semantic_payload
 
 from forgegate.report import render_html
-from forgegate.results import VoiceAxis, parse_result
+from forgegate.results import parse_result
 
 WHEN = "2026-01-02T03:04:05+00:00"
 
@@ -38,7 +38,7 @@ def test_plan_report_has_the_three_axis_row_and_its_verdict(reports: dict) -> No
 
 
 def test_voice_strip_plot_draws_each_seed_and_both_floors(reports: dict) -> None:
-    voice = VoiceAxis.from_report(reports["voice"]).to_json()  # unversioned, as 0.1.0 wrote it
+    voice = reports["voice"].axis().to_json()  # unversioned, as 0.1.0 wrote it
     page = render_html(voice, rendered_at=WHEN)
     svgs = [s.split("</svg>")[0] for s in page.split("<svg")[1:]]
     assert len(svgs) == 1
@@ -74,12 +74,11 @@ def test_damage_axis_draws_one_strip_plot_per_metric(reports: dict) -> None:
 
 def test_single_axis_jsons_are_recognised(reports: dict) -> None:
     """Unversioned axis JSON (what 0.1.0 wrote) is upgraded to its model; the versioned one says its kind."""
-    from forgegate.results import VoiceResult
 
-    unversioned = [VoiceAxis.from_report(reports["voice"]), reports["memorization"].axis(),
+    unversioned = [reports["voice"].axis(), reports["memorization"].axis(),
                    reports["damage"].axis()]
     assert [parse_result(r.to_json()).kind for r in unversioned] == ["voice", "memorization", "damage"]
-    typed = [VoiceResult.of(reports["voice"]), reports["memorization"].result(),
+    typed = [reports["voice"].result(), reports["memorization"].result(),
              reports["damage"].result()]
     assert [parse_result(t.model_dump(mode="json")).kind for t in typed] == ["voice", "memorization", "damage"]
 

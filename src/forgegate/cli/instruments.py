@@ -37,8 +37,8 @@ def voice(
     from forgegate.jsonio import write_json_atomic
     from forgegate.metrics import load_generations, read_text, require_arms, voice_report
     from forgegate.metrics.voice import parse_floor_rule
+    from forgegate.pipeline.axes import gate_voice
     from forgegate.report.metrics_terminal import print_voice
-    from forgegate.results import VoiceResult
 
     rule = parse_floor_rule(floor)
     gens = load_generations(generations)
@@ -48,7 +48,7 @@ def voice(
                           n_features=features, folds=folds, floor_rule=rule,
                           contrasts={str(p): read_text(p).text for p in contrast},
                           reference_label=", ".join(map(str, reference)))
-    result = VoiceResult.of(report, [str(p) for p in reference])
+    result = gate_voice(report).result([str(p) for p in reference])
     if json_out is not None:
         write_json_atomic(json_out, result.to_json())
     print_voice(result, console)

@@ -11,10 +11,13 @@ from dataclasses import dataclass
 from forgegate.core.verdict import Gate, Verdict
 from forgegate.gate.damage import DamageVerdict, damage_verdict
 from forgegate.gate.memorization import memorization_verdict
+from forgegate.gate.voice import voice_verdict
 from forgegate.metrics.damage import DamageReport
 from forgegate.metrics.memorization import MemorizationReport
+from forgegate.metrics.voice import VoiceReport
 from forgegate.results.damage import DamageAxis, DamageResult
 from forgegate.results.memorization import MemorizationAxis, MemorizationResult
+from forgegate.results.voice import VoiceAxis, VoiceResult
 
 
 @dataclass(frozen=True)
@@ -64,3 +67,24 @@ class GatedMemorization:
 def gate_memorization(report: MemorizationReport) -> GatedMemorization:
     """Hand axis B's measurements to its rule."""
     return GatedMemorization(report, memorization_verdict(report))
+
+
+@dataclass(frozen=True)
+class GatedVoice:
+    """Axis A: what ``metrics.voice`` measured (with its controls) and what ``gate.voice`` decided."""
+
+    report: VoiceReport
+    verdict: Verdict
+
+    def axis(self) -> VoiceAxis:
+        """The axis as a plan comparison carries it."""
+        return VoiceAxis.from_report(self.report, self.verdict)
+
+    def result(self, reference_paths: list[str] | None = None) -> VoiceResult:
+        """``forgegate voice --json``."""
+        return VoiceResult.of(self.report, self.verdict, reference_paths)
+
+
+def gate_voice(report: VoiceReport) -> GatedVoice:
+    """Hand axis A's measurements to its rule."""
+    return GatedVoice(report, voice_verdict(report))

@@ -27,8 +27,15 @@ from forgegate.metrics.damage import damage_report
 from forgegate.metrics.memorization import memorization_report
 from forgegate.metrics.ngram_index import NgramIndex
 from forgegate.metrics.texts import read_text
-from forgegate.metrics.voice import VoiceReport, voice_report
-from forgegate.pipeline.axes import GatedDamage, GatedMemorization, gate_damage, gate_memorization
+from forgegate.metrics.voice import voice_report
+from forgegate.pipeline.axes import (
+    GatedDamage,
+    GatedMemorization,
+    GatedVoice,
+    gate_damage,
+    gate_memorization,
+    gate_voice,
+)
 from forgegate.pipeline.plan_generate import PlanGenerations
 from forgegate.pipeline.plan_gloss import GlossOutcome, score_gloss
 from forgegate.pipeline.plan_semantic import SemanticOutcome, endpoint_value, score_semantic
@@ -38,7 +45,6 @@ from forgegate.plan.preflight import Tiebreak, tied_candidates
 from forgegate.results import (
     PlanRunResult,
     ReasonModel,
-    VoiceAxis,
     reason_models,
 )
 from forgegate.results.base import REVIEW_SCHEMA_VERSION
@@ -57,7 +63,7 @@ class ScoredComparison:
     """One plan comparison after scoring: each axis's report and the verdict (its JSON is a ``ComparisonEntry``)."""
 
     comparison: PlanComparison
-    voice: VoiceReport | None
+    voice: GatedVoice | None
     memorization: GatedMemorization | None
     damage: GatedDamage | None
     verdict: Verdict
@@ -68,7 +74,7 @@ class ScoredComparison:
         c = self.comparison
         return ComparisonEntry(
             control=c.control, candidate=c.candidate, primary=c.primary, primary_value=self.primary_value,
-            voice=VoiceAxis.from_report(self.voice) if self.voice else None,
+            voice=self.voice.axis() if self.voice else None,
             memorization=self.memorization.axis() if self.memorization else None,
             damage=self.damage.axis() if self.damage else None,
             gate=self.verdict.gate, label=gate_label(self.verdict.gate), reasons=reason_models(self.verdict))
@@ -187,11 +193,11 @@ def score_plan(gens: PlanGenerations) -> PlanResult:
     for comp in plan.comparisons:
         voice = mem = dmg = None
         if inst.voice is not None and reference is not None and plan.author is not None:
-            voice = voice_report(plan.author, reference, generations, control=comp.control,
-                                 candidate=comp.candidate, segment_words=inst.voice.segment_words,
-                                 n_features=inst.voice.n_features, folds=inst.voice.folds,
-                                 floor_rule=inst.voice.floor, contrasts=contrasts,
-                                 reference_label=inst.voice.reference)
+            voice = gate_voice(voice_report(plan.author, reference, generations, control=comp.control,
+                                            candidate=comp.candidate, segment_words=inst.voice.segment_words,
+                                            n_features=inst.voice.n_features, folds=inst.voice.folds,
+                                            floor_rule=inst.voice.floor, contrasts=contrasts,
+                                            reference_label=inst.voice.reference))
         if inst.memorization is not None:
             m = inst.memorization
             mem = gate_memorization(memorization_report(
