@@ -4,8 +4,9 @@ Each case runs a real command on the bundled examples (``examples/``, ``data/tex
 handler, in this process, and compares its exit code and its ``--json`` file, byte for byte once the run's own
 time, version and temporary folder are blanked, with ``tests/data/golden/NAME.json``. The copies were written by
 the code before the refactor (commit 1222c9c); a change to any verdict, reason, number or field shows here. One
-change was meant: ``checkpoints`` and ``fixture_build`` gained ``kind`` and ``schema_version`` (issue 34, item 3:
-every ``--json`` a registered result kind), every other field as before (CHANGELOG.md).
+change was meant: ``checkpoints``, ``fixture_build`` and ``battery_check`` gained ``kind`` and
+``schema_version`` (issue 34, item 3: every ``--json`` a registered result kind), every other field as before
+(CHANGELOG.md).
 
 Generation goes to the fake Ollama server with scripted answers (the examples' eval and live test): what is
 compared is everything after the model answered, and a real model would make this a slow test.
@@ -114,6 +115,10 @@ def fixture_build(tmp: Path) -> list[str]:
                 "--seed", "11", "--out", str(tmp / "fixture.jsonl"))
 
 
+def battery_check(tmp: Path) -> list[str]:
+    return _run(tmp, "battery", "check", str(EXAMPLES / "batteries" / "tiny.jsonl"))
+
+
 def audit_loops(tmp: Path) -> list[str]:
     return _run(tmp, "audit", "loops", str(EXAMPLES / "audit" / "gloss_corpus.jsonl"))
 
@@ -136,7 +141,7 @@ def audit_leak(tmp: Path) -> list[str]:
 
 CASES: dict[str, Case] = {case.__name__: case for case in (
     eval_tiny_pass, eval_tiny_fail, live_pass, voice, memorization, damage, checkpoints, fixture_build,
-    audit_loops, audit_format, audit_contamination, audit_leak)}
+    battery_check, audit_loops, audit_format, audit_contamination, audit_leak)}
 
 
 def _blank(value: object) -> object:

@@ -46,11 +46,6 @@ class Battery:
     def in_category(self, category: str) -> tuple[BatteryItem, ...]:
         return tuple(item for item in self.items if item.category == category)
 
-    def to_json(self) -> dict[str, object]:
-        """The result-JSON ``battery`` block: path, sha256, item count, items per category."""
-        return {"path": str(self.path), "sha256": self.sha256, "items": len(self.items),
-                "categories": self.counts()}
-
 
 def default_id(category: str, number: int) -> str:
     """``<category>-<nn>``: the id of the ``number``-th item (1-based) of ``category`` in file order."""
