@@ -10,6 +10,7 @@ import json
 import subprocess
 import sys
 
+import pytest
 from cli_helpers import COMMAND_PATHS
 
 HEAVY = ("scipy", "statsmodels", "numpy", "matplotlib", "jinja2", "llama_cpp", "torch", "transformers",
@@ -99,3 +100,14 @@ def test_a_checked_value_is_refused_with_its_rule_s_words_once_a_model_uses_it()
         assert error["type"] == "value_error" and str(error["ctx"]["error"]) == temperature_problem(float("inf"))
     else:
         raise AssertionError("an infinite temperature was accepted")
+
+
+@pytest.mark.xfail(strict=True, reason="cli/semantic.py (another branch's file) imports semantic.entailment, "
+                   "semantic.embedding and plan.experiments at module level, and they load pydantic; when that "
+                   "module imports them inside its commands this passes, and strict=True says to drop the mark")
+def test_help_loads_neither_pydantic_nor_the_semantic_instruments() -> None:
+    """Issue 34, item 7: ``forgegate --help`` should not load ``semantic/entailment`` or pydantic."""
+    codes, modules = probe([["--help"]])
+    assert codes == [0]
+    assert sorted(m for m in modules if m.split(".")[0] in ("pydantic", "pydantic_core")
+                  or m.startswith("forgegate.semantic")) == []
