@@ -131,3 +131,20 @@ def test_a_lock_with_a_field_of_the_wrong_type_is_refused_naming_it(tmp_path: Pa
     with pytest.raises(InputError) as caught:
         read_lock(plan)
     assert caught.value.field == "plan_hash" and "plan.toml.lock" in str(caught.value)
+
+
+def test_the_run_reads_each_input_as_the_lock_check_hashed_it(tmp_path: Path) -> None:
+    """Issue 34, item 6 (read once): the lock check reads every input once; a file rewritten after that check
+    (while the run generates) is not read again, so the plan hash and the texts scored are of the same bytes."""
+    import hashlib
+
+    from forgegate.plan import check_lock
+
+    plan = write_plan_folder(tmp_path / "p")
+    lock_plan(plan)
+    locked = check_lock(plan, run_has_generations=False)
+    original = (tmp_path / "p" / "reference.txt").read_bytes()
+    (tmp_path / "p" / "reference.txt").write_text("Changed after the lock check. " * 50)
+    assert locked.input_bytes("reference.txt") == original
+    assert hashlib.sha256(locked.input_bytes("reference.txt")).hexdigest() == locked.lock.inputs["reference.txt"]
+    assert set(locked.contents) == set(locked.lock.inputs)  # every hashed input is kept, nothing else

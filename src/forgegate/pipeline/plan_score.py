@@ -26,7 +26,7 @@ from forgegate.gate.ship import Contender, ShipDecision, ship_choice
 from forgegate.metrics.damage import damage_report
 from forgegate.metrics.memorization import memorization_report
 from forgegate.metrics.ngram_index import NgramIndex
-from forgegate.metrics.texts import read_text
+from forgegate.metrics.texts import text_from_bytes
 from forgegate.metrics.voice import voice_report
 from forgegate.pipeline.axes import (
     GatedDamage,
@@ -181,11 +181,14 @@ def score_plan(gens: PlanGenerations) -> PlanResult:
     run_reasons = generation_reasons(len(gens.errors), len(gens.missing))
     run_reasons += [unscored_instrument_reason(name) for name in inst.declared() if name not in RUN_INSTRUMENTS]
     generations = list(gens.generations)
-    reference = read_text(loaded.resolve(inst.voice.reference)).text if inst.voice else None
-    contrasts = ({label: read_text(loaded.resolve(path)).text for label, path in inst.voice.contrasts.items()}
-                 if inst.voice else {})
-    documents = ([read_text(loaded.resolve(p)).text for p in inst.memorization.corpus]
-                 if inst.memorization else [])
+    locked = gens.locked  # the texts as their bytes were hashed into the plan hash: each file read once per run
+
+    def text(written: str, *, strip: bool = True) -> str:
+        return text_from_bytes(loaded.resolve(written), locked.input_bytes(written), strip=strip).text
+
+    reference = text(inst.voice.reference) if inst.voice else None
+    contrasts = {label: text(path) for label, path in inst.voice.contrasts.items()} if inst.voice else {}
+    documents = [text(p) for p in inst.memorization.corpus] if inst.memorization else []
     index = NgramIndex(documents, inst.memorization.n) if inst.memorization else None
     semantic = score_semantic(gens) if inst.semantic is not None else None
     gloss = score_gloss(gens) if inst.gloss is not None else None

@@ -11,7 +11,8 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -21,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from forgegate.core.version import __version__
 from forgegate.errors import ForgegateError, InputError
 from forgegate.jsonio import JsonProblem, parse_json_strict, write_json_atomic
-from forgegate.plan.inputs import input_digests
+from forgegate.plan.inputs import input_digests, read_inputs
 from forgegate.plan.load import LoadedPlan, load_plan
 
 RULE_DOES_NOT_MOVE = "the run is wrong and gets re-run; the rule does not move"
@@ -69,10 +70,20 @@ class LockedPlan:
 
     loaded: LoadedPlan
     lock: PlanLock
+    contents: Mapping[str, bytes] = field(default_factory=dict)
+    """Every input's bytes as the lock check read and hashed them (keyed by the path as written)."""
 
     @property
     def plan_hash(self) -> str:
         return self.lock.plan_hash
+
+    def input_bytes(self, written: str) -> bytes:
+        """Input ``written`` (a path as the plan writes it) as it was when its hash was checked: the run reads
+        these bytes, never the file again."""
+        try:
+            return self.contents[written]
+        except KeyError:
+            raise KeyError(f"'{written}' is not an input of plan {self.loaded.path} that the lock check read") from None
 
 
 def lock_path(plan_path: Path | str) -> Path:
@@ -86,9 +97,9 @@ def canonical_hash(data: dict[str, Any], inputs: dict[str, str]) -> str:
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
-def current_lock(loaded: LoadedPlan) -> PlanLock:
-    """What the lock of the plan as it is now would hold."""
-    inputs = input_digests(loaded)
+def current_lock(loaded: LoadedPlan, contents: Mapping[str, bytes] | None = None) -> PlanLock:
+    """What the lock of the plan as it is now would hold (over ``contents`` when the inputs were read already)."""
+    inputs = input_digests(loaded, contents)
     return PlanLock(plan_hash=canonical_hash(loaded.data, inputs), plan_file=loaded.path.name,
                     locked_at=datetime.now(UTC).isoformat(timespec="seconds"),
                     forgegate_version=__version__, inputs=inputs, text=loaded.text)
@@ -182,7 +193,8 @@ def check_lock(plan_path: Path | str, run_has_generations: bool) -> LockedPlan:
     if locked is None:
         raise LockRefusedError(f"plan {plan_path} is not locked: a plan is frozen before anything runs "
                                f"(forgegate plan lock {plan_path})")
-    now = current_lock(loaded)
+    contents = read_inputs(loaded)
+    now = current_lock(loaded, contents)
     if loaded.plan.leak_audit is not None and locked.plan_hash == now.plan_hash and locked.leak_audit is None:
         raise LockRefusedError(f"plan {plan_path} names a [leak_audit] but its lock carries no audit record: "
                                f"re-lock it (forgegate plan lock {plan_path}) to put the audit on the record")
@@ -192,4 +204,4 @@ def check_lock(plan_path: Path | str, run_has_generations: bool) -> LockedPlan:
         raise LockRefusedError(
             f"plan {plan_path} changed since it was locked and no generation exists yet: re-lock it "
             f"(forgegate plan lock {plan_path}) to accept the change", diff=lock_diff(locked, now, plan_path))
-    return LockedPlan(loaded=loaded, lock=locked)
+    return LockedPlan(loaded=loaded, lock=locked, contents=contents)
