@@ -70,7 +70,13 @@ def load_battery(path: Path, *, categories: Collection[str] | None = None) -> Ba
     error (with the closest known name suggested), so a typo cannot silently drop an item.
     """
     path = Path(path)
-    raw = read_bytes_or_input_error(path)
+    return parse_battery(path, read_bytes_or_input_error(path), categories=categories)
+
+
+def parse_battery(path: Path, raw: bytes, *, categories: Collection[str] | None = None) -> Battery:
+    """:func:`load_battery` on bytes already read (a plan's inputs are read once, by its lock check); ``path``
+    names the battery in errors and in the result."""
+    path = Path(path)
     known = tuple(categories) if categories is not None else None
     per_category: Counter[str] = Counter()
     seen: dict[str, int] = {}
