@@ -2,7 +2,7 @@
 
 Both run as fresh subprocesses of this interpreter (``python tmp_app.py --help`` and
 ``python -m forgegate.cli.main --help``), several times each, interleaved so that load on the
-machine hits both; the medians and their ratio are printed (target: forgegate within 2x the bare
+machine hits both; the medians and their ratio are printed (target, issue 34: forgegate within 1.5x the bare
 app). What the CLI imports at start is checked by tests/test_cli_startup.py; this measures the clock.
 
 Run: python benchmarks/bench_startup.py [--runs 15]
@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-TARGET_RATIO = 2.0
+TARGET_RATIO = 1.5
 
 MINIMAL_APP = '''
 import typer
@@ -72,7 +72,7 @@ def main() -> None:
         print(f"{name:>18} --help: median {medians[name]:.3f} s (min {min(runs):.3f}, max {max(runs):.3f}, "
               f"{len(runs)} runs)")
     ratio = medians["forgegate"] / medians["minimal typer app"]
-    print(f"ratio forgegate / minimal: {ratio:.2f} (target <= {TARGET_RATIO:.0f}: "
+    print(f"ratio forgegate / minimal: {ratio:.2f} (target <= {TARGET_RATIO:g}: "
           f"{'met' if ratio <= TARGET_RATIO else 'NOT met'} on this machine now)")
 
 

@@ -185,11 +185,18 @@ def arm_payloads() -> dict[str, Any]:
                 gens.append(Generation(arm=arm, seed=seed, text=text, item=f"b{k}",
                                        finish="length" if k == 0 else "stop"))
     corpus = [" ".join(read_text(TEXTS / "austen-pride-and-prejudice.txt").text.split()[:20000])]
-    voice = voice_report("Austen <b>&amp;</b>", reference, gens, control="base", candidate="tuned",
-                         segment_words=1000, n_features=200)
-    memo = memorization_report(corpus, gens, control="base", candidate="tuned", n=8, hit_rate_margin=0.0,
-                               max_margin=0, rng=np.random.default_rng(3), passages=10)
-    damage = damage_report(gens, (60, 150), control="base", candidate="tuned")
+    from forgegate.pipeline.axes import gate_voice
+
+    voice = gate_voice(voice_report("Austen <b>&amp;</b>", reference, gens, control="base", candidate="tuned",
+                                    segment_words=1000, n_features=200))
+    from forgegate.pipeline.axes import gate_memorization
+
+    memo = gate_memorization(memorization_report(corpus, gens, control="base", candidate="tuned", n=8,
+                                                 hit_rate_margin=0.0, max_margin=0, rng=np.random.default_rng(3),
+                                                 passages=10))
+    from forgegate.pipeline.axes import gate_damage
+
+    damage = gate_damage(damage_report(gens, (60, 150), control="base", candidate="tuned"))
     return {"voice": voice, "memorization": memo, "damage": damage}
 
 

@@ -7,7 +7,9 @@ from instruments_helpers import arm_from_novel, novel
 
 from forgegate.core.verdict import Gate, Reason, Verdict
 from forgegate.gate.arms import arms_verdict, gate_label
+from forgegate.gate.damage import damage_verdict
 from forgegate.metrics import damage_report, memorization_report, voice_report
+from forgegate.pipeline.axes import gate_memorization, gate_voice
 
 
 def _v(gate: Gate, rule: str) -> Verdict:
@@ -51,11 +53,12 @@ def test_real_reports_with_voice_fail_and_clean_copying_and_damage_are_hold() ->
     gens = [g.model_copy(update={"finish": "stop"})
             for g in (arm_from_novel("base", "austen-sense-and-sensibility.txt", rng)
                       + arm_from_novel("ckpt", "dickens-a-tale-of-two-cities.txt", rng))]
-    voice = voice_report("Austen", novel("austen-emma.txt"), gens, control="base", candidate="ckpt",
-                         segment_words=1000)
-    memorization = memorization_report([novel("austen-emma.txt")], gens, control="base", candidate="ckpt",
-                                       hit_rate_margin=0.02, max_margin=4, rng=np.random.default_rng(0))
-    damage = damage_report(gens, (90, 150), control="base", candidate="ckpt")
+    voice = gate_voice(voice_report("Austen", novel("austen-emma.txt"), gens, control="base", candidate="ckpt",
+                                    segment_words=1000))
+    memorization = gate_memorization(memorization_report([novel("austen-emma.txt")], gens, control="base",
+                                                         candidate="ckpt", hit_rate_margin=0.02, max_margin=4,
+                                                         rng=np.random.default_rng(0)))
+    damage = damage_verdict(damage_report(gens, (90, 150), control="base", candidate="ckpt"))
     assert (voice.verdict.gate, memorization.verdict.gate, damage.verdict.gate) == (Gate.FAIL, Gate.PASS,
                                                                                      Gate.PASS)
     verdict = arms_verdict(voice.verdict, memorization.verdict, damage.verdict)

@@ -1,4 +1,5 @@
-"""Axis C (no damage): ran-on and out-of-band rates against the control's seed spread."""
+"""Axis C (no damage): ran-on and out-of-band rates against the control's seed spread. ``metrics.damage``
+measures; ``gate.damage`` decides on the measurements (issue 34: instruments return no verdict)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ from pathlib import Path
 from instruments_helpers import SEEDS, run_cli, write_gens
 
 from forgegate.core.verdict import Gate
+from forgegate.gate.damage import damage_verdict
 from forgegate.metrics import Generation, damage_report
+from forgegate.metrics.damage import DamageReport
 
 
 def _rows(arm: str, bad_per_seed: dict[int, int], *, total: int = 10, finish: bool = True) -> list[Generation]:
@@ -26,8 +29,8 @@ def test_candidate_worse_than_control_beyond_the_seed_spread_fails() -> None:
     gens = _rows("base", dict.fromkeys(SEEDS, 1)) + _rows("ckpt", dict.fromkeys(SEEDS, 4))
     report = damage_report(gens, (90, 150), control="base", candidate="ckpt")
     assert report.metrics["out_of_band"].arms["ckpt"].mean == 0.4
-    assert report.metrics["ran_on"].reason.outcome is Gate.FAIL
-    assert report.verdict.gate is Gate.FAIL
+    assert damage_verdict(report).by_metric["ran_on"].outcome is Gate.FAIL
+    assert damage_verdict(report).verdict.gate is Gate.FAIL
 
 
 def test_candidate_within_the_seed_spread_passes() -> None:
@@ -37,17 +40,18 @@ def test_candidate_within_the_seed_spread_passes() -> None:
     # ckpt 0.15 vs base 0.125: +0.025 against a floor of max(0.1, 0.3) = 0.3
     assert report.metrics["out_of_band"].comparison is not None
     assert report.metrics["out_of_band"].comparison.floor_pairwise == 0.3
-    assert report.verdict.gate is Gate.PASS
+    assert damage_verdict(report).verdict.gate is Gate.PASS
 
 
 def test_rows_without_finish_cannot_say_ran_on_and_are_incomplete_not_clean() -> None:
     gens = _rows("base", dict.fromkeys(SEEDS, 0), finish=False) + _rows("ckpt", dict.fromkeys(SEEDS, 0),
                                                                         finish=False)
     report = damage_report(gens, (90, 150), control="base", candidate="ckpt")
-    assert report.metrics["ran_on"].reason.outcome is Gate.INCOMPLETE
-    assert report.verdict.gate is Gate.INCOMPLETE
+    assert report.metrics["ran_on"].comparison is None and report.metrics["ran_on"].problem is not None
+    assert damage_verdict(report).by_metric["ran_on"].outcome is Gate.INCOMPLETE
+    assert damage_verdict(report).verdict.gate is Gate.INCOMPLETE
     only_band = damage_report(gens, (90, 150), control="base", candidate="ckpt", metrics=["out_of_band"])
-    assert only_band.verdict.gate is Gate.PASS
+    assert damage_verdict(only_band).verdict.gate is Gate.PASS
 
 
 def test_tokens_at_the_cap_count_as_ran_on() -> None:
@@ -55,7 +59,16 @@ def test_tokens_at_the_cap_count_as_ran_on() -> None:
             for a, t in (("base", 100), ("ckpt", 256)) for s in SEEDS]
     report = damage_report(gens, (90, 150), control="base", candidate="ckpt", metrics=["ran_on"])
     assert report.metrics["ran_on"].arms["ckpt"].mean == 1.0
-    assert report.verdict.gate is Gate.FAIL
+    assert damage_verdict(report).verdict.gate is Gate.FAIL
+
+
+def test_the_instrument_returns_measurements_and_no_verdict() -> None:
+    """The damage measurements carry numbers only: no Verdict, no Reason, no gate word (the gate decides)."""
+    fields = {f.name for f in DamageReport.__dataclass_fields__.values()}
+    assert fields == {"band", "control", "candidate", "metrics"}
+    gens = _rows("base", dict.fromkeys(SEEDS, 1)) + _rows("ckpt", dict.fromkeys(SEEDS, 4))
+    metric = damage_report(gens, (90, 150), control="base", candidate="ckpt").metrics["ran_on"]
+    assert not hasattr(metric, "reason") and metric.rate_candidate == 0.4
 
 
 def test_damage_cli_exit_code_and_json(tmp_path: Path) -> None:

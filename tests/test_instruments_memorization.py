@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from instruments_helpers import SEEDS, TEXTS, beats, novel, run_cli, write_gens
 
 from forgegate.core.verdict import Gate
+from forgegate.gate.memorization import memorization_verdict
 from forgegate.metrics import Generation, NgramIndex, memorization_report, words_of
 
 CORPUS = ("austen-pride-and-prejudice.txt", "austen-emma.txt")
@@ -65,14 +66,14 @@ def test_copying_candidate_fails_beside_a_clean_control_with_both_controls_green
     assert report.controls.positive_max == report.controls.passage_words
     assert report.arms["ckpt"].hit_rate >= 0.25 and report.arms["ckpt"].max >= 30
     assert report.arms["base"].hit_rate <= 0.05
-    assert report.verdict.gate is Gate.FAIL
+    assert memorization_verdict(report).gate is Gate.FAIL
 
 
 def test_candidate_that_copies_nothing_passes() -> None:
     report = memorization_report(_corpus(), _arms(np.random.default_rng(3), copy_every=None),
                                  control="base", candidate="ckpt", n=8, hit_rate_margin=0.05, max_margin=5,
                                  rng=np.random.default_rng(0))
-    assert report.verdict.gate is Gate.PASS
+    assert memorization_verdict(report).gate is Gate.PASS
 
 
 def test_generations_shorter_than_n_leave_the_axis_blind_and_invalid() -> None:
@@ -81,7 +82,7 @@ def test_generations_shorter_than_n_leave_the_axis_blind_and_invalid() -> None:
     report = memorization_report(_corpus(), rows, control="base", candidate="ckpt", n=8, hit_rate_margin=0.0,
                                  max_margin=0, rng=np.random.default_rng(0))
     assert not report.controls.saturated
-    assert report.verdict.gate is Gate.INVALID
+    assert memorization_verdict(report).gate is Gate.INVALID
 
 
 def test_memorization_cli_writes_the_issue_json_shape(tmp_path: Path) -> None:
@@ -116,3 +117,13 @@ def _brute_longest(docs: list[list[str]], query: list[str], n: int) -> int:
 def test_index_longest_run_equals_brute_force(docs: list[list[str]], queries: list[list[str]], n: int) -> None:
     index = NgramIndex([" ".join(d) for d in docs], n)
     assert index.longest_matches([" ".join(q) for q in queries]) == [_brute_longest(docs, q, n) for q in queries]
+
+
+def test_the_instrument_returns_measurements_and_no_verdict() -> None:
+    """Axis B's report carries figures and controls only; the word comes from ``gate.memorization``."""
+    from dataclasses import fields
+
+    from forgegate.metrics.memorization import MemorizationReport
+
+    assert "verdict" not in {f.name for f in fields(MemorizationReport)}
+    assert not any(f.type in ("Verdict", "Reason") for f in fields(MemorizationReport))

@@ -9,10 +9,11 @@ import numpy as np
 import pytest
 from instruments_helpers import SEEDS, TEXTS, arm_from_novel, novel, run_cli, write_gens
 
-from forgegate.core.verdict import Gate
-from forgegate.gate.voice import voice_control_reason
+from forgegate.core.verdict import Gate, Reason
+from forgegate.gate.voice import voice_control_reason, voice_rule_reason, voice_verdict
 from forgegate.metrics import ArmSeeds, Generation, floors_disagree, voice_report, voice_rule
-from forgegate.metrics.voice import VoiceControls
+from forgegate.metrics.noise_floor import FloorComparison
+from forgegate.metrics.voice import VoiceComparison, VoiceControls
 
 
 def _arm(name: str, mean: float, spread: float) -> ArmSeeds:
@@ -28,8 +29,13 @@ def _bronte_arms() -> dict[str, ArmSeeds]:
             "ckpt925": _arm("ckpt925", 1.420, 0.251)}
 
 
+def _ruled(measured: VoiceComparison) -> tuple[FloorComparison | None, Reason]:
+    """The instrument's comparison and the gate's reason on it (what the pipeline joins)."""
+    return measured.comparison, voice_rule_reason(measured)
+
+
 def test_spec_numbers_give_pairwise_floor_092_all_arms_251_ratio_2_1_and_flag_disagreement() -> None:
-    comp, reason = voice_rule("Brontë", _bronte_arms(), "base-unadapted", "ckpt475")
+    comp, reason = _ruled(voice_rule("Brontë", _bronte_arms(), "base-unadapted", "ckpt475"))
     assert comp is not None
     assert comp.gap == pytest.approx(0.193)
     assert comp.floor_pairwise == pytest.approx(0.092)
@@ -42,28 +48,29 @@ def test_spec_numbers_give_pairwise_floor_092_all_arms_251_ratio_2_1_and_flag_di
 
 
 def test_old_all_arms_rule_fails_the_same_gap_on_a_third_arms_floor() -> None:
-    _, reason = voice_rule("Brontë", _bronte_arms(), "base-unadapted", "ckpt475", floor_rule="all-arms")
+    _, reason = _ruled(voice_rule("Brontë", _bronte_arms(), "base-unadapted", "ckpt475",
+                                  floor_rule="all-arms"))
     assert reason.outcome is Gate.FAIL
 
 
 def test_pairwise_verdict_does_not_depend_on_which_other_arms_were_generated() -> None:
     arms = _bronte_arms()
     without_third = {k: v for k, v in arms.items() if k != "ckpt925"}
-    with_third = voice_rule("Brontë", arms, "base-unadapted", "ckpt475")
-    alone = voice_rule("Brontë", without_third, "base-unadapted", "ckpt475")
+    with_third = _ruled(voice_rule("Brontë", arms, "base-unadapted", "ckpt475"))
+    alone = _ruled(voice_rule("Brontë", without_third, "base-unadapted", "ckpt475"))
     assert with_third[1].outcome is alone[1].outcome is Gate.PASS
     assert alone[0] is not None and not floors_disagree(alone[0])
 
 
 def test_gap_inside_the_pairwise_floor_fails() -> None:
     arms = {"base": _arm("base", 1.0, 0.10), "ckpt": _arm("ckpt", 0.95, 0.08)}
-    _, reason = voice_rule("Austen", arms, "base", "ckpt")
+    _, reason = _ruled(voice_rule("Austen", arms, "base", "ckpt"))
     assert reason.outcome is Gate.FAIL and "does not clear (0.5x)" in reason.detail
 
 
 def test_one_seed_cannot_give_a_floor_and_is_incomplete() -> None:
     arms = {"base": ArmSeeds("base", {1: 1.0}), "ckpt": ArmSeeds("ckpt", {1: 0.5})}
-    _, reason = voice_rule("Austen", arms, "base", "ckpt")
+    _, reason = _ruled(voice_rule("Austen", arms, "base", "ckpt"))
     assert reason.outcome is Gate.INCOMPLETE
 
 
@@ -77,7 +84,7 @@ def test_pride_and_prejudice_scores_well_below_great_expectations_against_held_o
     assert austen.mean < 0.85 * dickens.mean
     assert max(austen.by_seed.values()) < min(dickens.by_seed.values())
     assert report.controls.passed
-    assert report.verdict.gate is Gate.PASS
+    assert voice_verdict(report).gate is Gate.PASS
     assert report.comparison is not None and report.comparison.ratio is not None
     assert report.comparison.ratio > 1.0
 
@@ -89,7 +96,7 @@ def test_dickens_as_candidate_against_austen_control_fails_the_austen_voice() ->
     report = voice_report("Austen", novel("austen-emma.txt"), gens, control="austen", candidate="dickens",
                           segment_words=1000)
     assert report.controls.passed
-    assert report.verdict.gate is Gate.FAIL
+    assert voice_verdict(report).gate is Gate.FAIL
 
 
 def test_control_arm_that_already_writes_the_reference_makes_voice_invalid() -> None:
@@ -99,7 +106,7 @@ def test_control_arm_that_already_writes_the_reference_makes_voice_invalid() -> 
     gens = copied + arm_from_novel("ckpt", "austen-pride-and-prejudice.txt", rng)
     report = voice_report("Austen", emma, gens, control="base", candidate="ckpt", segment_words=1000)
     assert not report.controls.passed
-    assert report.verdict.gate is Gate.INVALID
+    assert voice_verdict(report).gate is Gate.INVALID
 
 
 def test_voice_controls_fail_when_held_out_author_is_not_below_a_contrast_text() -> None:
@@ -158,3 +165,13 @@ def test_voice_cli_json_with_an_arm_of_empty_generations_writes_null_and_is_inco
     empty = payload["arms"]["eos-at-once"]
     assert empty["delta_by_seed"] == {} and empty["delta"] is None and empty["spread"] is None
     assert any("no measured seed" in r["detail"] for r in payload["reasons"])
+
+
+def test_the_instrument_returns_measurements_and_no_verdict() -> None:
+    """Axis A's report carries Deltas, floors and controls only; the word comes from ``gate.voice``."""
+    from dataclasses import fields
+
+    from forgegate.metrics.voice import VoiceReport
+
+    names = {f.name for f in fields(VoiceReport)} | {f.name for f in fields(VoiceComparison)}
+    assert not {"verdict", "reason"} & names

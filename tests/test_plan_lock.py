@@ -105,3 +105,46 @@ def test_cli_new_lock_check_and_refusal_after_generation(tmp_path: Path) -> None
     assert relock.exit_code != 0
     assert isinstance(relock.exception, LockRefusedError)
     assert RULE_DOES_NOT_MOVE in str(relock.exception) and "+max_margin = 5" in str(relock.exception)
+
+
+def test_the_committed_example_locks_read_back_and_write_byte_for_byte() -> None:
+    """The lock is one model, read and written through it: the examples' locks (written before it was a model)
+    come back as the same bytes."""
+    from forgegate.plan.lock import read_lock
+
+    repo = Path(__file__).resolve().parents[1]
+    for plan in ("examples/hemingway-style/plan.toml", "examples/tgpt/plan.toml", "examples/tgpt/develop.toml"):
+        lock = read_lock(repo / plan)
+        assert lock is not None
+        written = json.dumps(lock.to_file(), ensure_ascii=False, indent=2) + "\n"
+        assert written == (repo / (plan + ".lock")).read_text(encoding="utf-8")
+
+
+def test_a_lock_with_a_field_of_the_wrong_type_is_refused_naming_it(tmp_path: Path) -> None:
+    from forgegate.errors import InputError
+    from forgegate.plan.lock import LOCK_FORMAT, read_lock
+
+    plan = tmp_path / "plan.toml"
+    (tmp_path / "plan.toml.lock").write_text(json.dumps(
+        {"format": LOCK_FORMAT, "plan_hash": 7, "plan_file": "plan.toml", "locked_at": "now",
+         "forgegate_version": "0", "inputs": {}, "text": ""}), encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        read_lock(plan)
+    assert caught.value.field == "plan_hash" and "plan.toml.lock" in str(caught.value)
+
+
+def test_the_run_reads_each_input_as_the_lock_check_hashed_it(tmp_path: Path) -> None:
+    """Issue 34, item 6 (read once): the lock check reads every input once; a file rewritten after that check
+    (while the run generates) is not read again, so the plan hash and the texts scored are of the same bytes."""
+    import hashlib
+
+    from forgegate.plan import check_lock
+
+    plan = write_plan_folder(tmp_path / "p")
+    lock_plan(plan)
+    locked = check_lock(plan, run_has_generations=False)
+    original = (tmp_path / "p" / "reference.txt").read_bytes()
+    (tmp_path / "p" / "reference.txt").write_text("Changed after the lock check. " * 50)
+    assert locked.input_bytes("reference.txt") == original
+    assert hashlib.sha256(locked.input_bytes("reference.txt")).hexdigest() == locked.lock.inputs["reference.txt"]
+    assert set(locked.contents) == set(locked.lock.inputs)  # every hashed input is kept, nothing else

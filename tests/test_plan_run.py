@@ -189,3 +189,28 @@ result = "leak.json"
     assert f"SHIPS: {expected.arm or 'none'}" in output
     assert result["leak_audit"]["gate"] == "PASS" and result["leak_audit"]["origin"] == "leak.json"
     assert "leak audit on the lock (leak.json)" in output
+
+
+def test_a_reference_rewritten_after_the_lock_check_is_not_what_the_run_scores(
+        tmp_path: Path, tiny: TinyModels, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 34, item 6 (read once): the voice reference is scored as the bytes the plan hash covers, even if
+    the file changes while the run generates (here: right after the lock check)."""
+    import forgegate.pipeline.plan_generate as plan_generate
+
+    plan = tiny_plan(tmp_path / "p", tiny)
+    lock_plan(plan)
+    words = len((tmp_path / "p" / "reference.txt").read_text(encoding="utf-8").split())
+    real_check_lock = plan_generate.check_lock
+
+    def check_then_rewrite(*args: object, **kwargs: object) -> object:
+        locked = real_check_lock(*args, **kwargs)  # type: ignore[arg-type]
+        (tmp_path / "p" / "reference.txt").write_text("short " * 10, encoding="utf-8")
+        return locked
+
+    monkeypatch.setattr(plan_generate, "check_lock", check_then_rewrite)
+    out = tmp_path / "result.json"
+    code, output, exc = invoke(["run", str(plan), "--store", str(tmp_path / "runs"), "--json", str(out), "--brief"])
+    assert exc is None or isinstance(exc, SystemExit), output
+    result = json.loads(out.read_text())
+    assert result["comparisons"][0]["voice"]["reference"]["words"] == words - words % 100  # 100-word segments
+    assert (tmp_path / "p" / "reference.txt").read_text(encoding="utf-8") == "short " * 10

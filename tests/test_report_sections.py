@@ -8,7 +8,7 @@ import pytest
 from report_helpers import arm_payloads, parse, plan_payload, semantic_payload
 
 from forgegate.report import render_html
-from forgegate.results import DamageAxis, MemorizationAxis, VoiceAxis, parse_result
+from forgegate.results import parse_result
 
 WHEN = "2026-01-02T03:04:05+00:00"
 
@@ -38,7 +38,7 @@ def test_plan_report_has_the_three_axis_row_and_its_verdict(reports: dict) -> No
 
 
 def test_voice_strip_plot_draws_each_seed_and_both_floors(reports: dict) -> None:
-    voice = VoiceAxis.from_report(reports["voice"]).to_json()  # unversioned, as 0.1.0 wrote it
+    voice = reports["voice"].axis().to_json()  # unversioned, as 0.1.0 wrote it
     page = render_html(voice, rendered_at=WHEN)
     svgs = [s.split("</svg>")[0] for s in page.split("<svg")[1:]]
     assert len(svgs) == 1
@@ -54,7 +54,7 @@ def test_voice_strip_plot_draws_each_seed_and_both_floors(reports: dict) -> None
 
 
 def test_memorisation_table_puts_the_positive_control_beside_the_arms(reports: dict) -> None:
-    memo = MemorizationAxis.from_report(reports["memorization"]).to_json()
+    memo = reports["memorization"].axis().to_json()
     page = render_html(memo, rendered_at=WHEN)
     rows = page.split("verbatim n-gram hits")[1].split("</table>")[0]
     cells = "".join(parse(rows).text)
@@ -65,7 +65,7 @@ def test_memorisation_table_puts_the_positive_control_beside_the_arms(reports: d
 
 
 def test_damage_axis_draws_one_strip_plot_per_metric(reports: dict) -> None:
-    damage = DamageAxis.from_report(reports["damage"]).to_json()
+    damage = reports["damage"].axis().to_json()
     page = render_html(damage, rendered_at=WHEN)
     assert page.count("<svg") == len(damage["metrics"]) == 2
     for metric in ("out-of-band", "ran-on"):
@@ -74,13 +74,12 @@ def test_damage_axis_draws_one_strip_plot_per_metric(reports: dict) -> None:
 
 def test_single_axis_jsons_are_recognised(reports: dict) -> None:
     """Unversioned axis JSON (what 0.1.0 wrote) is upgraded to its model; the versioned one says its kind."""
-    from forgegate.results import DamageResult, MemorizationResult, VoiceResult
 
-    unversioned = [VoiceAxis.from_report(reports["voice"]), MemorizationAxis.from_report(reports["memorization"]),
-                   DamageAxis.from_report(reports["damage"])]
+    unversioned = [reports["voice"].axis(), reports["memorization"].axis(),
+                   reports["damage"].axis()]
     assert [parse_result(r.to_json()).kind for r in unversioned] == ["voice", "memorization", "damage"]
-    typed = [VoiceResult.of(reports["voice"]), MemorizationResult.of(reports["memorization"]),
-             DamageResult.of(reports["damage"])]
+    typed = [reports["voice"].result(), reports["memorization"].result(),
+             reports["damage"].result()]
     assert [parse_result(t.model_dump(mode="json")).kind for t in typed] == ["voice", "memorization", "damage"]
 
 

@@ -49,7 +49,7 @@ def _eval(tmp_path: Path) -> tuple[str, Path]:
         options = SessionOptions(kind="eval", backend="ollama", model="gloss:v10", base_urls=(server.url,),
                                  battery=battery, gate_config=config, concurrency=1, retries=1,
                                  store=tmp_path / "store", quiet=True)
-        _, result, _ = run_session(options)
+        result = run_session(options).result
     payload = result.to_json()
     assert payload["gate"] == "FAIL" and [i["passed"] for i in payload["items"]] == [False, False]
     assert payload["gate_config"]["match_rule"] == MATCH_RULE

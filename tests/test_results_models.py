@@ -18,14 +18,9 @@ from forgegate.results import (
     KINDS,
     MODELS,
     SCHEMA_VERSION,
-    DamageAxis,
-    DamageResult,
     EvalResult,
     LineageRecord,
-    MemorizationResult,
     SemanticMetricsResult,
-    VoiceAxis,
-    VoiceResult,
     json_schema,
     parse_as,
     parse_result,
@@ -93,9 +88,9 @@ def test_every_example_result_in_the_repo_validates_against_its_model() -> None:
 
 def test_writers_produce_the_versioned_contract_and_it_round_trips(eval_payload: dict[str, Any], arms: dict[str, Any],
                                                                     tmp_path: Path) -> None:
-    written = [eval_payload, VoiceResult.of(arms["voice"]).model_dump(mode="json"),
-               MemorizationResult.of(arms["memorization"], ["corpus.txt"], 0).model_dump(mode="json"),
-               DamageResult.of(arms["damage"]).model_dump(mode="json"),
+    written = [eval_payload, arms["voice"].result().model_dump(mode="json"),
+               arms["memorization"].result(["corpus.txt"], 0).model_dump(mode="json"),
+               arms["damage"].result().model_dump(mode="json"),
                SemanticMetricsResult.of(semantic_payload(tmp_path)).model_dump(mode="json")]
     assert [w["kind"] for w in written] == ["eval", "voice", "memorization", "damage", "semantic"]
     for payload in written:
@@ -114,8 +109,8 @@ def _kept(old: Any, new: Any) -> bool:
 
 def test_every_field_of_the_unversioned_contract_is_kept(eval_payload: dict[str, Any], arms: dict[str, Any]) -> None:
     """Version 1 adds kind and schema_version (and nulls for optional provenance); nothing is renamed or lost."""
-    for old, new in ((VoiceAxis.from_report(arms["voice"]).to_json(), VoiceResult.of(arms["voice"]).to_json()),
-                     (DamageAxis.from_report(arms["damage"]).to_json(), DamageResult.of(arms["damage"]).to_json())):
+    for old, new in ((arms["voice"].axis().to_json(), arms["voice"].result().to_json()),
+                     (arms["damage"].axis().to_json(), arms["damage"].result().to_json())):
         assert set(new) - set(old) == {"kind", "schema_version"}
         assert _kept(old, new)
     expected = {"forgegate_version", "run_id", "kind", "model", "backend", "model_digest", "seed", "sampling",
@@ -148,7 +143,7 @@ def test_unknown_version_kind_or_field_is_refused_with_how_to_regenerate(eval_pa
 
 def test_a_reader_expecting_one_kind_refuses_another(arms: dict[str, Any]) -> None:
     with pytest.raises(InputError, match="a voice result"):
-        parse_as(EvalResult, VoiceResult.of(arms["voice"]).model_dump(mode="json"), "v.json")
+        parse_as(EvalResult, arms["voice"].result().model_dump(mode="json"), "v.json")
 
 
 def test_gloss_reasons_carry_their_numbers_and_the_report_reads_the_models_fields(
@@ -188,4 +183,4 @@ def test_a_version_1_gloss_result_keeps_its_review_word_as_a_decision_of_unknown
     assert item.review is not None and (item.review.decision, item.review.reviewer, item.review.history) == (
         "fail", None, [])
     with pytest.raises(InputError, match="version 1 of a 'voice'|reads version 1"):
-        parse_result(VoiceResult.of(arm_payloads()["voice"]).model_dump(mode="json") | {"schema_version": 2})
+        parse_result(arm_payloads()["voice"].result().model_dump(mode="json") | {"schema_version": 2})

@@ -19,7 +19,6 @@ from forgegate.results import EvalResult
 from forgegate.store import RunStore
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "forgegate"
-INSTRUMENTS = [*(SRC / "metrics").glob("*.py"), *(SRC / "audit").glob("*.py")]
 
 
 def _calls(path: Path, name: str) -> list[int]:
@@ -35,14 +34,27 @@ def test_report_renderers_never_turn_the_model_back_into_a_dict() -> None:
     assert dumped == set()
 
 
-def test_instruments_write_no_json_of_their_own() -> None:
-    """The axes' and audits' JSON is their results model, built from the report in one place (``from_report`` /
-    ``of``): no hand-written ``to_json`` mirror is left to drift from it (checkpoints, which has no results model,
-    is the one left)."""
-    mirrors = {f"{p.relative_to(SRC)}:{node.lineno}" for p in INSTRUMENTS
+LEFT_TO_DO = {
+    "view/runs.py", "core/verdict.py", "lineage/compare.py",
+    "lineage/graduation.py",
+}
+"""Modules whose hand-written ``to_json`` is still to become a results model (issue 34, item 3): ``core/verdict``'s
+is read by ``semantic/`` and ``lineage/graduation``, which other branches are moving; the view's progress and the
+comparison have no model yet. ``semantic/`` (its tables) is another branch's."""
+GENERIC = "results/base.py"
+"""``Strict.to_json``: every results model's one dump, not a mirror."""
+
+
+def test_no_hand_written_json_mirror_outside_the_results_models() -> None:
+    """A JSON is a results model's dump, built from the measurement in one place (``from_report`` / ``of``): no
+    hand-written ``to_json`` mirror is left to drift from it. The scan covers all of ``src/``; what is left is
+    named above."""
+    mirrors = {str(p.relative_to(SRC)) for p in SRC.rglob("*.py")
                for node in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
                if isinstance(node, ast.FunctionDef) and node.name == "to_json"}
-    assert mirrors == {m for m in mirrors if m.startswith("metrics/checkpoints.py")}
+    outside = {m for m in mirrors if not m.startswith("semantic/")} - {GENERIC}
+    assert outside == LEFT_TO_DO
+    assert {"metrics/checkpoints.py", "fixture/builder.py", "battery/loader.py", "plan/lock.py"}.isdisjoint(mirrors)
 
 
 def test_scoring_reads_the_store_and_only_the_owning_command_notes_the_verdict(tmp_path: Path) -> None:

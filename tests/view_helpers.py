@@ -60,8 +60,8 @@ def make_run(folder: Path, store: Path, script: dict[str, str], *, model: str = 
     """Generate and score one run into ``store`` (the real eval road); return its run id."""
     battery, config = write_inputs(folder)
     with FakeOllamaServer(Behaviour(script=script, models={model: "e" * 64})) as server:
-        result, _, _ = run_session(options(server.url, battery, config, store, model=model))
-    return str(result.meta.run_id)
+        result = run_session(options(server.url, battery, config, store, model=model)).result
+    return str(result.run_id)
 
 
 def client(store: Path, **config: Any) -> TestClient:

@@ -45,25 +45,21 @@ async def evaluate_async(
     top_p: float = DEFAULT_TOP_P, system: str | None = None, retries: int = DEFAULT_RETRIES,
     timeout: float = DEFAULT_TIMEOUT_S, idle_timeout: float | None = None, api_key_env: str | None = None,
     check_failure_modes: bool = False, quiet: bool = True, wait: bool = True, live: bool = False,
-    loop_cutoff: bool = True,
+    loop_cutoff: bool = True, training_corpus: str | Path | None = None,
 ) -> EvalResult:
     """Run a battery (default: the bundled GLOSS v2) against a model and gate it, as ``forgegate eval`` does.
 
     The keywords are the CLI's options (``base_urls`` is ``--base-url`` repeated, ``wait=False`` is
     ``--no-wait``), checked by the same options model with the same words. ``live=True`` runs the 10-task live
     test instead (``forgegate live``); ``loop_cutoff=False`` lets a looping answer run to its cap
-    (``--no-loop-cutoff``). The run resumes from the store like the CLI's. The result's ``.gate`` is
+    (``--no-loop-cutoff``); ``training_corpus`` runs the format audit when LX-B, LX-G or LX-X fail
+    (``--training-corpus``). The run resumes from the store like the CLI's. The result's ``.gate`` is
     the verdict word; ``.model_dump()`` is the JSON contract.
     """
-    options = SessionOptions.model_validate({
-        "kind": _live_kind(live), "battery": battery, "backend": backend, "model": model,
-        "base_urls": base_urls, "adapter": adapter, "device": device, "dtype": dtype,
-        "batch_size": batch_size, "gate_config": gate_config, "store": store, "concurrency": concurrency,
-        "seed": seed, "temperature": temperature, "top_p": top_p, "system": system, "retries": retries,
-        "timeout": timeout, "idle_timeout": idle_timeout, "api_key_env": api_key_env,
-        "check_failure_modes": check_failure_modes, "quiet": quiet, "wait": wait, "loop_cutoff": loop_cutoff})
-    _scored, result, _summary = await run_session_async(options)
-    return result
+    keywords = dict(locals())  # every keyword but ``live`` is a SessionOptions field of the same name
+    del keywords["live"]
+    options = SessionOptions.model_validate({"kind": _live_kind(live), **keywords})
+    return (await run_session_async(options)).result
 
 
 def _live_kind(live: object) -> str:

@@ -241,10 +241,11 @@ def validation_to_input_error(
     return InputError(path, message, line=line, field=loc)
 
 
-def read_jsonl_models(path: Path, model: type[M]) -> list[tuple[int, M]]:
-    """Every line of ``path`` validated as ``model``, with its line number."""
+def read_jsonl_models(path: Path, model: type[M], raw: bytes | None = None) -> list[tuple[int, M]]:
+    """Every line of ``path`` validated as ``model``, with its line number (from ``raw``, the file's bytes,
+    when the caller read them already)."""
     rows: list[tuple[int, M]] = []
-    for number, obj in iter_jsonl_lines(path):
+    for number, obj in iter_jsonl_lines(path, raw):
         try:
             rows.append((number, model.model_validate(obj)))
         except ValidationError as exc:

@@ -50,7 +50,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache, partial
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from forgegate.backends.base import BACKENDS, BackendConfig, BackendError
 from forgegate.backends.embedded_pool import ModelKey, ModelPool, choose_openmp_wait
@@ -228,6 +228,8 @@ class EmbeddedBackend:
     """llama-cpp-python in this process; offline; backends on the same GGUF share its loaded copies."""
 
     name = "embedded"
+    remote: ClassVar[bool] = False
+    """Capability (``backends.names.is_remote``): forgegate runs or starts the model itself."""
 
     def __init__(self, config: BackendConfig, pool: ModelPool[LoadedModel] | None = None) -> None:
         self.config = config

@@ -12,6 +12,7 @@ import asyncio
 import importlib.util
 import sys
 from pathlib import Path
+from typing import ClassVar
 
 from forgegate.backends.base import BACKENDS, BackendConfig
 from forgegate.backends.embedded import file_sha256, resolve_model_path
@@ -58,6 +59,8 @@ class LlamaCppBackend(ManagedBackend):
     """A llama.cpp server forgegate starts for this arm (shared with arms that need the same one)."""
 
     name = "llamacpp"
+    remote: ClassVar[bool] = False
+    """Capability (``backends.names.is_remote``): forgegate runs or starts the model itself."""
 
     def __init__(self, config: BackendConfig) -> None:
         self.model_path = resolve_model_path(config.model)

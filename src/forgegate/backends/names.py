@@ -15,18 +15,29 @@ if TYPE_CHECKING:
 
 BACKENDS: Registry[BackendFactory] = Registry("backend")
 
-# The one list of built-in backends: name -> (the module that registers it, whether it talks to a server
-# forgegate does not start, which cannot vouch for the model's name: --model then labels every result).
-_BUILT_IN: dict[str, tuple[str, bool]] = {
-    "embedded": ("forgegate.backends.embedded", False),
-    "llamacpp": ("forgegate.backends.llamacpp", False),
-    "ollama": ("forgegate.backends.ollama", True),
-    "openai": ("forgegate.backends.openai", True),
-    "transformers": ("forgegate.backends.transformers_backend", False),
-    "vllm": ("forgegate.backends.vllm", False),
+# The one list of built-in backends: name -> the module that registers it. What each can do (``remote``: it
+# talks to a server forgegate does not start) is declared on the class that module registers, and read by
+# :func:`is_remote`; there is no second list of it.
+_BUILT_IN: dict[str, str] = {
+    "embedded": "forgegate.backends.embedded",
+    "llamacpp": "forgegate.backends.llamacpp",
+    "ollama": "forgegate.backends.ollama",
+    "openai": "forgegate.backends.openai",
+    "transformers": "forgegate.backends.transformers_backend",
+    "vllm": "forgegate.backends.vllm",
 }
-for _name, (_module, _) in _BUILT_IN.items():
+for _name, _module in _BUILT_IN.items():
     BACKENDS.declare(_name, _module)
 
-REMOTE_BACKENDS: frozenset[str] = frozenset(name for name, (_, remote) in _BUILT_IN.items() if remote)
-"""Backends on a server forgegate does not start: ``--model`` is required (the label comes from it)."""
+
+def is_remote(name: str) -> bool:
+    """Whether backend ``name`` answers from a server forgegate does not start, which cannot vouch for the
+    model's name (``--model`` then labels every result and is required). Read from the registered class's
+    ``remote``; a class that does not declare it is an error, never a guess (a wrong False would let a
+    result go out with no label)."""
+    factory = BACKENDS.get(name)
+    remote = getattr(factory, "remote", None)
+    if not isinstance(remote, bool):
+        raise TypeError(f"backend '{name}' declares no 'remote' capability: set remote = True or False on "
+                        f"{getattr(factory, '__qualname__', factory)!r}")
+    return remote

@@ -18,7 +18,7 @@ import asyncio
 import os
 from collections.abc import AsyncIterator
 from ipaddress import ip_address
-from typing import Any
+from typing import Any, ClassVar
 
 import httpx
 
@@ -94,6 +94,8 @@ class OllamaBackend:
     """A model served by Ollama; counts from its ``eval_count``, boundaries from its chunks."""
 
     name = "ollama"
+    remote: ClassVar[bool] = True
+    """Capability (``backends.names.is_remote``): a server forgegate does not start: --model labels the result."""
 
     def __init__(self, config: BackendConfig) -> None:
         if not config.model:

@@ -31,7 +31,7 @@ import asyncio
 import os
 import time
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, ClassVar
 
 import httpx
 
@@ -74,6 +74,8 @@ class OpenAIBackend:
     """An OpenAI-compatible server; requests spread over ``base_urls`` replicas, least in flight first."""
 
     name = "openai"
+    remote: ClassVar[bool] = True
+    """Capability (``backends.names.is_remote``): a server forgegate does not start: --model labels the result."""
 
     def __init__(self, config: BackendConfig) -> None:
         if not config.base_urls:

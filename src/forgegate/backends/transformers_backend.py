@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from forgegate.backends._batching import Batcher, Job, Row
 from forgegate.backends._decode import decode_batch
@@ -234,6 +234,8 @@ class TransformersBackend:
     """A local Hugging Face causal LM (+ optional PEFT LoRA adapter), batched on cpu, cuda or mps."""
 
     name = "transformers"
+    remote: ClassVar[bool] = False
+    """Capability (``backends.names.is_remote``): forgegate runs or starts the model itself."""
 
     def __init__(self, config: BackendConfig) -> None:
         if not config.model:

@@ -17,6 +17,7 @@ import shutil
 import signal
 import sys
 from pathlib import Path
+from typing import ClassVar
 
 from forgegate.backends.base import BACKENDS, BackendConfig
 from forgegate.backends.managed import LaunchSpec, ManagedBackend
@@ -115,6 +116,8 @@ class VllmBackend(ManagedBackend):
     """vLLM servers forgegate starts for a base model and every adapter over it (shared by those arms)."""
 
     name = "vllm"
+    remote: ClassVar[bool] = False
+    """Capability (``backends.names.is_remote``): forgegate runs or starts the model itself."""
 
     def launch_specs(self, config: BackendConfig) -> list[LaunchSpec]:
         executable = vllm_executable()

@@ -48,11 +48,6 @@ class Battery:
     def in_category(self, category: str) -> tuple[BatteryItem, ...]:
         return tuple(item for item in self.items if item.category == category)
 
-    def to_json(self) -> dict[str, object]:
-        """The result-JSON ``battery`` block: path, sha256, item count, items per category."""
-        return {"path": str(self.path), "sha256": self.sha256, "items": len(self.items),
-                "categories": self.counts()}
-
 
 def default_id(category: str, number: int) -> str:
     """``<category>-<nn>``: the id of the ``number``-th item (1-based) of ``category`` in file order."""
@@ -77,7 +72,13 @@ def load_battery(path: Path, *, categories: Collection[str] | None = None) -> Ba
     error (with the closest known name suggested), so a typo cannot silently drop an item.
     """
     path = Path(path)
-    raw = read_bytes_or_input_error(path)
+    return parse_battery(path, read_bytes_or_input_error(path), categories=categories)
+
+
+def parse_battery(path: Path, raw: bytes, *, categories: Collection[str] | None = None) -> Battery:
+    """:func:`load_battery` on bytes already read (a plan's inputs are read once, by its lock check); ``path``
+    names the battery in errors and in the result."""
+    path = Path(path)
     known = tuple(categories) if categories is not None else None
     per_category: Counter[str] = Counter()
     seen: dict[str, int] = {}

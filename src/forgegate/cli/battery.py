@@ -84,9 +84,10 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         from forgegate.battery import load_battery
         from forgegate.jsonio import write_json_atomic
+        from forgegate.results.battery_check import BatteryCheckResult
 
         battery = load_battery(path, categories=category or None)
         _print_summary(battery, "valid battery")
         _warn_short_answers(battery)
         if json_path is not None:
-            write_json_atomic(json_path, battery.to_json())
+            write_json_atomic(json_path, BatteryCheckResult.of(battery).to_json())

@@ -70,12 +70,10 @@ def _session_command(kind: SessionKind, title: str) -> Any:
     @with_options([BATTERY_OPTION, *MODEL_OPTIONS, JSON_OPTION, HTML_OPTION, MARKDOWN_OPTION, extra, corpus])
     def command(**kw: Any) -> None:
         from forgegate.pipeline.eval_session import run_session
-        from forgegate.pipeline.format_followup import with_training_corpus
 
-        _scored, result, summary = run_session(session_options(kind, kw, kw["battery"]))
-        result = with_training_corpus(result, kw["training_corpus"])
-        report_summary(summary)
-        exit_with(finish(result, kw["json_out"], title, html=kw["html"], markdown=kw["markdown"]))
+        session = run_session(session_options(kind, kw, kw["battery"]))
+        report_summary(session.summary)
+        exit_with(finish(session.result, kw["json_out"], title, html=kw["html"], markdown=kw["markdown"]))
 
     return command
 

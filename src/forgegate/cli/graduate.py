@@ -56,14 +56,15 @@ def register(app: typer.Typer) -> None:
         live_sha = hashlib.sha256(read_bytes_or_input_error(live_path)).hexdigest()
         check_live_battery(live_sha, kw["declare_live_battery"])  # before anything runs: exit 2, not a verdict
         # GLOSS v2: "Before graduation ... --check-failure-modes": always, whatever the flags say
-        _, battery_result, summary = run_session(session_options("eval", {**kw, "check_failure_modes": True},
-                                                                 kw["battery"]))
-        report_summary(summary)
+        battery_session = run_session(session_options("eval", {**kw, "check_failure_modes": True}, kw["battery"]))
+        report_summary(battery_session.summary)
+        battery_result = battery_session.result
         finish(battery_result, None, GLOSS_V2_TITLE)
         live_result = None
         if battery_result.gate == Gate.PASS:  # "After battery PASS, run 10 live crew communication tasks"
-            _, live_result, summary = run_session(session_options("live", kw, kw["live_battery"]))
-            report_summary(summary)
+            live_session = run_session(session_options("live", kw, kw["live_battery"]))
+            report_summary(live_session.summary)
+            live_result = live_session.result
             finish(live_result, None, "GLOSS LIVE TEST")
         else:
             console.print(f"\nlive test not run: the battery gate is {battery_result.gate.value} (GLOSS v2 runs it "

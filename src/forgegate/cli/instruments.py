@@ -39,8 +39,8 @@ def voice(
     from forgegate.jsonio import write_json_atomic
     from forgegate.metrics import load_generations, read_text, require_arms, voice_report
     from forgegate.metrics.voice import parse_floor_rule
+    from forgegate.pipeline.axes import gate_voice
     from forgegate.report.metrics_terminal import print_voice
-    from forgegate.results import VoiceResult
 
     rule = parse_floor_rule(floor)
     if (why := floor_rule_refusal(rule)) is not None:  # refused as plans refuse it (issue 36)
@@ -52,7 +52,7 @@ def voice(
                           n_features=features, folds=folds, floor_rule=rule,
                           contrasts={str(p): read_text(p).text for p in contrast},
                           reference_label=", ".join(map(str, reference)))
-    result = VoiceResult.of(report, [str(p) for p in reference])
+    result = gate_voice(report).result([str(p) for p in reference])
     if json_out is not None:
         write_json_atomic(json_out, result.to_json())
     print_voice(result, console)
@@ -78,8 +78,8 @@ def memorization(
 
     from forgegate.jsonio import write_json_atomic
     from forgegate.metrics import load_generations, memorization_report, read_text, require_arms
+    from forgegate.pipeline.axes import gate_memorization
     from forgegate.report.metrics_terminal import print_memorization
-    from forgegate.results import MemorizationResult
 
     gens = load_generations(generations)
     require_arms(gens, (control, candidate), source=str(generations))
@@ -87,7 +87,7 @@ def memorization(
     report = memorization_report(documents, gens, control=control, candidate=candidate, n=n,
                                  hit_rate_margin=hit_rate_margin, max_margin=max_margin,
                                  rng=np.random.default_rng(control_seed), passages=passages)
-    result = MemorizationResult.of(report, [str(p) for p in corpus], control_seed)
+    result = gate_memorization(report).result([str(p) for p in corpus], control_seed)
     if json_out is not None:
         write_json_atomic(json_out, result.to_json())
     print_memorization(result, console)
@@ -107,14 +107,14 @@ def damage(
     from forgegate.jsonio import write_json_atomic
     from forgegate.metrics import damage_report, load_generations, require_arms
     from forgegate.metrics.damage import parse_band, parse_metrics
+    from forgegate.pipeline.axes import gate_damage
     from forgegate.report.metrics_terminal import print_damage
-    from forgegate.results import DamageResult
 
     chosen = parse_metrics(metrics)
     gens = load_generations(generations)
     require_arms(gens, (control, candidate), source=str(generations))
     report = damage_report(gens, parse_band(band), control=control, candidate=candidate, metrics=chosen)
-    result = DamageResult.of(report)
+    result = gate_damage(report).result()
     if json_out is not None:
         write_json_atomic(json_out, result.to_json())
     print_damage(result, console)
@@ -129,11 +129,12 @@ def checkpoints(
     from forgegate.jsonio import write_json_atomic
     from forgegate.metrics import checkpoint_ties, read_trainer_state
     from forgegate.report.metrics_terminal import print_checkpoints
+    from forgegate.results.checkpoints import CheckpointTiesResult
 
-    ties = checkpoint_ties(read_trainer_state(trainer_state))
+    result = CheckpointTiesResult.of(checkpoint_ties(read_trainer_state(trainer_state)))
     if json_out is not None:
-        write_json_atomic(json_out, ties.to_json())
-    print_checkpoints(ties, console)
+        write_json_atomic(json_out, result.to_json())
+    print_checkpoints(result, console)
 
 
 def fixture_build(
@@ -154,6 +155,7 @@ def fixture_build(
     from forgegate.jsonio import write_json_atomic
     from forgegate.metrics.damage import parse_band
     from forgegate.report.metrics_terminal import print_fixture
+    from forgegate.results.fixture_build import FixtureBuildResult
 
     rows = read_pairs(pairs)
     build = build_fixture(rows, split=split, n=n, band=parse_band(band), seed=seed, source=str(pairs))
@@ -163,9 +165,10 @@ def fixture_build(
     write_provenance(out, pairs, split)  # plan lock ties the fixture to a leak audit of this same pairs file
     if reference_out is not None:
         reference_out.write_text(split_responses(rows, split) + "\n", encoding="utf-8")
+    result = FixtureBuildResult.of(build, pairs=str(pairs), out=str(out))
     if json_out is not None:
-        write_json_atomic(json_out, {**build.to_json(), "pairs": str(pairs), "out": str(out)})
-    print_fixture(build, console, str(out))
+        write_json_atomic(json_out, result.to_json())
+    print_fixture(result, console)
 
 
 def register(app: typer.Typer) -> None:

@@ -82,15 +82,8 @@ def with_options(params: list[inspect.Parameter]) -> Callable[[Callable[..., Non
 
 def session_options(kind: SessionKind, kw: dict[str, Any], battery: Path | None) -> SessionOptions:
     """The session the flags ask for. The options model checks every value (a flag that cannot work is a usage
-    error there, before anything is stored); this only names the flags. (Its import waits until a command runs.)"""
-    from forgegate.pipeline.session_options import SessionOptions
+    error there, before anything is stored) and maps each flag to its field. (Its import waits until a command
+    runs.)"""
+    from forgegate.pipeline.session_options import from_flags
 
-    return SessionOptions(kind=kind, backend=kw["backend"], model=kw["model"], base_urls=tuple(kw["base_url"] or ()),
-                          adapter=kw["adapter"], device=kw["device"], dtype=kw["dtype"], batch_size=kw["batch_size"],
-                          battery=battery, gate_config=kw["gate_config"], store=kw["store"],
-                          concurrency=kw["concurrency"], retries=kw["retries"], seed=kw["seed"],
-                          temperature=kw["temperature"], top_p=kw["top_p"], system=kw["system"],
-                          timeout=kw["timeout"], idle_timeout=kw["idle_timeout"], api_key_env=kw["api_key_env"],
-                          check_failure_modes=kw.get("check_failure_modes", False),
-                          quiet=kw["quiet"] or quiet_default(), wait=not kw["no_wait"],
-                          loop_cutoff=not kw.get("no_loop_cutoff", False))
+    return from_flags(kind, kw, battery, quiet_default=quiet_default())

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Protocol
 
-from forgegate.core.verdict import Gate, Reason
+from forgegate.core.verdict import Gate, Reason, Verdict
+from forgegate.gate.arms import axis_verdict
 
 
 class ArmCopying(Protocol):
@@ -77,3 +78,32 @@ def memorization_reason(arms: Mapping[str, ArmCopying], control: str, candidate:
                   {"hit_rate_candidate": k.hit_rate, "hit_rate_control": c.hit_rate,
                    "hit_rate_margin": hit_rate_margin, "max_candidate": k.max, "max_control": c.max,
                    "max_margin": max_margin})
+
+
+class CopyMeasured(Protocol):
+    """What the axis's verdict reads of ``metrics.memorization.MemorizationReport``."""
+
+    @property
+    def n(self) -> int: ...
+    @property
+    def arms(self) -> Mapping[str, ArmCopying]: ...
+    @property
+    def controls(self) -> CopyControls: ...
+    @property
+    def control(self) -> str: ...
+    @property
+    def candidate(self) -> str: ...
+    @property
+    def hit_rate_margin(self) -> float: ...
+    @property
+    def max_margin(self) -> int: ...
+    @property
+    def negative_max_hit_rate(self) -> float: ...
+
+
+def memorization_verdict(measured: CopyMeasured) -> Verdict:
+    """Axis B's verdict: both controls' reasons and the margin rule, combined as every axis's are."""
+    rule = memorization_reason(measured.arms, measured.control, measured.candidate,
+                               hit_rate_margin=measured.hit_rate_margin, max_margin=measured.max_margin)
+    return axis_verdict([*memorization_control_reasons(measured.controls, measured.n,
+                                                       measured.negative_max_hit_rate), rule])

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from forgegate.core.verdict import Gate, Reason
+from forgegate.core.verdict import Gate, Reason, Verdict
+from forgegate.gate.arms import axis_verdict
 
 
 class Floors(Protocol):
@@ -91,3 +92,49 @@ def voice_reason(author: str, control: str, candidate: str, control_mean: float,
     return Reason("voice", Gate.PASS if passed else Gate.FAIL, detail,
                   {"floor_rule": floor_rule, "floor": floor, "gap": comp.gap, "ratio": ratio,
                    "floor_pairwise": comp.floor_pairwise, "floor_all_arms": comp.floor_all_arms})
+
+
+class VoiceRuleInputs(Protocol):
+    """What the voice rule reads of ``metrics.voice.VoiceComparison``."""
+
+    @property
+    def author(self) -> str: ...
+    @property
+    def control(self) -> str: ...
+    @property
+    def candidate(self) -> str: ...
+    @property
+    def floor_rule(self) -> str: ...
+    @property
+    def comparison(self) -> Floors | None: ...
+    @property
+    def problem(self) -> str | None: ...
+    @property
+    def control_mean(self) -> float | None: ...
+    @property
+    def candidate_mean(self) -> float | None: ...
+    @property
+    def floors_disagree(self) -> bool | None: ...
+
+
+class VoiceMeasured(Protocol):
+    """What the axis's verdict reads of ``metrics.voice.VoiceReport``."""
+
+    @property
+    def rule(self) -> VoiceRuleInputs: ...
+    @property
+    def controls(self) -> VoiceControlOutcome: ...
+
+
+def voice_rule_reason(rule: VoiceRuleInputs) -> Reason:
+    """The voice rule's reason: INCOMPLETE when the seeds give no floor, else the floor rule on the gap."""
+    comp, control_mean, candidate_mean = rule.comparison, rule.control_mean, rule.candidate_mean
+    if comp is None or control_mean is None or candidate_mean is None:
+        return voice_unmeasured(rule.author, rule.problem or "the arms could not be compared")
+    return voice_reason(rule.author, rule.control, rule.candidate, control_mean, candidate_mean, comp,
+                        rule.floor_rule, bool(rule.floors_disagree))
+
+
+def voice_verdict(measured: VoiceMeasured) -> Verdict:
+    """Axis A's verdict: the controls' reason and the voice rule, combined as every axis's are."""
+    return axis_verdict([voice_control_reason(measured.controls), voice_rule_reason(measured.rule)])

@@ -1,9 +1,10 @@
 """Per-arm statistics: Burrows's Delta (voice), verbatim n-gram memorisation, damage rates, seed floors.
 
 ``forgegate run`` and the standalone instrument commands call the same functions:
-``voice_report``, ``memorization_report``, ``damage_report`` (each returns a report with its
-``.verdict``; its JSON is the results model built from it, e.g. ``forgegate.results.VoiceAxis.from_report``),
-then ``forgegate.gate.arms.arms_verdict``.
+``voice_report``, ``memorization_report`` (each returns a report with its ``.verdict``, still decided here
+through ``gate/``: issue 34 moves them next) and ``damage_report`` (measurements only: the pipeline hands them to
+``gate.damage.damage_verdict``, ``pipeline/axes.py``); the JSON is the results model built from both, then
+``forgegate.gate.arms.arms_verdict``.
 """
 
 from forgegate.metrics.checkpoints import CheckpointTies, EvalPoint, checkpoint_ties, read_trainer_state

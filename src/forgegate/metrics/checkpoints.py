@@ -41,10 +41,6 @@ class Ranked:
     above_min: float
     jitters: float | None
 
-    def to_json(self) -> dict[str, object]:
-        return {"step": self.point.step, "epoch": self.point.epoch, "eval_loss": self.point.eval_loss,
-                "above_min": self.above_min, "jitters": self.jitters}
-
 
 @dataclass(frozen=True)
 class CheckpointTies:
@@ -55,12 +51,7 @@ class CheckpointTies:
     best: EvalPoint
     ties: tuple[Ranked, ...]
     others: tuple[Ranked, ...]
-
-    def to_json(self) -> dict[str, object]:
-        return {"eval_points": len(self.points), "median_neighbour_jitter": self.jitter,
-                "minimum": {"step": self.best.step, "epoch": self.best.epoch,
-                            "eval_loss": self.best.eval_loss},
-                "ties": [r.to_json() for r in self.ties], "others": [r.to_json() for r in self.others]}
+    """Its JSON is ``results.checkpoints.CheckpointTiesResult``, built from it in one place."""
 
 
 def _entry_problem(loss: object, step: object, epoch: object) -> str | None:

@@ -6,8 +6,9 @@
   max_tokens`` where the row carries both. A row that carries neither cannot say, and a
   metric that cannot be measured on every compared row is INCOMPLETE, never clean.
 
-PASS per metric when ``rate(candidate) - rate(control)`` is at most that metric's own
-pairwise seed-spread floor ``max(spread(candidate), spread(control))``.
+The rule (PASS per metric when ``rate(candidate) - rate(control)`` is at most that metric's own pairwise
+seed-spread floor ``max(spread(candidate), spread(control))``) is ``gate/damage.py``'s: this module measures and
+returns numbers only; the pipeline hands them to the gate (``pipeline/axes.py``).
 """
 
 from __future__ import annotations
@@ -16,10 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from forgegate.core.declared import DAMAGE_METRICS, DamageMetric
-from forgegate.core.verdict import Reason, Verdict
 from forgegate.errors import InputError
-from forgegate.gate.arms import axis_verdict
-from forgegate.gate.damage import damage_reason, damage_unmeasured
 from forgegate.metrics.generations import Generation, by_arm_seed
 from forgegate.metrics.noise_floor import ArmSeeds, FloorComparison, compare_arms, seed_problem
 
@@ -64,24 +62,39 @@ def ran_on(gen: Generation) -> bool | None:
 
 @dataclass(frozen=True)
 class MetricResult:
-    """One damage metric: per-arm seed rates, the comparison, and its reason."""
+    """One damage metric as measured: per-arm seed rates, the floor comparison, or why there is none."""
 
     metric: DamageMetric
     arms: Mapping[str, ArmSeeds]
     unmeasured: Mapping[str, int]
     comparison: FloorComparison | None
-    reason: Reason
+    problem: str | None
+    """Why the two arms could not be compared (rows without the field, seeds without a floor); None when they were."""
+    control: str
+    candidate: str
+
+    @property
+    def label(self) -> str:
+        """The metric as its reason names it (``ran-on``, ``out-of-band``)."""
+        return self.metric.replace("_", "-")
+
+    @property
+    def rate_control(self) -> float | None:
+        return self.arms[self.control].measured()[0] if self.comparison is not None else None
+
+    @property
+    def rate_candidate(self) -> float | None:
+        return self.arms[self.candidate].measured()[0] if self.comparison is not None else None
 
 
 @dataclass(frozen=True)
 class DamageReport:
-    """Everything axis C printed, and its verdict with reasons."""
+    """Everything axis C measured for one control/candidate pair (no verdict: ``gate.damage`` decides)."""
 
     band: tuple[int, int]
     control: str
     candidate: str
     metrics: Mapping[str, MetricResult]
-    verdict: Verdict
 
 
 def _rates(generations: Sequence[Generation], metric: DamageMetric, band: tuple[int, int]
@@ -104,28 +117,25 @@ def _rates(generations: Sequence[Generation], metric: DamageMetric, band: tuple[
 
 def damage_metric(generations: Sequence[Generation], metric: DamageMetric, band: tuple[int, int], *,
                   control: str, candidate: str) -> MetricResult:
-    """One metric's rates and its non-inferiority rule for control vs candidate."""
+    """One metric's rates and, when both arms can be compared, their floor comparison."""
     arms, unmeasured = _rates(generations, metric, band)
     label = metric.replace("_", "-")
     blind = [a for a in (control, candidate) if unmeasured.get(a, 0)]
+    problem: str | None = None
     if blind:
         why = ("rows carry no 'finish' (or 'tokens' + 'max_tokens')" if metric == "ran_on"
                else "rows could not be measured")
         counts = ", ".join(f"{a}: {unmeasured[a]}" for a in blind)
-        return MetricResult(metric, arms, unmeasured, None,
-                            damage_unmeasured(label, f"cannot measure {label} ({counts} {why})"))
-    problem = seed_problem(arms, control, candidate)
-    if problem is not None:
-        return MetricResult(metric, arms, unmeasured, None, damage_unmeasured(label, problem))
-    comp = compare_arms(arms, control, candidate)
-    return MetricResult(metric, arms, unmeasured, comp,
-                        damage_reason(label, control, candidate, arms[control].measured()[0],
-                                      arms[candidate].measured()[0], comp))
+        problem = f"cannot measure {label} ({counts} {why})"
+    else:
+        problem = seed_problem(arms, control, candidate)
+    comp = compare_arms(arms, control, candidate) if problem is None else None
+    return MetricResult(metric, arms, unmeasured, comp, problem, control, candidate)
 
 
 def damage_report(generations: Sequence[Generation], band: tuple[int, int], *, control: str, candidate: str,
                   metrics: Sequence[DamageMetric] = DAMAGE_METRICS) -> DamageReport:
-    """Axis C for one control/candidate pair over the chosen metrics (both by default)."""
+    """Axis C's measurements for one control/candidate pair over the chosen metrics (both by default)."""
     low, high = band
     if not 0 < low <= high:
         raise ValueError(f"band must satisfy 0 < low <= high, got {low}-{high}")
@@ -133,5 +143,4 @@ def damage_report(generations: Sequence[Generation], band: tuple[int, int], *, c
         raise ValueError("choose at least one damage metric")
     results: dict[str, MetricResult] = {m: damage_metric(generations, m, band, control=control, candidate=candidate)
                for m in dict.fromkeys(metrics)}
-    verdict = axis_verdict([r.reason for r in results.values()])
-    return DamageReport(band, control, candidate, results, verdict)
+    return DamageReport(band, control, candidate, results)

@@ -21,9 +21,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from forgegate.core.verdict import Verdict
-from forgegate.gate.arms import axis_verdict
-from forgegate.gate.memorization import memorization_control_reasons, memorization_reason
 from forgegate.metrics.generations import Generation, by_arm_seed
 from forgegate.metrics.ngram_index import NgramIndex, words_of
 from forgegate.metrics.noise_floor import ArmSeeds
@@ -72,7 +69,8 @@ class MemorizationControls:
 
 @dataclass(frozen=True)
 class MemorizationReport:
-    """Everything axis B printed, and its verdict with reasons."""
+    """Everything axis B measured for one control/candidate pair, with both controls (no verdict:
+    ``gate.memorization`` decides, handed these by the pipeline, ``pipeline/axes.py``)."""
 
     n: int
     corpus_words: int
@@ -82,7 +80,11 @@ class MemorizationReport:
     candidate: str
     hit_rate_margin: float
     max_margin: int
-    verdict: Verdict
+
+    @property
+    def negative_max_hit_rate(self) -> float:
+        """The most the shuffled (negative) control may hit before the index is not trusted."""
+        return NEGATIVE_MAX_HIT_RATE
 
 
 def sample_passages(documents: Sequence[str], words: int, count: int, rng: np.random.Generator) -> list[str]:
@@ -154,7 +156,4 @@ def memorization_report(documents: Sequence[str], generations: Sequence[Generati
     lengths = [len(words_of(g.text)) for g in generations]
     passage_words = max(1, int(statistics.median(lengths))) if lengths else n
     controls = run_controls(index, documents, passage_words, rng, passages)
-    rule = memorization_reason(arms, control, candidate, hit_rate_margin=hit_rate_margin, max_margin=max_margin)
-    verdict = axis_verdict([*memorization_control_reasons(controls, n, NEGATIVE_MAX_HIT_RATE), rule])
-    return MemorizationReport(n, index.words, arms, controls, control, candidate, hit_rate_margin,
-                              max_margin, verdict)
+    return MemorizationReport(n, index.words, arms, controls, control, candidate, hit_rate_margin, max_margin)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from forgegate.errors import InputError
-from forgegate.jsonio import read_text_or_input_error
+from forgegate.jsonio import decode_utf8_or_input_error, read_text_or_input_error
 
 _GUTENBERG_MARKER = re.compile(r"^\s*\*\*\* ?(START|END) OF (THE|THIS) PROJECT GUTENBERG.*$",
                                re.MULTILINE | re.IGNORECASE)
@@ -39,7 +39,17 @@ def strip_gutenberg(text: str) -> tuple[str, bool]:
 def read_text(path: Path, *, strip: bool = True) -> LoadedText:
     """Read ``path`` as UTF-8; with ``strip`` a Gutenberg header/footer is cut (and the cut is reported)."""
     path = Path(path)
-    text = read_text_or_input_error(path, bom=True).replace("\r\n", "\n")
+    return text_of(path, read_text_or_input_error(path, bom=True), strip=strip)
+
+
+def text_from_bytes(path: Path, raw: bytes, *, strip: bool = True) -> LoadedText:
+    """``raw`` (the bytes of ``path``, read once by the caller) as :func:`read_text` would read the file."""
+    return text_of(Path(path), decode_utf8_or_input_error(Path(path), raw, bom=True), strip=strip)
+
+
+def text_of(path: Path, text: str, *, strip: bool = True) -> LoadedText:
+    """A decoded text with CRLF folded and, with ``strip``, its Gutenberg header/footer cut."""
+    text = text.replace("\r\n", "\n")
     body, stripped = strip_gutenberg(text) if strip else (text, False)
     if not body.strip():
         raise InputError(path, "the file has no text", hint="pass a non-empty text file")

@@ -20,10 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from forgegate.core.declared import FloorRule
-from forgegate.core.verdict import Reason, Verdict
 from forgegate.errors import InputError
-from forgegate.gate.arms import axis_verdict
-from forgegate.gate.voice import voice_control_reason, voice_reason, voice_unmeasured
 from forgegate.metrics.delta import DeltaModel, fit_delta_model, normalise_for_voice, reference_segments
 from forgegate.metrics.generations import Generation, by_arm_seed
 from forgegate.metrics.noise_floor import ArmSeeds, FloorComparison, compare_arms, seed_problem
@@ -64,8 +61,30 @@ class VoiceControls:
 
 
 @dataclass(frozen=True)
+class VoiceComparison:
+    """The two arms' per-seed Deltas compared under the plan's floor rule, or why they could not be (the rule's
+    inputs; ``gate.voice.voice_rule_reason`` writes the reason)."""
+
+    author: str
+    control: str
+    candidate: str
+    floor_rule: FloorRule
+    comparison: FloorComparison | None
+    problem: str | None
+    """Why the seeds give no floor (None when ``comparison`` is set)."""
+    control_mean: float | None
+    candidate_mean: float | None
+
+    @property
+    def floors_disagree(self) -> bool | None:
+        """Whether the two floor rules give different verdicts on the gap; None when nothing was compared."""
+        return floors_disagree(self.comparison) if self.comparison is not None else None
+
+
+@dataclass(frozen=True)
 class VoiceReport:
-    """Everything axis A printed, and its verdict with reasons."""
+    """Everything axis A measured for one control/candidate pair, with its controls (no verdict: ``gate.voice``
+    decides, handed these by the pipeline, ``pipeline/axes.py``)."""
 
     author: str
     reference: ReferenceInfo
@@ -74,14 +93,17 @@ class VoiceReport:
     control: str
     candidate: str
     floor_rule: FloorRule
-    comparison: FloorComparison | None
+    rule: VoiceComparison
     controls: VoiceControls
-    verdict: Verdict
+
+    @property
+    def comparison(self) -> FloorComparison | None:
+        return self.rule.comparison
 
     @property
     def floors_disagree(self) -> bool | None:
         """Whether the two floor rules give different verdicts on the gap; None when nothing was compared."""
-        return floors_disagree(self.comparison) if self.comparison is not None else None
+        return self.rule.floors_disagree
 
 
 def parse_floor_rule(value: str) -> FloorRule:
@@ -99,15 +121,13 @@ def floors_disagree(comp: FloorComparison) -> bool:
 
 
 def voice_rule(author: str, arms: Mapping[str, ArmSeeds], control: str, candidate: str,
-               floor_rule: FloorRule = "pairwise") -> tuple[FloorComparison | None, Reason]:
-    """The floor comparison of the two arms, and the voice rule's reason (``gate.voice``) on it."""
+               floor_rule: FloorRule = "pairwise") -> VoiceComparison:
+    """The floor comparison of the two arms (what the voice rule, ``gate.voice``, reads), or why there is none."""
     problem = seed_problem(arms, control, candidate)
     if problem is not None:
-        return None, voice_unmeasured(author, problem)
-    comp = compare_arms(arms, control, candidate)
-    return comp, voice_reason(author, control, candidate, arms[control].measured()[0],
-                              arms[candidate].measured()[0], comp, floor_rule,
-                              floors_disagree(comp))
+        return VoiceComparison(author, control, candidate, floor_rule, None, problem, None, None)
+    return VoiceComparison(author, control, candidate, floor_rule, compare_arms(arms, control, candidate), None,
+                           arms[control].measured()[0], arms[candidate].measured()[0])
 
 
 def _chunks(text: str, words: int, count: int) -> list[str]:
@@ -160,7 +180,7 @@ def voice_report(author: str, reference_text: str, generations: Sequence[Generat
                  candidate: str, segment_words: int, n_features: int = 300, folds: int = DEFAULT_FOLDS,
                  floor_rule: FloorRule = "pairwise", contrasts: Mapping[str, str] | None = None,
                  reference_label: str = "reference") -> VoiceReport:
-    """Axis A for one control/candidate pair: Deltas per arm and seed, floors, controls, verdict."""
+    """Axis A's measurements for one control/candidate pair: Deltas per arm and seed, floors, controls."""
     if not author.strip():
         raise InputError("--author", "the author is required and may not be blank",
                          hint="name the author whose voice the reference holds, e.g. --author Hemingway")
@@ -188,8 +208,6 @@ def voice_report(author: str, reference_text: str, generations: Sequence[Generat
     controls = VoiceControls(tuple(held), chunk, control,
                              min(control_arm.by_seed.values()) if control_arm and control_arm.by_seed
                              else None, tuple(contrast_deltas))
-    comparison, rule = voice_rule(author, arms, control, candidate, floor_rule)
-    verdict = axis_verdict([voice_control_reason(controls), rule])
+    rule = voice_rule(author, arms, control, candidate, floor_rule)
     info = ReferenceInfo(len(segments) * segment_words, len(segments), segment_words, model.n_features)
-    return VoiceReport(author, info, arms, words, control, candidate, floor_rule, comparison, controls,
-                       verdict)
+    return VoiceReport(author, info, arms, words, control, candidate, floor_rule, rule, controls)

@@ -6,11 +6,13 @@ the lock check, and the scorers call the same loaders again on the stored answer
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from forgegate.battery import Battery, bundled_battery_path, load_battery
-from forgegate.gate.gloss_config import GateConfig, load_gate_config
+from forgegate.battery.loader import parse_battery
+from forgegate.gate.gloss_config import GateConfig, load_gate_config, parse_gate_config
 from forgegate.pipeline.confirmatory import check_confirmatory
 from forgegate.pipeline.plan_quality import check_quality_declarations
 from forgegate.plan import LoadedPlan, is_bundled
@@ -30,16 +32,25 @@ class GlossInputs:
     seed: int
 
 
-def gloss_inputs(loaded: LoadedPlan) -> GlossInputs:
-    """The battery (checked against the gate config, every category present) and the gate config."""
+def gloss_inputs(loaded: LoadedPlan, contents: Mapping[str, bytes] | None = None) -> GlossInputs:
+    """The battery (checked against the gate config, every category present) and the gate config. With
+    ``contents`` (the plan's inputs as its lock check read and hashed them) the files are not read again."""
     plan = loaded.plan
     params = plan.instruments.gloss
     assert params is not None and plan.fixture.battery is not None  # the plan loader checked both
-    config_path = None if is_bundled(params.gate_config) else loaded.resolve(params.gate_config)
-    config, sha = load_gate_config(config_path)
-    battery_path = (Path(bundled_battery_path()) if is_bundled(plan.fixture.battery)
-                    else loaded.resolve(plan.fixture.battery))
-    battery = load_battery(battery_path, categories=config.categories)
+    if is_bundled(params.gate_config):
+        config, sha = load_gate_config(None)
+    elif contents is not None:
+        config, sha = parse_gate_config(contents[params.gate_config], loaded.resolve(params.gate_config))
+    else:
+        config, sha = load_gate_config(loaded.resolve(params.gate_config))
+    if is_bundled(plan.fixture.battery):
+        battery = load_battery(Path(bundled_battery_path()), categories=config.categories)
+    elif contents is not None:
+        battery = parse_battery(loaded.resolve(plan.fixture.battery), contents[plan.fixture.battery],
+                                categories=config.categories)
+    else:
+        battery = load_battery(loaded.resolve(plan.fixture.battery), categories=config.categories)
     config.check_battery(battery)
     seeds = plan.seed_list()
     if len(seeds) != 1:
@@ -121,11 +132,12 @@ def semantic_inputs(loaded: LoadedPlan, task_ids: list[str]) -> SemanticInputs:
     return SemanticInputs(book, book_path, relevance, rel_path, record)
 
 
-def preflight(loaded: LoadedPlan, task_ids: list[str]) -> None:
-    """Load and check every input of the gloss and semantic instruments the plan declares."""
+def preflight(loaded: LoadedPlan, task_ids: list[str], contents: Mapping[str, bytes] | None = None) -> None:
+    """Load and check every input of the gloss and semantic instruments the plan declares (from ``contents``,
+    the bytes the lock check read, where given)."""
     inst = loaded.plan.instruments
     if inst.gloss is not None:
-        gloss_inputs(loaded)
+        gloss_inputs(loaded, contents)
     if inst.semantic is not None:
         semantic_inputs(loaded, task_ids)
         check_confirmatory(loaded)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from forgegate.battery import Battery, bundled_battery_path, load_battery
+from forgegate.battery.loader import parse_battery
 from forgegate.core.records import StoredResponse
 from forgegate.errors import UsageError
 from forgegate.fixture.builder import load_fixture
@@ -49,8 +50,9 @@ def fixture_battery(locked: LockedPlan) -> Battery | None:
     name = loaded.plan.fixture.battery
     if name is None:
         return None
-    path = Path(bundled_battery_path()) if is_bundled(name) else loaded.resolve(name)
-    return load_battery(path)
+    if is_bundled(name):
+        return load_battery(Path(bundled_battery_path()))
+    return parse_battery(loaded.resolve(name), locked.input_bytes(name))  # the bytes the plan hash covers
 
 
 def fixture_items(locked: LockedPlan) -> list[PromptItem]:
@@ -58,7 +60,8 @@ def fixture_items(locked: LockedPlan) -> list[PromptItem]:
     loaded = locked.loaded
     fixture = loaded.plan.fixture
     if fixture.path is not None:
-        return [PromptItem(i.id, i.prompt) for i in load_fixture(loaded.resolve(fixture.path))]
+        items = load_fixture(loaded.resolve(fixture.path), locked.input_bytes(fixture.path))  # read once
+        return [PromptItem(i.id, i.prompt) for i in items]
     battery = fixture_battery(locked)
     assert battery is not None
     return [battery_prompt(item) for item in battery.items]
@@ -110,7 +113,7 @@ async def generate_plan_async(plan_path: Path | str, *, store_dir: Path | None =
                                f"{state.stored_plan_hash[:12]}, the lock now says {locked.plan_hash[:12]}: "
                                f"{RULE_DOES_NOT_MOVE}")
     items = fixture_items(locked)
-    preflight(locked.loaded, [item.id for item in items])  # nothing generates on bad instrument inputs
+    preflight(locked.loaded, [item.id for item in items], locked.contents)  # nothing generates on bad inputs
     check_adapters(locked.loaded)  # nor on an adapter folder that is not there
     arms = plan_arms(locked)
     planned = plan_requests(arms, items, locked.loaded.plan.seed_list(), plan_sampling(locked))

@@ -55,7 +55,7 @@ class GlossOutcome:
 def score_gloss(gens: PlanGenerations) -> GlossOutcome:
     """One GLOSS result per arm from the plan's run store; the plan-level verdict over the candidate arms."""
     loaded = gens.locked.loaded
-    inputs = gloss_inputs(loaded)
+    inputs = gloss_inputs(loaded, gens.locked.contents)  # the bytes the plan hash covers, not a second read
     sampling = loaded.plan.sampling
     arms: list[ArmGloss] = []
     deciding: list[tuple[str, Gate, str]] = []

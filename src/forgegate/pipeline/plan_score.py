@@ -24,11 +24,19 @@ from forgegate.gate.plan import (
     unscored_instrument_reason,
 )
 from forgegate.gate.ship import Contender, ShipDecision, ship_choice
-from forgegate.metrics.damage import DamageReport, damage_report
-from forgegate.metrics.memorization import MemorizationReport, memorization_report
+from forgegate.metrics.damage import damage_report
+from forgegate.metrics.memorization import memorization_report
 from forgegate.metrics.ngram_index import NgramIndex
-from forgegate.metrics.texts import read_text
-from forgegate.metrics.voice import VoiceReport, voice_report
+from forgegate.metrics.texts import text_from_bytes
+from forgegate.metrics.voice import voice_report
+from forgegate.pipeline.axes import (
+    GatedDamage,
+    GatedMemorization,
+    GatedVoice,
+    gate_damage,
+    gate_memorization,
+    gate_voice,
+)
 from forgegate.pipeline.plan_generate import PlanGenerations
 from forgegate.pipeline.plan_gloss import GlossOutcome, score_gloss
 from forgegate.pipeline.plan_semantic import SemanticOutcome, endpoint_value, score_semantic
@@ -36,11 +44,8 @@ from forgegate.plan import PlanComparison
 from forgegate.plan.instruments import INSTRUMENT_NAMES as RUN_INSTRUMENTS
 from forgegate.plan.preflight import Tiebreak
 from forgegate.results import (
-    DamageAxis,
-    MemorizationAxis,
     PlanRunResult,
     ReasonModel,
-    VoiceAxis,
     reason_models,
 )
 from forgegate.results.base import REVIEW_SCHEMA_VERSION
@@ -59,9 +64,9 @@ class ScoredComparison:
     """One plan comparison after scoring: each axis's report and the verdict (its JSON is a ``ComparisonEntry``)."""
 
     comparison: PlanComparison
-    voice: VoiceReport | None
-    memorization: MemorizationReport | None
-    damage: DamageReport | None
+    voice: GatedVoice | None
+    memorization: GatedMemorization | None
+    damage: GatedDamage | None
     verdict: Verdict
     primary_value: dict[str, Any] | None = None
     """The primary endpoint's number when it is a semantic or gloss endpoint (the axes carry their own)."""
@@ -70,9 +75,9 @@ class ScoredComparison:
         c = self.comparison
         return ComparisonEntry(
             control=c.control, candidate=c.candidate, primary=c.primary, primary_value=self.primary_value,
-            voice=VoiceAxis.from_report(self.voice) if self.voice else None,
-            memorization=MemorizationAxis.from_report(self.memorization) if self.memorization else None,
-            damage=DamageAxis.from_report(self.damage) if self.damage else None,
+            voice=self.voice.axis() if self.voice else None,
+            memorization=self.memorization.axis() if self.memorization else None,
+            damage=self.damage.axis() if self.damage else None,
             gate=self.verdict.gate, label=gate_label(self.verdict.gate), reasons=reason_models(self.verdict))
 
 
@@ -188,11 +193,14 @@ def score_plan(gens: PlanGenerations) -> PlanResult:
     run_reasons = generation_reasons(len(gens.errors), len(gens.missing))
     run_reasons += [unscored_instrument_reason(name) for name in inst.declared() if name not in RUN_INSTRUMENTS]
     generations = list(gens.generations)
-    reference = read_text(loaded.resolve(inst.voice.reference)).text if inst.voice else None
-    contrasts = ({label: read_text(loaded.resolve(path)).text for label, path in inst.voice.contrasts.items()}
-                 if inst.voice else {})
-    documents = ([read_text(loaded.resolve(p)).text for p in inst.memorization.corpus]
-                 if inst.memorization else [])
+    locked = gens.locked  # the texts as their bytes were hashed into the plan hash: each file read once per run
+
+    def text(written: str, *, strip: bool = True) -> str:
+        return text_from_bytes(loaded.resolve(written), locked.input_bytes(written), strip=strip).text
+
+    reference = text(inst.voice.reference) if inst.voice else None
+    contrasts = {label: text(path) for label, path in inst.voice.contrasts.items()} if inst.voice else {}
+    documents = [text(p) for p in inst.memorization.corpus] if inst.memorization else []
     index = NgramIndex(documents, inst.memorization.n) if inst.memorization else None
     semantic = score_semantic(gens) if inst.semantic is not None else None
     gloss = score_gloss(gens) if inst.gloss is not None else None
@@ -200,20 +208,20 @@ def score_plan(gens: PlanGenerations) -> PlanResult:
     for comp in plan.comparisons:
         voice = mem = dmg = None
         if inst.voice is not None and reference is not None and plan.author is not None:
-            voice = voice_report(plan.author, reference, generations, control=comp.control,
-                                 candidate=comp.candidate, segment_words=inst.voice.segment_words,
-                                 n_features=inst.voice.n_features, folds=inst.voice.folds,
-                                 floor_rule=inst.voice.floor, contrasts=contrasts,
-                                 reference_label=inst.voice.reference)
+            voice = gate_voice(voice_report(plan.author, reference, generations, control=comp.control,
+                                            candidate=comp.candidate, segment_words=inst.voice.segment_words,
+                                            n_features=inst.voice.n_features, folds=inst.voice.folds,
+                                            floor_rule=inst.voice.floor, contrasts=contrasts,
+                                            reference_label=inst.voice.reference))
         if inst.memorization is not None:
             m = inst.memorization
-            mem = memorization_report(documents, generations, control=comp.control, candidate=comp.candidate,
-                                      n=m.n, hit_rate_margin=m.hit_rate_margin, max_margin=m.max_margin,
-                                      rng=np.random.default_rng(m.control_seed), index=index,
-                                      passages=m.passages)
+            mem = gate_memorization(memorization_report(
+                documents, generations, control=comp.control, candidate=comp.candidate, n=m.n,
+                hit_rate_margin=m.hit_rate_margin, max_margin=m.max_margin,
+                rng=np.random.default_rng(m.control_seed), index=index, passages=m.passages))
         if inst.damage is not None:
-            dmg = damage_report(generations, inst.damage.band, control=comp.control, candidate=comp.candidate,
-                                metrics=inst.damage.metrics)
+            dmg = gate_damage(damage_report(generations, inst.damage.band, control=comp.control,
+                                            candidate=comp.candidate, metrics=inst.damage.metrics))
         extra, value = _primary_part(comp, semantic, gloss)
         verdict = comparison_verdict(voice.verdict if voice else None, mem.verdict if mem else None,
                                      dmg.verdict if dmg else None, extra)

@@ -28,6 +28,7 @@ from pydantic import (
 
 from forgegate.backends import BACKENDS, Backend, BackendConfig
 from forgegate.backends.adapters import adapter_base_problem, adapter_refusal
+from forgegate.backends.names import is_remote
 from forgegate.backends.options import DTYPES, device_problem, option_refusal
 from forgegate.core.limits import DEFAULT_CONCURRENCY, DEFAULT_RETRIES, DEFAULT_TIMEOUT_S
 from forgegate.core.sampling import (
@@ -43,9 +44,6 @@ from forgegate.errors import UsageError
 
 SessionKind = Literal["eval", "live"]
 
-REMOTE_BACKENDS = frozenset({"ollama", "openai"})
-"""Backends that answer under a name the user gives: without ``model`` a result would carry no label."""
-
 _FLAGS = {"base_urls": "--base-url", "wait": "--no-wait", "loop_cutoff": "--no-loop-cutoff"}
 """Fields whose flag is not ``--`` + the field's name with dashes."""
 
@@ -57,6 +55,27 @@ _TAKES = {"string_type": "text", "int_type": "a whole number", "float_type": "a 
 def flag(field: str) -> str:
     """The command-line flag of ``field`` (the API's keyword of the same name)."""
     return _FLAGS.get(field, f"--{field.replace('_', '-')}")
+
+
+def from_flags(kind: SessionKind, flags: dict[str, Any], battery: Path | None, *,
+               quiet_default: bool) -> SessionOptions:
+    """The options a command's parsed flags ask for, field by field through :func:`flag` (so a new field needs
+    no line here): ``--no-X`` flags are negated, repeated flags become tuples, a flag the command does not
+    have leaves its field at the default, and ``--quiet`` also follows ``quiet_default`` (stderr no terminal)."""
+    values: dict[str, Any] = {"kind": kind, "battery": battery}
+    for field in SessionOptions.model_fields:
+        name = flag(field).removeprefix("--").replace("-", "_")
+        if field in values or name not in flags:
+            continue
+        value = flags[name]
+        if name != field and name.startswith("no_"):
+            value = not value
+        elif field == "base_urls":
+            value = tuple(value or ())
+        elif field == "quiet":
+            value = bool(value) or quiet_default
+        values[field] = value
+    return SessionOptions.model_validate(values)
 
 
 class SessionOptions(BaseModel):
@@ -91,6 +110,8 @@ class SessionOptions(BaseModel):
     """Wait for another process generating the same run (False: refuse at once)."""
     loop_cutoff: StrictBool = True
     """Stop an answer as soon as the loop detector finds a loop in it (False: ``--no-loop-cutoff``, run to the cap)."""
+    training_corpus: Path | None = None
+    """The training corpus (JSONL) the format audit reads when LX-B, LX-G or LX-X fail (GLOSS v2's follow-up)."""
     model_in_memory: SkipValidation[Backend | None] = None
     """A backend over a model the caller holds (the training probe); ``backend`` then only labels it."""
 
@@ -122,7 +143,7 @@ class SessionOptions(BaseModel):
     def _check(self) -> None:
         if self.model_in_memory is None:
             BACKENDS.get(self.backend)  # an unknown name is a usage error with a did-you-mean
-        if self.backend in REMOTE_BACKENDS and not self.model:
+        if not self.model and self.backend in BACKENDS and is_remote(self.backend):
             raise UsageError(f"--model is required with --backend {self.backend} (the label on every "
                              "result comes from it; there is no default)")
         for field, least, why in (("concurrency", 1, ""), ("retries", 1, " (the first attempt counts)"),

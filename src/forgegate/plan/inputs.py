@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -103,6 +104,15 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
-def input_digests(loaded: LoadedPlan) -> dict[str, str]:
-    """``{path as written: sha256}`` of every input: a changed fixture or corpus changes the plan's hash."""
-    return {item.written: sha256_file(item.path) for item in check_inputs(loaded)}
+def read_inputs(loaded: LoadedPlan) -> dict[str, bytes]:
+    """``{path as written: bytes}`` of every input, each file read once: what the plan hash covers is what the
+    run then reads (a second read could see a file changed in between)."""
+    return {item.written: item.path.read_bytes() for item in check_inputs(loaded)}
+
+
+def input_digests(loaded: LoadedPlan, contents: Mapping[str, bytes] | None = None) -> dict[str, str]:
+    """``{path as written: sha256}`` of every input (of ``contents`` when the caller read them already): a
+    changed fixture or corpus changes the plan's hash."""
+    if contents is None:
+        return {item.written: sha256_file(item.path) for item in check_inputs(loaded)}
+    return {written: hashlib.sha256(raw).hexdigest() for written, raw in contents.items()}

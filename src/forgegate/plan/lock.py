@@ -11,19 +11,23 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from forgegate.core.version import __version__
 from forgegate.errors import ForgegateError, InputError
 from forgegate.jsonio import JsonProblem, parse_json_strict, write_json_atomic
-from forgegate.plan.inputs import input_digests
+from forgegate.plan.inputs import input_digests, read_inputs
 from forgegate.plan.load import LoadedPlan, load_plan
 
 RULE_DOES_NOT_MOVE = "the run is wrong and gets re-run; the rule does not move"
-LOCK_FORMAT = "forgegate-plan-lock/1"
+LockFormat = Literal["forgegate-plan-lock/1"]
+LOCK_FORMAT: LockFormat = "forgegate-plan-lock/1"
 
 
 class LockRefusedError(ForgegateError):
@@ -38,10 +42,13 @@ class LockRefusedError(ForgegateError):
         return f"{self.message}\n{self.diff}" if self.diff else self.message
 
 
-@dataclass(frozen=True)
-class PlanLock:
-    """A lock as written: the hash, the inputs' digests and the locked text."""
+class PlanLock(BaseModel):
+    """A lock as written (``PLAN.lock``, JSON): the hash, the inputs' digests and the locked text. The file is
+    this model's dump (:meth:`to_file`) and is read back through it (:func:`read_lock`): one shape, no mirror."""
 
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    format: LockFormat = LOCK_FORMAT
     plan_hash: str
     plan_file: str
     locked_at: str
@@ -51,13 +58,10 @@ class PlanLock:
     leak_audit: dict[str, str] | None = None
     """The plan's ``[leak_audit]`` on the record: sha256, gate, finding, origin, detail (``pipeline.plan_audit``)."""
 
-    def to_json(self) -> dict[str, Any]:
-        out = {"format": LOCK_FORMAT, "plan_hash": self.plan_hash, "plan_file": self.plan_file,
-               "locked_at": self.locked_at, "forgegate_version": self.forgegate_version,
-               "inputs": self.inputs, "text": self.text}
-        if self.leak_audit is not None:
-            out["leak_audit"] = self.leak_audit
-        return out
+    def to_file(self) -> dict[str, Any]:
+        """What the lock file holds (``leak_audit`` only when there is one, as locks have always been written)."""
+        dumped: dict[str, Any] = self.model_dump(mode="json", exclude_none=True)
+        return dumped
 
 
 @dataclass(frozen=True)
@@ -66,10 +70,20 @@ class LockedPlan:
 
     loaded: LoadedPlan
     lock: PlanLock
+    contents: Mapping[str, bytes] = field(default_factory=dict)
+    """Every input's bytes as the lock check read and hashed them (keyed by the path as written)."""
 
     @property
     def plan_hash(self) -> str:
         return self.lock.plan_hash
+
+    def input_bytes(self, written: str) -> bytes:
+        """Input ``written`` (a path as the plan writes it) as it was when its hash was checked: the run reads
+        these bytes, never the file again."""
+        try:
+            return self.contents[written]
+        except KeyError:
+            raise KeyError(f"'{written}' is not an input of plan {self.loaded.path} that the lock check read") from None
 
 
 def lock_path(plan_path: Path | str) -> Path:
@@ -83,9 +97,9 @@ def canonical_hash(data: dict[str, Any], inputs: dict[str, str]) -> str:
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
-def current_lock(loaded: LoadedPlan) -> PlanLock:
-    """What the lock of the plan as it is now would hold."""
-    inputs = input_digests(loaded)
+def current_lock(loaded: LoadedPlan, contents: Mapping[str, bytes] | None = None) -> PlanLock:
+    """What the lock of the plan as it is now would hold (over ``contents`` when the inputs were read already)."""
+    inputs = input_digests(loaded, contents)
     return PlanLock(plan_hash=canonical_hash(loaded.data, inputs), plan_file=loaded.path.name,
                     locked_at=datetime.now(UTC).isoformat(timespec="seconds"),
                     forgegate_version=__version__, inputs=inputs, text=loaded.text)
@@ -108,15 +122,12 @@ def read_lock(plan_path: Path | str) -> PlanLock | None:
     if not isinstance(payload, dict) or payload.get("format") != LOCK_FORMAT:
         raise InputError(path, f"not a forgegate plan lock (format {LOCK_FORMAT})")
     try:
-        return PlanLock(plan_hash=str(payload["plan_hash"]), plan_file=str(payload["plan_file"]),
-                        locked_at=str(payload["locked_at"]),
-                        forgegate_version=str(payload["forgegate_version"]),
-                        inputs={str(k): str(v) for k, v in dict(payload["inputs"]).items()},
-                        text=str(payload["text"]),
-                        leak_audit=({str(k): str(v) for k, v in dict(payload["leak_audit"]).items()}
-                                    if payload.get("leak_audit") is not None else None))
-    except (KeyError, TypeError, ValueError) as exc:
-        raise InputError(path, f"lock file lacks a field: {exc}") from None
+        return PlanLock.model_validate(payload)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        field = ".".join(str(part) for part in error["loc"])
+        raise InputError(path, f"not a plan lock: {error['msg']}", field=field,
+                         hint="do not edit a lock by hand; re-lock before the first generation") from None
 
 
 def lock_diff(locked: PlanLock, now: PlanLock, plan_path: Path) -> str:
@@ -154,7 +165,7 @@ def lock_plan(plan_path: Path | str, *, run_has_generations: bool = False,
     if loaded.plan.leak_audit is not None and leak_audit is None:
         raise LockRefusedError(f"plan {plan_path} names a [leak_audit]: lock it with forgegate plan lock, which "
                                "puts the audit on the record")
-    now = replace(current_lock(loaded), leak_audit=leak_audit)
+    now = current_lock(loaded).model_copy(update={"leak_audit": leak_audit})
     locked = read_lock(plan_path)
     if run_has_generations and stored_plan_hash is not None and stored_plan_hash != now.plan_hash:
         raise LockRefusedError(
@@ -165,7 +176,7 @@ def lock_plan(plan_path: Path | str, *, run_has_generations: bool = False,
         return locked
     if locked is not None and run_has_generations and locked.plan_hash != now.plan_hash:
         raise _changed_refusal(plan_path, locked, now)
-    write_json_atomic(lock_path(plan_path), now.to_json())
+    write_json_atomic(lock_path(plan_path), now.to_file())
     return now
 
 
@@ -182,7 +193,8 @@ def check_lock(plan_path: Path | str, run_has_generations: bool) -> LockedPlan:
     if locked is None:
         raise LockRefusedError(f"plan {plan_path} is not locked: a plan is frozen before anything runs "
                                f"(forgegate plan lock {plan_path})")
-    now = current_lock(loaded)
+    contents = read_inputs(loaded)
+    now = current_lock(loaded, contents)
     if loaded.plan.leak_audit is not None and locked.plan_hash == now.plan_hash and locked.leak_audit is None:
         raise LockRefusedError(f"plan {plan_path} names a [leak_audit] but its lock carries no audit record: "
                                f"re-lock it (forgegate plan lock {plan_path}) to put the audit on the record")
@@ -192,4 +204,4 @@ def check_lock(plan_path: Path | str, run_has_generations: bool) -> LockedPlan:
         raise LockRefusedError(
             f"plan {plan_path} changed since it was locked and no generation exists yet: re-lock it "
             f"(forgegate plan lock {plan_path}) to accept the change", diff=lock_diff(locked, now, plan_path))
-    return LockedPlan(loaded=loaded, lock=locked)
+    return LockedPlan(loaded=loaded, lock=locked, contents=contents)

@@ -8,12 +8,12 @@ from rich.markup import escape
 from rich.table import Table
 
 from forgegate.core.verdict import Gate
-from forgegate.fixture.builder import FixtureBuild
 from forgegate.gate.arms import gate_label
 from forgegate.gate.voice import format_ratio
-from forgegate.metrics.checkpoints import CheckpointTies
 from forgegate.results.base import Gated
+from forgegate.results.checkpoints import CheckpointTiesResult
 from forgegate.results.damage import DamageAxis
+from forgegate.results.fixture_build import FixtureBuildResult
 from forgegate.results.memorization import MemorizationAxis
 from forgegate.results.voice import VoiceAxis
 
@@ -104,31 +104,29 @@ def print_damage(result: DamageAxis, console: Console) -> None:
     print_verdict(result, console, title="NO DAMAGE")
 
 
-def print_checkpoints(ties: CheckpointTies, console: Console) -> None:
-    best = ties.best
-    console.print(f"{len(ties.points)} eval points; median neighbour jitter {ties.jitter:.4f}; minimum "
-                  f"eval_loss {best.eval_loss:.4f} at step {best.step}")
+def print_checkpoints(ties: CheckpointTiesResult, console: Console) -> None:
+    best = ties.minimum
+    console.print(f"{ties.eval_points} eval points; median neighbour jitter {ties.median_neighbour_jitter:.4f}; "
+                  f"minimum eval_loss {best.eval_loss:.4f} at step {best.step}")
     table = Table(title="checkpoints by eval_loss")
     for column in ("step", "epoch", "eval_loss", "above min", "jitters", "call"):
         table.add_column(column, justify="left" if column == "call" else "right")
-    for row in (*ties.ties, *ties.others):
-        tie = row in ties.ties
-        epoch = f"{row.point.epoch:.3f}" if row.point.epoch is not None else "—"
+    for tie, row in (*((True, r) for r in ties.ties), *((False, r) for r in ties.others)):
+        epoch = f"{row.epoch:.3f}" if row.epoch is not None else "—"
         jitters = f"{row.jitters:.1f}x" if row.jitters is not None else "—"
         call = "[yellow]tie: inside one jitter, the curve cannot separate it[/]" if tie else "outside one jitter"
-        table.add_row(str(row.point.step), epoch, f"{row.point.eval_loss:.4f}", f"{row.above_min:+.4f}",
-                      jitters, call)
+        table.add_row(str(row.step), epoch, f"{row.eval_loss:.4f}", f"{row.above_min:+.4f}", jitters, call)
     console.print(table)
-    steps = ", ".join(str(r.point.step) for r in ties.ties)
+    steps = ", ".join(str(r.step) for r in ties.ties)
     console.print(f"{len(ties.ties)} inside one jitter of the minimum: {steps}")
 
 
-def print_fixture(build: FixtureBuild, console: Console, out: str) -> None:
+def print_fixture(build: FixtureBuildResult, console: Console) -> None:
     low, high = build.band
     console.print(f"{build.split}: {build.split_total} pairs, {build.in_band} inside the {low}-{high} word band")
     per_work = ", ".join(f"{escape(w)} {build.sampled_by_work.get(w, 0)}/{k}"
                          for w, k in build.available_by_work.items())
     console.print(f"sampled {len(build.items)} round-robin across {len(build.available_by_work)} works "
                   f"(seed {build.seed}): {per_work}")
-    console.print(f"wrote {escape(out)}")
+    console.print(f"wrote {escape(build.out)}")
 

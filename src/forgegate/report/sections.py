@@ -22,6 +22,9 @@ from forgegate.results import (
     parse_result,
 )
 from forgegate.results.audit import AuditResult
+from forgegate.results.battery_check import BatteryCheckResult
+from forgegate.results.checkpoints import CheckpointTiesResult
+from forgegate.results.fixture_build import FixtureBuildResult
 
 Kind = Literal["gloss", "plan", "voice", "memorization", "damage", "semantic"]
 """A renderable result: ``gloss`` is a GLOSS eval or live test (one section for both)."""
@@ -33,11 +36,13 @@ Renderable = EvalResult | PlanRunResult | VoiceResult | MemorizationResult | Dam
 
 def renderable(result: ResultModel, source: str = "result") -> Renderable:
     """``result`` if a report can render it; an InputError saying where its kind is shown instead if not."""
-    if isinstance(result, ComparisonResult | LineageRecord | ProbeRecord | AuditResult):
+    if isinstance(result, ComparisonResult | LineageRecord | ProbeRecord | AuditResult | CheckpointTiesResult
+                  | FixtureBuildResult | BatteryCheckResult):
         raise InputError(source, f"a {result.kind} result: reports render eval, live, plan, voice, memorization, "
                          "damage and semantic metrics results",
-                         hint="`forgegate compare`, `forgegate lineage show`, `forgegate watch --once` and "
-                              "`forgegate audit` print their own tables")
+                         hint="`forgegate compare`, `forgegate lineage show`, `forgegate watch --once`, "
+                              "`forgegate audit`, `forgegate checkpoints`, `forgegate fixture build` and "
+                              "`forgegate battery check` print their own tables")
     return result
 
 

@@ -9,9 +9,12 @@ from pydantic import BaseModel, Field, TypeAdapter
 
 from forgegate.core.kinds import RESULT_KINDS
 from forgegate.results.audit import ContaminationAuditResult, FormatAuditResult, LeakAuditResult, LoopAuditResult
+from forgegate.results.battery_check import BatteryCheckResult
+from forgegate.results.checkpoints import CheckpointTiesResult
 from forgegate.results.comparison import ComparisonResult
 from forgegate.results.damage import DamageResult
 from forgegate.results.eval import EvalResult
+from forgegate.results.fixture_build import FixtureBuildResult
 from forgegate.results.lineage_record import LineageRecord
 from forgegate.results.memorization import MemorizationResult
 from forgegate.results.plan_run import PlanRunResult
@@ -21,7 +24,8 @@ from forgegate.results.voice import VoiceResult
 
 ResultModel = (EvalResult | PlanRunResult | VoiceResult | MemorizationResult | DamageResult | SemanticMetricsResult
                | ComparisonResult | LineageRecord | ProbeRecord | LoopAuditResult | LeakAuditResult
-               | FormatAuditResult | ContaminationAuditResult)
+               | FormatAuditResult | ContaminationAuditResult | CheckpointTiesResult | FixtureBuildResult
+               | BatteryCheckResult)
 """Every result model: what reading a result back gives (a type for annotations)."""
 AnyResult = Annotated[ResultModel, Field(discriminator="kind")]
 """The same union, told apart by ``kind`` (what a reader validates against)."""
@@ -31,6 +35,8 @@ MODELS: dict[str, type[BaseModel]] = {
     "damage": DamageResult, "semantic": SemanticMetricsResult, "comparison": ComparisonResult,
     "lineage_record": LineageRecord, "probe": ProbeRecord, "loop_audit": LoopAuditResult,
     "leak_audit": LeakAuditResult, "format_audit": FormatAuditResult, "contamination_audit": ContaminationAuditResult,
+    "checkpoint_ties": CheckpointTiesResult, "fixture_build": FixtureBuildResult,
+    "battery_check": BatteryCheckResult,
 }
 """Schema name -> model (``live`` is the ``eval`` model with kind "live")."""
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal, Self
 
+from forgegate.core.verdict import Verdict
 from forgegate.results.base import SCHEMA_VERSION, Gated, SchemaVersion, Strict, reason_models
 
 if TYPE_CHECKING:  # read by attribute only: importing forgegate.metrics here would load numpy with every result
@@ -48,11 +49,12 @@ class MemorizationAxis(Gated):
     verdict: str
 
     @classmethod
-    def from_report(cls, report: MemorizationReport, **extra: Any) -> Self:
-        """The axis as the instrument measured it: the one place its figures become these fields."""
+    def from_report(cls, report: MemorizationReport, verdict: Verdict, **extra: Any) -> Self:
+        """The axis as the instrument measured it and the gate decided it: the one place its figures become
+        these fields."""
         c = report.controls
         return cls(
-            gate=report.verdict.gate, reasons=reason_models(report.verdict), n=report.n,
+            gate=verdict.gate, reasons=reason_models(verdict), n=report.n,
             corpus_words=report.corpus_words, control=report.control, candidate=report.candidate,
             hit_rate_margin=report.hit_rate_margin, max_margin=report.max_margin,
             arms={name: MemorizationArm(generations=arm.generations, hits=arm.hits, hit_rate=arm.hit_rate,
@@ -65,7 +67,7 @@ class MemorizationAxis(Gated):
                                              min_found=c.positive_min_found, saturated=c.saturated),
             negative_control=NegativeControl(passages=c.passages, hit_rate=c.negative_hit_rate, max=c.negative_max,
                                              clean=c.negative_clean),
-            verdict=report.verdict.gate.value, **extra)
+            verdict=verdict.gate.value, **extra)
 
 
 class MemorizationResult(MemorizationAxis):
@@ -77,7 +79,7 @@ class MemorizationResult(MemorizationAxis):
     control_seed: int | None = None
 
     @classmethod
-    def of(cls, report: MemorizationReport, corpus: list[str] | None = None,
+    def of(cls, report: MemorizationReport, verdict: Verdict, corpus: list[str] | None = None,
            control_seed: int | None = None) -> MemorizationResult:
-        return cls.from_report(report, kind="memorization", schema_version=SCHEMA_VERSION, corpus=corpus,
+        return cls.from_report(report, verdict, kind="memorization", schema_version=SCHEMA_VERSION, corpus=corpus,
                                control_seed=control_seed)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Literal, Self
 
 from forgegate.core.declared import FloorRule
+from forgegate.core.verdict import Verdict
 from forgegate.results.base import SCHEMA_VERSION, Gated, SchemaVersion, Strict, reason_models
 
 if TYPE_CHECKING:  # read by attribute only: importing forgegate.metrics here would load numpy with every result
@@ -56,11 +57,12 @@ class VoiceAxis(Gated):
     """The gate word again (older readers look for it here)."""
 
     @classmethod
-    def from_report(cls, report: VoiceReport, **extra: Any) -> Self:
-        """The axis as the instrument measured it: the one place its figures become these fields."""
+    def from_report(cls, report: VoiceReport, verdict: Verdict, **extra: Any) -> Self:
+        """The axis as the instrument measured it and the gate decided it: the one place its figures become
+        these fields."""
         comp, ref, controls = report.comparison, report.reference, report.controls
         return cls(
-            gate=report.verdict.gate, reasons=reason_models(report.verdict), author=report.author,
+            gate=verdict.gate, reasons=reason_models(verdict), author=report.author,
             reference=VoiceReference(words=ref.words, segments=ref.segments, segment_words=ref.segment_words,
                                      features=ref.n_features),
             control=report.control, candidate=report.candidate,
@@ -78,7 +80,7 @@ class VoiceAxis(Gated):
                                         heldout_max=controls.heldout_max, chunk_words=controls.chunk_words,
                                         control_arm_min=controls.control_arm_min,
                                         contrasts=dict(controls.contrasts), passed=controls.passed),
-            verdict=report.verdict.gate.value, **extra)
+            verdict=verdict.gate.value, **extra)
 
 
 class VoiceResult(VoiceAxis):
@@ -88,8 +90,8 @@ class VoiceResult(VoiceAxis):
     schema_version: SchemaVersion
 
     @classmethod
-    def of(cls, report: VoiceReport, reference_paths: list[str] | None = None) -> VoiceResult:
-        result = cls.from_report(report, kind="voice", schema_version=SCHEMA_VERSION)
+    def of(cls, report: VoiceReport, verdict: Verdict, reference_paths: list[str] | None = None) -> VoiceResult:
+        result = cls.from_report(report, verdict, kind="voice", schema_version=SCHEMA_VERSION)
         if reference_paths is not None:
             result.reference.paths = reference_paths
         return result

@@ -70,7 +70,7 @@ async def probe_async(target: ProbeTarget, *, label: str, store_dir: Path, backe
         battery=battery or bundled_probe_battery_path(),
         gate_config=bundled_probe_gate_config_path(), concurrency=concurrency, retries=2, store=store_dir,
         quiet=True, model_in_memory=model_in_memory)
-    scored, _payload, _summary = await run_session_async(options)
+    scored = (await run_session_async(options)).scored
     return summarise(scored, target, label=label, elapsed_s=time.perf_counter() - started)
 
 

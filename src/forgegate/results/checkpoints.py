@@ -1,0 +1,68 @@
+"""``forgegate checkpoints --json``: the loss curve's ties, as a registered result kind (no verdict: it measures).
+
+Built from :class:`forgegate.metrics.checkpoints.CheckpointTies` in one place (:meth:`CheckpointTiesResult.of`);
+the JSON is this model's dump, the fields the command wrote before it had a kind, plus ``kind`` and
+``schema_version``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Literal
+
+from forgegate.results.base import SCHEMA_VERSION, SchemaVersion, Strict
+
+if TYPE_CHECKING:  # read by attribute only: importing forgegate.metrics here would load numpy with every result
+    from forgegate.metrics.checkpoints import CheckpointTies, Ranked
+
+
+class CheckpointPoint(Strict):
+    """One eval point of the curve."""
+
+    step: int
+    """The Trainer's optimizer step of this eval point (its checkpoint is ``checkpoint-STEP``)."""
+    epoch: float | None
+    """The Trainer's epoch at this point; None when the log does not say."""
+    eval_loss: float
+    """The evaluation loss logged at this step."""
+
+
+class RankedPoint(CheckpointPoint):
+    """An eval point beside the minimum: how far above it, in loss and in jitters (None: a zero jitter)."""
+
+    above_min: float
+    """``eval_loss`` minus the minimum's."""
+    jitters: float | None
+    """``above_min`` in median neighbour jitters; None when the jitter is zero."""
+
+    @classmethod
+    def of(cls, ranked: Ranked) -> RankedPoint:
+        point = ranked.point
+        return cls(step=point.step, epoch=point.epoch, eval_loss=point.eval_loss, above_min=ranked.above_min,
+                   jitters=ranked.jitters)
+
+
+class CheckpointTiesResult(Strict):
+    """The curve's median neighbour jitter, its minimum, the points inside one jitter of it, and the others."""
+
+    kind: Literal["checkpoint_ties"]
+    """Always ``checkpoint_ties``."""
+    schema_version: SchemaVersion
+    """The version of this kind's JSON contract."""
+    eval_points: int
+    """How many eval points the curve has."""
+    median_neighbour_jitter: float
+    """The median absolute difference of eval_loss between neighbouring eval points."""
+    minimum: CheckpointPoint
+    """The eval point with the lowest eval_loss."""
+    ties: list[RankedPoint]
+    """Points within one jitter of the minimum (the minimum included): the curve cannot separate them."""
+    others: list[RankedPoint]
+    """Every other point, with its distance from the minimum."""
+
+    @classmethod
+    def of(cls, ties: CheckpointTies) -> CheckpointTiesResult:
+        best = ties.best
+        return cls(kind="checkpoint_ties", schema_version=SCHEMA_VERSION, eval_points=len(ties.points),
+                   median_neighbour_jitter=ties.jitter,
+                   minimum=CheckpointPoint(step=best.step, epoch=best.epoch, eval_loss=best.eval_loss),
+                   ties=[RankedPoint.of(r) for r in ties.ties], others=[RankedPoint.of(r) for r in ties.others])

@@ -1,0 +1,80 @@
+"""Read once on the plan road (issue 34, item 6): ``forgegate run`` reads the battery and gate config once, at
+its lock check, and scores from those bytes; files rewritten while the run generates are not read again.
+
+The arm talks to the fake Ollama server answering the example battery perfectly (what is checked is which bytes
+are scored, not the model).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from backend_servers import Behaviour, FakeOllamaServer
+from eval_helpers import script_for
+from typer.testing import CliRunner
+
+import forgegate.pipeline.plan_generate as plan_generate
+from forgegate.battery import load_battery
+from forgegate.cli.main import app
+from forgegate.plan import lock_plan
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "batteries"
+MODEL = "gloss:v10"
+
+
+def _plan(folder: Path, url: str) -> Path:
+    folder.mkdir()
+    shutil.copy(EXAMPLES / "tiny.jsonl", folder / "battery.jsonl")
+    shutil.copy(EXAMPLES / "tiny-gate.toml", folder / "gate.toml")
+    plan = folder / "plan.toml"
+    plan.write_text(f'''name = "read-once"
+seeds = [0]
+[sampling]
+temperature = 0.0
+max_tokens = 64
+[fixture]
+battery = "battery.jsonl"
+[[arms]]
+name = "model"
+backend = "ollama"
+model = "{MODEL}"
+base_urls = ["{url}"]
+role = "candidate"
+[instruments.gloss]
+gate_config = "gate.toml"
+''', encoding="utf-8")
+    return plan
+
+
+def test_a_battery_and_gate_config_rewritten_after_the_lock_check_are_not_what_the_run_scores(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    battery = load_battery(EXAMPLES / "tiny.jsonl")
+    original_sha = hashlib.sha256((EXAMPLES / "tiny.jsonl").read_bytes()).hexdigest()
+    real_check_lock = plan_generate.check_lock
+    folder = tmp_path / "plan"
+
+    def check_then_rewrite(*args: object, **kwargs: object) -> object:
+        locked = real_check_lock(*args, **kwargs)  # type: ignore[arg-type]
+        rows = [json.loads(line) for line in (folder / "battery.jsonl").read_text(encoding="utf-8").splitlines()]
+        rows[0]["expected"] = ["an answer nobody gives"]
+        (folder / "battery.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
+                                              encoding="utf-8")
+        (folder / "gate.toml").write_text("not = [valid toml", encoding="utf-8")
+        return locked
+
+    monkeypatch.setattr(plan_generate, "check_lock", check_then_rewrite)
+    with FakeOllamaServer(Behaviour(script=script_for(battery), models={MODEL: "a" * 64})) as server:
+        plan = _plan(folder, server.url)
+        lock_plan(plan)
+        out = tmp_path / "result.json"
+        done = CliRunner().invoke(app, ["run", str(plan), "--store", str(tmp_path / "runs"), "--json", str(out)])
+    assert done.exception is None or isinstance(done.exception, SystemExit), done.output
+    result = json.loads(out.read_text(encoding="utf-8"))
+    arm = result["gloss"]["arms"]["model"]
+    assert arm["battery"]["sha256"] == original_sha  # the bytes the plan hash covers
+    assert (result["gate"], done.exit_code) == ("PASS", 0)  # scored against the locked battery and gate
+    assert "nobody" in (folder / "battery.jsonl").read_text(encoding="utf-8")  # the rewrite did happen
