@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from forgegate.errors import InputError
-from forgegate.jsonio import parse_json_strict
 from forgegate.registry import Registry
 
 Label = Literal["entailment", "neutral", "contradiction"]
@@ -163,6 +162,8 @@ class LlmJudge:
 
         self._loop = asyncio.new_event_loop()  # one loop for the judge's life: backends may hold loop-bound locks
         if cache_path is not None and cache_path.is_file():
+            from forgegate.jsonio import parse_json_strict  # here: jsonio loads pydantic, and --help reads JUDGES
+
             for line in cache_path.read_text(encoding="utf-8").splitlines():
                 row = parse_json_strict(line)
                 self._cache.answers[(row["question"], row["premise"], row["hypothesis"])] = row["label"]
