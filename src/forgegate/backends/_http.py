@@ -19,11 +19,29 @@ from typing import Any
 import httpx
 
 from forgegate.backends.base import BackendError
-from forgegate.core.records import Completion, FinishReason, GenerationRequest, StreamStop, TokenSource
+from forgegate.core.records import ENDED_BY, Completion, FinishReason, GenerationRequest, StreamStop, TokenSource
 from forgegate.jsonio import JsonProblem, parse_json_strict
 
 TRANSIENT_STATUS = frozenset({408, 409, 425, 429})
 """4xx statuses that mean "try again later" rather than "your request is wrong"."""
+FAILED_FINISHES = frozenset({"abort", "error"})
+"""Finish reasons that say the server gave up on the answer (vLLM's ``abort`` for an aborted request, and
+``error``): a failed request, never an answer."""
+DISAGREEMENT = "token_count_disagreement"
+"""``Completion.extra`` key: the server's token count contradicted its stream (fewer tokens than text pieces),
+and which count was used: one per piece, the count that cannot under-count."""
+CAP_CUT = "forgegate-cap"
+LOOP_CUT = "forgegate-loop"
+""":data:`ENDED_BY` values for answers forgegate itself ended: the client-side cap and the loop cut-off."""
+
+
+class CutStream(BackendError):
+    """A stream that ended without the server saying it finished the answer (issue 33): ``[DONE]`` or the end
+    of the body with no finish reason, a connection closed mid-answer. Transient: the request is retried, and
+    a server that cuts streams while several are in flight gets fewer at once (``EndpointPool.lower``)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, transient=True)
 
 _BODY_SNIPPET = 300
 
@@ -51,22 +69,75 @@ class Redactor:
         return text
 
 
+@dataclass(frozen=True)
+class Slot:
+    """One request's hold on an endpoint (``EndpointPool.slot``): the URL, and what the pool looked like then."""
+
+    url: str
+    alone: bool
+    """No other request was in flight at this endpoint when this one started."""
+    arrivals: int
+    """The endpoint's count of started requests, this one included: another one started since when it grew."""
+    limit: int | None
+
+
 class EndpointPool:
-    """Spreads requests over replica base URLs: least requests in flight, ties broken round-robin."""
+    """Spreads requests over replica base URLs: least requests in flight, ties broken round-robin; an endpoint
+    found to cut streams while several are in flight gets a limit (``lower``) that ``slot`` waits for."""
 
     def __init__(self, urls: tuple[str, ...]) -> None:
         if not urls:
             raise ValueError("EndpointPool needs at least one URL")
         self.urls = urls
         self._in_flight = dict.fromkeys(urls, 0)
+        self._arrivals = dict.fromkeys(urls, 0)
+        self.limits: dict[str, int] = {}
+        """Endpoints serving fewer requests at once than the run's concurrency, and how many."""
+        self._freed = asyncio.Condition()
         self._next = 0
+
+    def _open(self, url: str) -> bool:
+        limit = self.limits.get(url)
+        return limit is None or self._in_flight[url] < limit
 
     def _pick(self) -> str:
         n = len(self.urls)
         order = [self.urls[(self._next + i) % n] for i in range(n)]
-        url = min(order, key=lambda u: self._in_flight[u])
+        url = min(order, key=lambda u: (not self._open(u), self._in_flight[u]))
         self._next = (self.urls.index(url) + 1) % n
         return url
+
+    @asynccontextmanager
+    async def slot(self) -> AsyncIterator[Slot]:
+        """Reserve the least-busy endpoint that is under its limit, waiting while every one is at it."""
+        async with self._freed:
+            await self._freed.wait_for(lambda: any(self._open(u) for u in self.urls))
+            url = self._pick()
+            self._in_flight[url] += 1
+            self._arrivals[url] += 1
+            held = Slot(url, self._in_flight[url] == 1, self._arrivals[url], self.limits.get(url))
+        try:
+            yield held
+        finally:
+            async with self._freed:
+                self._in_flight[url] -= 1
+                self._freed.notify_all()
+
+    def overlapped(self, held: Slot) -> bool:
+        """Whether another request was in flight at ``held``'s endpoint at some time during it."""
+        return not held.alone or self._arrivals[held.url] != held.arrivals or self._in_flight[held.url] > 1
+
+    def lower(self, held: Slot) -> int | None:
+        """After a stream cut at ``held``'s endpoint while others were in flight there: halve the requests it
+        gets at once (down to 1), unless another cut already lowered it since ``held`` began. Returns the new
+        limit when this call set it, None when it was lowered already (the caller just retries)."""
+        current = self.limits.get(held.url)
+        if current is not None and (held.limit is None or current < held.limit):
+            return None
+        seen = max(self._in_flight[held.url], 2)
+        new = max(1, min(current or seen, seen) // 2)
+        self.limits[held.url] = new
+        return new
 
     @contextmanager
     def acquire(self) -> Iterator[str]:
@@ -104,13 +175,20 @@ def chat_messages(request: GenerationRequest) -> list[dict[str, str]] | None:
 
 @dataclass(frozen=True)
 class StreamEvent:
-    """One parsed stream line: a token's text, a finish reason, a usage count, or the end marker."""
+    """One parsed stream line: a token's text, a finish (the server says the answer is whole; ``finish``
+    is its reason, None when it gives none, as older Ollama), a usage count, or the end marker."""
 
     token: str | None = None
     finish: str | None = None
     usage_tokens: int | None = None
     prompt_tokens: int | None = None
     done: bool = False
+    finished: bool = False
+    """The server says the answer is whole without a reason (implied by a ``finish``)."""
+
+    @classmethod
+    def finishing(cls, reason: str | None, **fields: Any) -> StreamEvent:
+        return cls(finish=reason, finished=True, **fields)
 
 
 @dataclass
@@ -119,6 +197,8 @@ class Collected:
 
     token_texts: list[str] = field(default_factory=list)
     server_finish: str | None = None
+    finished: bool = False
+    """The server said the answer is whole (a finish reason, Ollama's ``done: true``)."""
     usage_tokens: int | None = None
     prompt_tokens: int | None = None
     capped: bool = False
@@ -130,6 +210,27 @@ class Collected:
     @property
     def text(self) -> str:
         return "".join(self.token_texts)
+
+    @property
+    def ended_by(self) -> str:
+        """What ended the answer (:data:`ENDED_BY`): forgegate's cap or loop cut-off, else the server."""
+        if self.capped:
+            return CAP_CUT
+        if self.looped:
+            return LOOP_CUT
+        return self.server_finish or "done"
+
+    def require_finished(self, url: str, finish_word: str = "a finish reason") -> None:
+        """Raise :class:`CutStream` unless the server said it finished this answer or forgegate ended it itself.
+
+        The one rule of issue 33 for every streaming backend: ``[DONE]``, the end of the body or a closed
+        connection without a finish is a cut stream, whatever text came before it, never a (short) answer.
+        """
+        if self.capped or self.looped or self.finished:
+            return
+        how = "sent its end marker" if self.ended else "ended"
+        raise CutStream(f"the stream from {url} {how} after {len(self.token_texts)} text piece(s) without "
+                        f"{finish_word}: a cut stream, not an answer")
 
 
 async def collect_capped(events: AsyncIterator[StreamEvent], max_tokens: int, started: float,
@@ -146,6 +247,9 @@ async def collect_capped(events: AsyncIterator[StreamEvent], max_tokens: int, st
     got = Collected()
     async for event in events:
         if event.token is not None:
+            if got.finished:
+                raise BackendError(f"the stream went on after the server finished the answer: {event.token!r:.80}",
+                                   transient=True)
             if len(got.token_texts) >= max_tokens:
                 got.capped = True
                 break
@@ -156,8 +260,14 @@ async def collect_capped(events: AsyncIterator[StreamEvent], max_tokens: int, st
                     and stop(got.text, got.token_texts)):
                 got.looped = True
                 break
-        if event.finish is not None:
-            got.server_finish = event.finish
+        if event.finished or event.finish is not None:
+            if got.finished:
+                raise BackendError(f"the server finished the answer twice ({got.server_finish!r}, then "
+                                   f"{event.finish!r})", transient=True)
+            if event.finish in FAILED_FINISHES:
+                raise BackendError(f"the server ended the answer with finish reason '{event.finish}' (it gave "
+                                   "up on it): a failed request, not an answer", transient=True)
+            got.finished, got.server_finish = True, event.finish
         if event.usage_tokens is not None:
             got.usage_tokens = event.usage_tokens
         if event.prompt_tokens is not None:
@@ -188,6 +298,7 @@ async def stream_at(
     max_tokens: int,
     deadline_s: float | None = None,
     stop: StreamStop | None = None,
+    finish_word: str = "a finish_reason",
 ) -> Streamed:
     """POST ``body`` to ``path`` under ``base`` (a replica from ``EndpointPool.acquire``) and read the streamed
     answer under the hard cap.
@@ -197,7 +308,8 @@ async def stream_at(
     ``deadline_s`` bounds the whole request, connect to last byte: a server that keeps a
     stream open without finishing it (a chunk now and then, no answer) misses it, and that
     is a transient error (retried, then recorded as an error), never a model's answer. ``stop``: see
-    :func:`collect_capped` (leaving the block closes the response, and so the server's generation).
+    :func:`collect_capped` (leaving the block closes the response, and so the server's generation). A stream
+    the server did not say it finished (``finish_word``, the API's name for that) is a :class:`CutStream`.
     """
     url = join_url(base, path)
     started = time.perf_counter()
@@ -209,6 +321,7 @@ async def stream_at(
                 got = await collect_capped(events(response), max_tokens, started, stop)
     except TimeoutError:
         raise _missed_deadline(url, deadline_s, redact) from None
+    got.require_finished(url, finish_word)
     return Streamed(got, base, url, started)
 
 
@@ -272,6 +385,26 @@ async def iter_sse_data(response: httpx.Response) -> AsyncIterator[str]:
         yield "\n".join(data)
 
 
+def count_field(obj: dict[str, Any], key: str, where: str) -> int | None:
+    """A token count a server sent (``usage.completion_tokens``, ``eval_count``): None when absent or null,
+    else a non-negative integer; anything else (``true``, ``"5"``, ``-3``, ``2.0``) is a backend error, never
+    coerced."""
+    value = obj.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise BackendError(f"{where} '{key}' is not a token count: {value!r:.80}", transient=True)
+    return value
+
+
+def typed(value: Any, kind: type | tuple[type, ...], what: str) -> Any:
+    """``value`` when it is None or of ``kind``; otherwise a (transient) backend error naming the field: stream
+    fields are read strictly, never coerced."""
+    if value is not None and not isinstance(value, kind):
+        raise BackendError(f"stream line with {what} of the wrong type: {value!r:.120}", transient=True)
+    return value
+
+
 def load_object(text: str) -> dict[str, Any]:
     """Parse one JSON object from a stream line (a bad line is a transient stream fault).
 
@@ -331,6 +464,6 @@ def build_completion(
         token_texts=token_texts,
         model_digest=model_digest,
         endpoint=endpoint,
-        extra=extra or {},
+        extra={**(extra or {}), ENDED_BY: got.ended_by},
         prompt_tokens=got.prompt_tokens,
     )
