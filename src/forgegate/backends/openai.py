@@ -31,6 +31,7 @@ import asyncio
 import os
 import time
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import Any
 
 import httpx
@@ -77,6 +78,15 @@ def read_api_key(api_key_env: str | None) -> str | None:
     return os.environ.get(DEFAULT_KEY_ENV) or None
 
 
+@dataclass
+class _Cuts:
+    """An endpoint's streams cut while others were in flight: how many, the most in flight, the first cut."""
+
+    first: str
+    count: int = 0
+    most_in_flight: int = 0
+
+
 @BACKENDS.register("openai")
 class OpenAIBackend:
     """An OpenAI-compatible server; requests spread over ``base_urls`` replicas, least in flight first."""
@@ -95,8 +105,8 @@ class OpenAIBackend:
         self._model: str | None = config.model
         self._model_lock = asyncio.Lock()
         self._tokenizer = ServerTokenizer(self._client, self._redact)
-        self.endpoint_notes: list[str] = []
-        """One line per lowering of an endpoint's concurrency (see ``_lowered``), for the run's record."""
+        self._cuts: dict[str, _Cuts] = {}
+        """Per endpoint that cut streams while others were in flight: what it did."""
         self._unstreamed: dict[str, bool] = {}
         """Per endpoint, once its first stream finished: True when it is asked without streaming
         (its streams carry no usage), False when it streams (with usage, or as the last resort)."""
@@ -160,17 +170,21 @@ class OpenAIBackend:
             return completion
 
     def _lowered(self, held: Slot, cut: CutStream) -> None:
-        """Lower the endpoint's concurrency after a stream it cut while others were in flight; say so once per
-        step, on stderr and in ``endpoint_notes`` (the runner records them in the run)."""
-        in_flight = self._pool.in_flight()[held.url]
-        limit = self._pool.lower(held)
-        if limit is None:
-            return
-        line = (f"forgegate: {held.url} cut streams short (no finish reason) while {in_flight} requests were in "
-                f"flight there: sending it at most {limit} at a time from now on and retrying the cut requests "
-                f"(llama-cpp-python's server does this with interrupt_requests on). First cut: {cut}")
-        self.endpoint_notes.append(line)
-        notice(line)
+        """Lower the endpoint's concurrency after a stream it cut while others were in flight, and count it."""
+        seen = self._cuts.setdefault(held.url, _Cuts(first=str(cut)))
+        seen.count += 1
+        seen.most_in_flight = max(seen.most_in_flight, self._pool.in_flight()[held.url])
+        self._pool.lower(held)
+
+    @property
+    def endpoint_notes(self) -> list[str]:
+        """One line per endpoint whose concurrency this backend lowered: what it saw and what it did (the runner
+        records them in the run; ``aclose`` prints them)."""
+        return [f"forgegate: {url} cut {seen.count} stream(s) short (no finish reason) while up to "
+                f"{seen.most_in_flight} requests were in flight there; forgegate sent it at most "
+                f"{self._pool.limits.get(url)} at a time from then on and retried the cut requests "
+                f"(llama-cpp-python's server does this with interrupt_requests on; first cut: {seen.first})"
+                for url, seen in self._cuts.items()]
 
     async def _generate_at(self, base: str, path: str, body: dict[str, Any], request: GenerationRequest,
                            stop: StreamStop | None) -> Completion:
@@ -267,6 +281,8 @@ class OpenAIBackend:
         return stop is not None and await self._tokenizer.available(base)
 
     async def aclose(self) -> None:
+        for line in self.endpoint_notes:
+            notice(line)
         await self._client.aclose()
 
 
