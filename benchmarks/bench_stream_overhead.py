@@ -27,6 +27,17 @@ from typing import Any
 
 import httpx
 
+from forgegate.backends import BackendConfig
+from forgegate.checks.loop_stop import loop_stop
+from forgegate.core.records import GenerationRequest
+from forgegate.gate.gloss_config import load_gate_config
+from forgegate.run import generate
+from forgegate.run.engine import PlannedRequest
+from forgegate.run.runner import ArmSpec
+from forgegate.store import RunStore
+from forgegate.store.run_meta import RunMeta
+
+# imported before any side is timed: both sides' CPU and wall cover generation only, not Python's imports
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -64,16 +75,6 @@ async def bare(base: str, todo: list[tuple[str, str, int, bool]], concurrency: i
 
 async def forgegate(base: str, todo: list[tuple[str, str, int, bool]], concurrency: int) -> int:
     """`forgegate eval`'s generation: the runner with the loop cut-off handed in, into a fresh store."""
-    from forgegate.backends import BackendConfig
-    from forgegate.checks.loop_stop import loop_stop
-    from forgegate.core.records import GenerationRequest
-    from forgegate.gate.gloss_config import load_gate_config
-    from forgegate.run import generate
-    from forgegate.run.engine import PlannedRequest
-    from forgegate.run.runner import ArmSpec
-    from forgegate.store import RunStore
-    from forgegate.store.run_meta import RunMeta
-
     loops = load_gate_config()[0].loops
     prompts = {item_id: prompt for item_id, prompt, _, _ in todo}
     arm = ArmSpec("model", "openai", BackendConfig(model="m", base_urls=(base + "/v1",)))
