@@ -360,9 +360,9 @@ async def _events(response: httpx.Response, redact: Redactor) -> AsyncIterator[S
     and never coerced): one choice only (index 0), its text a string, its finish reason a string, usage counts
     non-negative integers."""
     async for data in iter_sse_data(response):
-        if data.strip() == "[DONE]":
-            yield StreamEvent(done=True)
-            return
+        if data.strip() == "[DONE]":  # read on to the end of the body: the connection is then reused, and
+            yield StreamEvent(done=True)  # anything after the end marker is an error (collect_capped)
+            continue
         obj = load_object(data)
         if "error" in obj:
             raise BackendError(redact(f"server error mid-stream: {obj['error']!r:.300}"), transient=True)
