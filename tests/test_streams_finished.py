@@ -132,3 +132,35 @@ def test_fewer_tokens_than_text_deltas_is_recorded_and_the_deltas_are_counted() 
     assert isinstance(outcome, Completion), outcome
     assert (outcome.text, outcome.tokens, outcome.token_source) == (nine, 9, "stream-chunks")
     assert "reported 2 completion tokens for 9 text deltas" in outcome.extra["token_count_disagreement"]
+
+
+def test_rescore_marks_stored_answers_without_a_server_finish_and_a_rerun_regenerates_them(tmp_path: Path) -> None:
+    """Item 5: a store written before forgegate recorded what ended an answer (here: one row's record of it
+    removed, as such a store holds none) is re-scored with those answers marked, and running the eval again
+    generates them anew."""
+    import sqlite3
+
+    from backend_servers import FakeOllamaServer
+    from eval_helpers import read_json, run_cli_in_process
+    from view_helpers import ITEMS, write_inputs
+
+    battery, config = write_inputs(tmp_path / "in")
+    script = {"⊙ α?": "NOUS", "⊙ ι?": "AION", "⊙ ο?": "KOSMOS", "Translate: the forge is cold": "frg ❄",
+              "Translate: the forge is warm": "frg ☀"}
+    args = ["eval", "--backend", "ollama", "--model", "gloss:v10", "--battery", str(battery), "--gate-config",
+            str(config), "--store", str(tmp_path / "runs"), "--quiet"]
+    with FakeOllamaServer(Behaviour(script=script, models={"gloss:v10": "e" * 64})) as server:
+        first = run_cli_in_process(*args, "--base-url", server.url, "--json", str(tmp_path / "first.json"))
+        (store,) = (tmp_path / "runs").glob("*.sqlite")
+        with sqlite3.connect(store) as db:  # what a store from before the check holds for this answer
+            db.execute("UPDATE responses SET extra = NULL WHERE item_id = 'alpha'")
+        rescored = run_cli_in_process("rescore", str(store), "--json", str(tmp_path / "rescored.json"))
+        asked_before = len(server.generation_requests())
+        again = run_cli_in_process(*args, "--base-url", server.url, "--json", str(tmp_path / "again.json"))
+        asked_again = [r.body["messages"][-1]["content"] for r in server.generation_requests()[asked_before:]]
+    assert first.returncode == rescored.returncode, first.stderr + rescored.stderr
+    marked = {i["id"]: i["unfinished"] for i in read_json(tmp_path / "rescored.json")["items"]}
+    assert marked == {item["id"]: item["id"] == "alpha" for item in ITEMS}
+    assert "1 stored answer(s) have no finish reason from the server" in rescored.stderr
+    assert again.returncode == first.returncode and asked_again == ["⊙ α?"]  # only that answer is generated anew
+    assert not any(i["unfinished"] for i in read_json(tmp_path / "again.json")["items"])
