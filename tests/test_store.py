@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 from pathlib import Path
 
 import pytest
 
 from forgegate.core.match_rule import LEGACY_MATCH_RULE
-from forgegate.core.records import Completion, GenerationRequest
+from forgegate.core.records import ENDED_BY, Completion, GenerationRequest
 from forgegate.errors import UsageError
 from forgegate.run import enforce_cap
 from forgegate.store import RunMeta, RunStore
@@ -19,7 +20,8 @@ REQUEST = GenerationRequest(prompt="⊙ α?", max_tokens=4, seed=1)
 
 def completion(text: str = "NOUS", tokens: int = 1, finish: str = "stop") -> Completion:
     return Completion(text=text, tokens=tokens, token_source="stream-chunks", finish=finish,  # type: ignore[arg-type]
-                      latency_s=0.1, token_texts=tuple(text.split(" ")) if tokens > 1 else (text,))
+                      latency_s=0.1, token_texts=tuple(text.split(" ")) if tokens > 1 else (text,),
+                      extra={ENDED_BY: finish})  # the server said it finished it (every server backend records it)
 
 
 def record(store: RunStore, key: str, *, answer: Completion | None = None, error: str | None = None) -> None:
@@ -116,3 +118,31 @@ def test_client_side_cap_truncates_to_the_cap_and_marks_length() -> None:
     capped = enforce_cap(long, 4)
     assert capped.tokens == 4 and capped.finish == "length" and capped.text == "onetwothreefour"
     assert enforce_cap(long, 6) is long
+
+
+def test_a_server_answer_without_a_finish_from_the_server_is_generated_again_on_resume(tmp_path: Path) -> None:
+    """Issue 33: an answer the store does not show the server finished may be a stream the server cut; a
+    resumed run must not trust it. forgegate's own loop cut-off and answers with a recorded end stay."""
+    unvouched = dataclasses.replace(completion(), extra={})
+    loop_cut = dataclasses.replace(completion(finish="loop"), extra={})
+    with RunStore.open(tmp_path / "run.sqlite") as store:
+        record(store, "vouched", answer=completion())
+        record(store, "unvouched", answer=unvouched)
+        record(store, "loop", answer=loop_cut)
+    with RunStore.open(tmp_path / "run.sqlite", create=False) as store:
+        assert store.finished_keys() == {"vouched", "loop"}
+        rows = {r.request_key: r for r in store.latest()}
+    assert rows["unvouched"].unconfirmed and not rows["vouched"].unconfirmed
+    assert rows["vouched"].extra == {ENDED_BY: "stop"}
+
+
+def test_a_store_from_before_the_extra_column_opens_and_its_server_answers_are_regenerated(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite"
+    with RunStore.open(path) as store:
+        record(store, "a", answer=completion())
+    with sqlite3.connect(path) as db:  # what a store written before the column holds
+        db.execute("ALTER TABLE responses DROP COLUMN extra")
+    with RunStore.open(path, readonly=True) as store:
+        assert [r.unconfirmed for r in store.latest()] == [True]
+    with RunStore.open(path, create=False) as store:
+        assert store.finished_keys() == set()

@@ -11,19 +11,40 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
 
+from forgegate.backends._endpoints import EndpointPool, Slot
 from forgegate.backends.base import BackendError
-from forgegate.core.records import Completion, FinishReason, GenerationRequest, StreamStop, TokenSource
+from forgegate.core.records import ENDED_BY, Completion, FinishReason, GenerationRequest, StreamStop, TokenSource
 from forgegate.jsonio import JsonProblem, parse_json_strict
 
 TRANSIENT_STATUS = frozenset({408, 409, 425, 429})
 """4xx statuses that mean "try again later" rather than "your request is wrong"."""
+__all__ = ["EndpointPool", "Slot"]  # they lived here first; the backends import them from here
+
+FAILED_FINISHES = frozenset({"abort", "error"})
+"""Finish reasons that say the server gave up on the answer (vLLM's ``abort`` for an aborted request, and
+``error``): a failed request, never an answer."""
+DISAGREEMENT = "token_count_disagreement"
+"""``Completion.extra`` key: the server's token count contradicted its stream (fewer tokens than text pieces),
+and which count was used: one per piece, the count that cannot under-count."""
+CAP_CUT = "forgegate-cap"
+LOOP_CUT = "forgegate-loop"
+""":data:`ENDED_BY` values for answers forgegate itself ended: the client-side cap and the loop cut-off."""
+
+
+class CutStream(BackendError):
+    """A stream that ended without the server saying it finished the answer (issue 33): ``[DONE]`` or the end
+    of the body with no finish reason, a connection closed mid-answer. Transient: the request is retried, and
+    a server that cuts streams while several are in flight gets fewer at once (``EndpointPool.lower``)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, transient=True)
 
 _BODY_SNIPPET = 300
 
@@ -51,37 +72,6 @@ class Redactor:
         return text
 
 
-class EndpointPool:
-    """Spreads requests over replica base URLs: least requests in flight, ties broken round-robin."""
-
-    def __init__(self, urls: tuple[str, ...]) -> None:
-        if not urls:
-            raise ValueError("EndpointPool needs at least one URL")
-        self.urls = urls
-        self._in_flight = dict.fromkeys(urls, 0)
-        self._next = 0
-
-    def _pick(self) -> str:
-        n = len(self.urls)
-        order = [self.urls[(self._next + i) % n] for i in range(n)]
-        url = min(order, key=lambda u: self._in_flight[u])
-        self._next = (self.urls.index(url) + 1) % n
-        return url
-
-    @contextmanager
-    def acquire(self) -> Iterator[str]:
-        """Reserve the least-busy endpoint for one request (asyncio is single-threaded: no lock)."""
-        url = self._pick()
-        self._in_flight[url] += 1
-        try:
-            yield url
-        finally:
-            self._in_flight[url] -= 1
-
-    def in_flight(self) -> dict[str, int]:
-        return dict(self._in_flight)
-
-
 def join_url(base: str, path: str) -> str:
     return base.rstrip("/") + "/" + path.lstrip("/")
 
@@ -104,13 +94,20 @@ def chat_messages(request: GenerationRequest) -> list[dict[str, str]] | None:
 
 @dataclass(frozen=True)
 class StreamEvent:
-    """One parsed stream line: a token's text, a finish reason, a usage count, or the end marker."""
+    """One parsed stream line: a token's text, a finish (the server says the answer is whole; ``finish``
+    is its reason, None when it gives none, as older Ollama), a usage count, or the end marker."""
 
     token: str | None = None
     finish: str | None = None
     usage_tokens: int | None = None
     prompt_tokens: int | None = None
     done: bool = False
+    finished: bool = False
+    """The server says the answer is whole without a reason (implied by a ``finish``)."""
+
+    @classmethod
+    def finishing(cls, reason: str | None, **fields: Any) -> StreamEvent:
+        return cls(finish=reason, finished=True, **fields)
 
 
 @dataclass
@@ -119,6 +116,8 @@ class Collected:
 
     token_texts: list[str] = field(default_factory=list)
     server_finish: str | None = None
+    finished: bool = False
+    """The server said the answer is whole (a finish reason, Ollama's ``done: true``)."""
     usage_tokens: int | None = None
     prompt_tokens: int | None = None
     capped: bool = False
@@ -130,6 +129,27 @@ class Collected:
     @property
     def text(self) -> str:
         return "".join(self.token_texts)
+
+    @property
+    def ended_by(self) -> str:
+        """What ended the answer (:data:`ENDED_BY`): forgegate's cap or loop cut-off, else the server."""
+        if self.capped:
+            return CAP_CUT
+        if self.looped:
+            return LOOP_CUT
+        return self.server_finish or "done"
+
+    def require_finished(self, url: str, finish_word: str = "a finish reason") -> None:
+        """Raise :class:`CutStream` unless the server said it finished this answer or forgegate ended it itself.
+
+        The one rule of issue 33 for every streaming backend: ``[DONE]``, the end of the body or a closed
+        connection without a finish is a cut stream, whatever text came before it, never a (short) answer.
+        """
+        if self.capped or self.looped or self.finished:
+            return
+        how = "sent its end marker" if self.ended else "ended"
+        raise CutStream(f"the stream from {url} {how} after {len(self.token_texts)} text piece(s) without "
+                        f"{finish_word}: a cut stream, not an answer")
 
 
 async def collect_capped(events: AsyncIterator[StreamEvent], max_tokens: int, started: float,
@@ -145,7 +165,12 @@ async def collect_capped(events: AsyncIterator[StreamEvent], max_tokens: int, st
     """
     got = Collected()
     async for event in events:
+        if got.ended:
+            raise BackendError(f"the stream went on after its end: {event!r:.120}", transient=True)
         if event.token is not None:
+            if got.finished:
+                raise BackendError(f"the stream went on after the server finished the answer: {event.token!r:.80}",
+                                   transient=True)
             if len(got.token_texts) >= max_tokens:
                 got.capped = True
                 break
@@ -156,15 +181,20 @@ async def collect_capped(events: AsyncIterator[StreamEvent], max_tokens: int, st
                     and stop(got.text, got.token_texts)):
                 got.looped = True
                 break
-        if event.finish is not None:
-            got.server_finish = event.finish
+        if event.finished or event.finish is not None:
+            if got.finished:
+                raise BackendError(f"the server finished the answer twice ({got.server_finish!r}, then "
+                                   f"{event.finish!r})", transient=True)
+            if event.finish in FAILED_FINISHES:
+                raise BackendError(f"the server ended the answer with finish reason '{event.finish}' (it gave "
+                                   "up on it): a failed request, not an answer", transient=True)
+            got.finished, got.server_finish = True, event.finish
         if event.usage_tokens is not None:
             got.usage_tokens = event.usage_tokens
         if event.prompt_tokens is not None:
             got.prompt_tokens = event.prompt_tokens
         if event.done:
-            got.ended = True
-            break
+            got.ended = True  # read on to the end of the body: nothing may follow the end (one choice, one end)
     return got
 
 
@@ -188,6 +218,7 @@ async def stream_at(
     max_tokens: int,
     deadline_s: float | None = None,
     stop: StreamStop | None = None,
+    finish_word: str = "a finish_reason",
 ) -> Streamed:
     """POST ``body`` to ``path`` under ``base`` (a replica from ``EndpointPool.acquire``) and read the streamed
     answer under the hard cap.
@@ -197,7 +228,8 @@ async def stream_at(
     ``deadline_s`` bounds the whole request, connect to last byte: a server that keeps a
     stream open without finishing it (a chunk now and then, no answer) misses it, and that
     is a transient error (retried, then recorded as an error), never a model's answer. ``stop``: see
-    :func:`collect_capped` (leaving the block closes the response, and so the server's generation).
+    :func:`collect_capped` (leaving the block closes the response, and so the server's generation). A stream
+    the server did not say it finished (``finish_word``, the API's name for that) is a :class:`CutStream`.
     """
     url = join_url(base, path)
     started = time.perf_counter()
@@ -209,6 +241,7 @@ async def stream_at(
                 got = await collect_capped(events(response), max_tokens, started, stop)
     except TimeoutError:
         raise _missed_deadline(url, deadline_s, redact) from None
+    got.require_finished(url, finish_word)
     return Streamed(got, base, url, started)
 
 
@@ -272,6 +305,26 @@ async def iter_sse_data(response: httpx.Response) -> AsyncIterator[str]:
         yield "\n".join(data)
 
 
+def count_field(obj: dict[str, Any], key: str, where: str) -> int | None:
+    """A token count a server sent (``usage.completion_tokens``, ``eval_count``): None when absent or null,
+    else a non-negative integer; anything else (``true``, ``"5"``, ``-3``, ``2.0``) is a backend error, never
+    coerced."""
+    value = obj.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise BackendError(f"{where} '{key}' is not a token count: {value!r:.80}", transient=True)
+    return value
+
+
+def typed(value: Any, kind: type | tuple[type, ...], what: str) -> Any:
+    """``value`` when it is None or of ``kind``; otherwise a (transient) backend error naming the field: stream
+    fields are read strictly, never coerced."""
+    if value is not None and not isinstance(value, kind):
+        raise BackendError(f"stream line with {what} of the wrong type: {value!r:.120}", transient=True)
+    return value
+
+
 def load_object(text: str) -> dict[str, Any]:
     """Parse one JSON object from a stream line (a bad line is a transient stream fault).
 
@@ -331,6 +384,6 @@ def build_completion(
         token_texts=token_texts,
         model_digest=model_digest,
         endpoint=endpoint,
-        extra=extra or {},
+        extra={**(extra or {}), ENDED_BY: got.ended_by},
         prompt_tokens=got.prompt_tokens,
     )

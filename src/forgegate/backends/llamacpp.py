@@ -44,9 +44,12 @@ def server_missing() -> str | None:
 
 
 def llamacpp_argv(config: BackendConfig, model: Path) -> tuple[str, ...]:
-    """``python -m llama_cpp.server`` for ``model`` on 127.0.0.1 (``{port}`` filled in at start)."""
+    """``python -m llama_cpp.server`` for ``model`` on 127.0.0.1 (``{port}`` filled in at start), with
+    ``interrupt_requests`` off: the server then queues concurrent requests instead of ending the running
+    stream early with ``[DONE]`` and no finish reason (issue 33)."""
     argv = [sys.executable, "-m", SERVER_MODULE, "--model", str(model), "--host", "127.0.0.1", "--port", "{port}",
-            "--n_ctx", str(config.max_model_len or config.n_ctx), "--seed", str(config.server_seed)]
+            "--n_ctx", str(config.max_model_len or config.n_ctx), "--seed", str(config.server_seed),
+            "--interrupt_requests", "False"]  # on (its default), a new request cuts the running stream short
     if config.n_threads:
         argv += ["--n_threads", str(config.n_threads)]
     if config.adapter:

@@ -301,6 +301,11 @@ class ManagedBackend(ABC):
     async def generate(self, request: GenerationRequest, stop: StreamStop | None = None) -> Completion:
         return await self._client.generate(request, stop)
 
+    @property
+    def endpoint_notes(self) -> list[str]:
+        """What the client changed about these servers (see ``OpenAIBackend.endpoint_notes``)."""
+        return self._client.endpoint_notes
+
     async def model_digest(self) -> str | None:
         return None
 

@@ -23,18 +23,21 @@ from typing import Any, ClassVar
 import httpx
 
 from forgegate.backends._http import (
+    DISAGREEMENT,
     Collected,
     EndpointPool,
     Redactor,
     StreamEvent,
     build_completion,
     chat_messages,
+    count_field,
     get_checked,
     iter_ndjson,
     join_url,
     load_object,
     make_client,
     stream_at,
+    typed,
 )
 from forgegate.backends.base import BACKENDS, BackendConfig, BackendError
 from forgegate.core.records import Completion, FinishReason, GenerationRequest, StreamStop, TokenSource
@@ -158,15 +161,16 @@ class OllamaBackend:
         path, body = self._body(request)
         with self._pool.acquire() as base:
             streamed = await stream_at(self._client, base, path, body, self._redact, _events, request.max_tokens,
-                                       deadline_s=self.config.timeout_s, stop=stop)
-        got = streamed.got
-        if not got.capped and not got.ended and not got.looped:
-            raise BackendError(f"stream from {streamed.url} ended without done: true", transient=True)
+                                       deadline_s=self.config.timeout_s, stop=stop, finish_word="done: true")
+        got = streamed.got  # stream_at raised CutStream unless it ended with done: true (or forgegate cut it)
         tokens, source, texts = _count(got, request.max_tokens)
         finish = "loop" if got.looped else _finish(got.server_finish, got.capped, tokens, request.max_tokens)
         extra = {"server_done_reason": got.server_finish} if got.server_finish else {}
         if got.usage_tokens is not None:
             extra["server_eval_count"] = str(got.usage_tokens)
+        if not got.capped and not got.looped and got.usage_tokens is not None and got.usage_tokens < tokens:
+            extra[DISAGREEMENT] = (f"eval_count {got.usage_tokens} for {len(got.token_texts)} text "
+                                                 "chunks; counted one token per chunk")
         return build_completion(
             got,
             finish=finish,
@@ -194,7 +198,7 @@ def _count(got: Collected, max_tokens: int) -> tuple[int, TokenSource, tuple[str
     thinking model's hidden tokens).
     """
     chunks = len(got.token_texts)
-    if got.capped or got.looped or got.usage_tokens is None:
+    if got.capped or got.looped or got.usage_tokens is None or got.usage_tokens < chunks:  # chunks >= 1 token each
         return chunks, "stream-chunks", tuple(got.token_texts)
     texts = tuple(got.token_texts) if got.usage_tokens == chunks else None
     return min(got.usage_tokens, max_tokens), "server-usage", texts
@@ -243,19 +247,19 @@ def _chunk_text(obj: dict[str, Any]) -> str | None:
 
 
 async def _events(response: httpx.Response) -> AsyncIterator[StreamEvent]:
+    """The stream's events, read strictly: ``done`` a boolean (``"false"`` is not false), ``done_reason`` a
+    string, counts non-negative integers; any other shape is a transient backend error."""
     async for obj in iter_ndjson(response):
         if "error" in obj:
             raise BackendError(f"Ollama error mid-stream: {obj['error']!r:.300}", transient=True)
         text = _chunk_text(obj)
-        done = bool(obj.get("done"))
+        done = typed(obj.get("done"), bool, "'done'")
         if text:  # an empty chunk is not a token: see _count
             yield StreamEvent(token=text)
         if done:
-            count = obj.get("eval_count")
-            prompt = obj.get("prompt_eval_count")  # absent when Ollama reused a cached prompt
-            yield StreamEvent(
-                finish=obj.get("done_reason"),
-                usage_tokens=count if isinstance(count, int) else None,
-                prompt_tokens=prompt if isinstance(prompt, int) else None,
+            yield StreamEvent.finishing(
+                typed(obj.get("done_reason"), str, "'done_reason'"),
+                usage_tokens=count_field(obj, "eval_count", "Ollama's final line"),
+                prompt_tokens=count_field(obj, "prompt_eval_count", "Ollama's final line"),  # absent: cached prompt
                 done=True,
             )

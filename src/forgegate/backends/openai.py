@@ -31,18 +31,25 @@ import asyncio
 import os
 import time
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import httpx
 
 from forgegate.backends._boundaries import logprob_request, token_texts_of
 from forgegate.backends._http import (
+    CAP_CUT,
+    DISAGREEMENT,
+    FAILED_FINISHES,
     Collected,
+    CutStream,
     EndpointPool,
     Redactor,
+    Slot,
     StreamEvent,
     build_completion,
     chat_messages,
+    count_field,
     get_checked,
     iter_sse_data,
     join_url,
@@ -50,10 +57,12 @@ from forgegate.backends._http import (
     make_client,
     post_whole,
     stream_at,
+    typed,
 )
 from forgegate.backends._tokencount import ServerTokenizer
 from forgegate.backends.base import BACKENDS, BackendConfig, BackendError
-from forgegate.core.records import Completion, FinishReason, GenerationRequest, StreamStop, TokenSource
+from forgegate.console import notice
+from forgegate.core.records import ENDED_BY, Completion, FinishReason, GenerationRequest, StreamStop, TokenSource
 from forgegate.errors import UsageError
 
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
@@ -67,6 +76,15 @@ def read_api_key(api_key_env: str | None) -> str | None:
             raise UsageError(f"environment variable {api_key_env} (named for the API key) is not set")
         return key
     return os.environ.get(DEFAULT_KEY_ENV) or None
+
+
+@dataclass
+class _Cuts:
+    """An endpoint's streams cut while others were in flight: how many, the most in flight, the first cut."""
+
+    first: str
+    count: int = 0
+    most_in_flight: int = 0
 
 
 @BACKENDS.register("openai")
@@ -89,6 +107,8 @@ class OpenAIBackend:
         self._model: str | None = config.model
         self._model_lock = asyncio.Lock()
         self._tokenizer = ServerTokenizer(self._client, self._redact)
+        self._cuts: dict[str, _Cuts] = {}
+        """Per endpoint that cut streams while others were in flight: what it did."""
         self._unstreamed: dict[str, bool] = {}
         """Per endpoint, once its first stream finished: True when it is asked without streaming
         (its streams carry no usage), False when it streams (with usage, or as the last resort)."""
@@ -137,12 +157,44 @@ class OpenAIBackend:
         """A server whose streams carry no usage is asked whole, unless ``stop`` (the loop cut-off) needs the
         stream and the server has a tokenizer endpoint to count it with (its answer is then not generated twice)."""
         path, body = self._body(request, await self._model_name())
-        with self._pool.acquire() as base:
-            if self._unstreamed.get(base) and not await self._streams_for(stop, base):
-                whole = await self._generate_whole(base, path, body, request)
-                if whole is not None:
-                    return whole
-            return await self._generate_streamed(base, path, body, request, stop)
+        while True:
+            async with self._pool.slot() as held:
+                try:
+                    completion = await self._generate_at(held.url, path, body, request, stop)
+                except CutStream as exc:
+                    if not self._pool.overlapped(held):
+                        raise  # cut with nothing else in flight: the engine's retries decide
+                    self._lowered(held, exc)
+                    stop = stop.fresh() if stop is not None else None
+                    continue  # a cut caused by concurrency is retried here, at the lowered limit
+            if held.url in self._pool.limits:
+                completion.extra["endpoint_concurrency"] = str(self._pool.limits[held.url])
+            return completion
+
+    def _lowered(self, held: Slot, cut: CutStream) -> None:
+        """Lower the endpoint's concurrency after a stream it cut while others were in flight, and count it."""
+        seen = self._cuts.setdefault(held.url, _Cuts(first=str(cut)))
+        seen.count += 1
+        seen.most_in_flight = max(seen.most_in_flight, self._pool.in_flight()[held.url])
+        self._pool.lower(held)
+
+    @property
+    def endpoint_notes(self) -> list[str]:
+        """One line per endpoint whose concurrency this backend lowered: what it saw and what it did (the runner
+        records them in the run; ``aclose`` prints them)."""
+        return [f"forgegate: {url} cut {seen.count} stream(s) short (no finish reason) while up to "
+                f"{seen.most_in_flight} requests were in flight there; forgegate sent it at most "
+                f"{self._pool.limits.get(url)} at a time from then on and retried the cut requests "
+                f"(llama-cpp-python's server does this with interrupt_requests on; first cut: {seen.first})"
+                for url, seen in self._cuts.items()]
+
+    async def _generate_at(self, base: str, path: str, body: dict[str, Any], request: GenerationRequest,
+                           stop: StreamStop | None) -> Completion:
+        if self._unstreamed.get(base) and not await self._streams_for(stop, base):
+            whole = await self._generate_whole(base, path, body, request)
+            if whole is not None:
+                return whole
+        return await self._generate_streamed(base, path, body, request, stop)
 
     async def _generate_whole(
         self, base: str, path: str, body: dict[str, Any], request: GenerationRequest
@@ -157,9 +209,8 @@ class OpenAIBackend:
             self._unstreamed[base] = False
             return None
         text, usage, finish, prompt_tokens, choice = answer
-        extra = {"streamed": "false", "server_completion_tokens": str(usage)}
-        if finish:
-            extra["server_finish_reason"] = finish
+        extra = {"streamed": "false", "server_completion_tokens": str(usage), "server_finish_reason": finish,
+                 ENDED_BY: finish}
         texts: tuple[str, ...] | None = None
         if request.token_boundaries:
             found = token_texts_of(choice, text, usage)
@@ -179,7 +230,9 @@ class OpenAIBackend:
                                    transient=False)
             text, usage, finish = capped, request.max_tokens, "length"
             extra["server_exceeded_cap"] = "true"
-        done: FinishReason = "length" if finish == "length" or (not finish and usage >= request.max_tokens) else "stop"
+        if "server_exceeded_cap" in extra:
+            extra[ENDED_BY] = CAP_CUT
+        done: FinishReason = "length" if finish == "length" else "stop"
         return Completion(text=text, tokens=usage, token_source="server-usage", finish=done,
                           latency_s=time.perf_counter() - started, ttft_s=None, token_texts=texts,
                           model_digest=None, endpoint=base, extra=extra, prompt_tokens=prompt_tokens)
@@ -191,9 +244,7 @@ class OpenAIBackend:
         streamed = await stream_at(self._client, base, path, streaming, self._redact,
                                    lambda response: _events(response, self._redact), request.max_tokens,
                                    deadline_s=self.config.timeout_s, stop=stop)
-        got = streamed.got
-        if not got.capped and not got.looped and not got.ended and got.server_finish is None:
-            raise BackendError(f"stream from {streamed.url} ended before a finish_reason or [DONE]", transient=True)
+        got = streamed.got  # stream_at raised CutStream unless the server finished it (or forgegate cut it)
         if (not got.capped and not got.looped and got.usage_tokens is None and self._unstreamed.setdefault(base, True)
                 and not await self._streams_for(stop, base)):
             whole = await self._generate_whole(base, path, body, request)  # it never counts in a stream: ask
@@ -205,7 +256,7 @@ class OpenAIBackend:
         if source == "server-usage" and texts is None:  # deltas are not tokens: the tokenizer may place them
             counted = await self._tokenizer.token_texts(streamed.endpoint, got.token_texts)
             texts = counted if counted is not None and len(counted) == tokens else None
-        if source == "stream-chunks":
+        if source == "stream-chunks" and DISAGREEMENT not in extra:
             counted = await self._tokenizer.token_texts(streamed.endpoint, got.token_texts)
             if counted is not None:
                 tokens, source, texts = len(counted), "server-tokenize", counted
@@ -232,6 +283,8 @@ class OpenAIBackend:
         return stop is not None and await self._tokenizer.available(base)
 
     async def aclose(self) -> None:
+        for line in self.endpoint_notes:
+            notice(line)
         await self._client.aclose()
 
 
@@ -243,6 +296,10 @@ def _count(got: Collected, max_tokens: int) -> tuple[int, TokenSource, tuple[str
     if got.capped or got.looped or got.usage_tokens is None:
         return chunks, "stream-chunks", tuple(got.token_texts), extra
     extra["server_completion_tokens"] = str(got.usage_tokens)
+    if got.usage_tokens < chunks:  # every text delta is at least one token: the count under-counts the text
+        extra[DISAGREEMENT] = (f"the server reported {got.usage_tokens} completion tokens for {chunks} text "
+                               f"deltas; counted {chunks}, one per delta, the count that cannot under-count")
+        return chunks, "stream-chunks", tuple(got.token_texts), extra
     if got.usage_tokens > max_tokens:
         extra["server_exceeded_cap"] = "true"
     texts = tuple(got.token_texts) if got.usage_tokens == chunks else None
@@ -267,22 +324,29 @@ def before_finished_character(text: str, over: int) -> str | None:
 
 def _whole_answer(
     obj: dict[str, Any], url: str, redact: Redactor
-) -> tuple[str, int, str | None, int | None, dict[str, Any]] | None:
+) -> tuple[str, int, str, int | None, dict[str, Any]] | None:
     """(text, completion tokens, finish reason, prompt tokens, the choice) of a non-streamed answer; None
-    without usage."""
+    without usage. Read as strictly as a stream: one choice, a string text, a finish reason that is not a
+    failure (an answer without one is not known to be whole), non-negative counts."""
     choices = obj.get("choices")
-    if "error" in obj or not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-        raise BackendError(redact(f"{url} answered without a choice: {str(obj)[:300]}"), transient=True)
+    if "error" in obj or not isinstance(choices, list) or len(choices) != 1 or not isinstance(choices[0], dict):
+        raise BackendError(redact(f"{url} answered without exactly one choice: {str(obj)[:300]}"), transient=True)
     choice = choices[0]
-    text = choice.get("text") if "text" in choice else (choice.get("message") or {}).get("content")
-    usage = obj.get("usage")
-    tokens = usage.get("completion_tokens") if isinstance(usage, dict) else None
-    if not isinstance(tokens, int):
+    if "text" in choice:
+        text = typed(choice["text"], str, "a choice's 'text'")
+    else:
+        text = typed((typed(choice.get("message"), dict, "a choice's 'message'") or {}).get("content"), str,
+                     "a message's 'content'")
+    usage = typed(obj.get("usage"), dict, "'usage'")
+    tokens = count_field(usage, "completion_tokens", f"{url} usage") if usage is not None else None
+    if tokens is None:
         return None
-    prompt = usage.get("prompt_tokens") if isinstance(usage, dict) else None
-    finish = choice.get("finish_reason")
-    return (str(text or ""), tokens, str(finish) if finish else None, prompt if isinstance(prompt, int) else None,
-            choice)
+    prompt = count_field(usage, "prompt_tokens", f"{url} usage") if usage is not None else None
+    finish = typed(choice.get("finish_reason"), str, "'finish_reason'")
+    if not finish or finish in FAILED_FINISHES:
+        raise BackendError(redact(f"{url} answered with finish reason {finish!r}: not a finished answer"),
+                           transient=True)
+    return text or "", tokens, finish, prompt, choice
 
 
 def _finish(got: Collected, tokens: int, max_tokens: int) -> FinishReason:
@@ -294,23 +358,40 @@ def _finish(got: Collected, tokens: int, max_tokens: int) -> FinishReason:
 
 
 async def _events(response: httpx.Response, redact: Redactor) -> AsyncIterator[StreamEvent]:
+    """The stream's events, each field read strictly (a wrong type is a transient backend error, never a crash
+    and never coerced): one choice only (index 0), its text a string, its finish reason a string, usage counts
+    non-negative integers."""
     async for data in iter_sse_data(response):
-        if data.strip() == "[DONE]":
-            yield StreamEvent(done=True)
-            return
+        if data.strip() == "[DONE]":  # read on to the end of the body: the connection is then reused, and
+            yield StreamEvent(done=True)  # anything after the end marker is an error (collect_capped)
+            continue
         obj = load_object(data)
         if "error" in obj:
-            raise BackendError(redact(f"server error mid-stream: {obj['error']}"), transient=True)
-        usage = obj.get("usage")
-        if isinstance(usage, dict) and isinstance(usage.get("completion_tokens"), int):
-            prompt = usage.get("prompt_tokens")
-            yield StreamEvent(usage_tokens=usage["completion_tokens"],
-                              prompt_tokens=prompt if isinstance(prompt, int) else None)
-        for choice in obj.get("choices") or []:
-            text = choice.get("text")
-            if text is None:
-                text = (choice.get("delta") or {}).get("content")
-            if text:
-                yield StreamEvent(token=text)
-            if choice.get("finish_reason"):
-                yield StreamEvent(finish=str(choice["finish_reason"]))
+            raise BackendError(redact(f"server error mid-stream: {obj['error']!r:.300}"), transient=True)
+        usage = typed(obj.get("usage"), dict, "'usage'")
+        if usage is not None:
+            tokens = count_field(usage, "completion_tokens", "stream usage")
+            prompt = count_field(usage, "prompt_tokens", "stream usage")
+            if tokens is not None:
+                yield StreamEvent(usage_tokens=tokens, prompt_tokens=prompt)
+        choices = typed(obj.get("choices"), list, "'choices'") or []
+        if len(choices) > 1:
+            raise BackendError(f"stream line with {len(choices)} choices (forgegate asks for one)", transient=True)
+        for choice in choices:
+            yield from_choice(typed(choice, dict, "a choice") or {})
+
+
+def from_choice(choice: dict[str, Any]) -> StreamEvent:
+    """One streamed choice as an event: its text (``text``, or ``delta.content``) and its finish reason."""
+    index = choice.get("index", 0)
+    if index is not None and (isinstance(index, bool) or index != 0):
+        raise BackendError(f"stream line for choice {index!r:.40} (forgegate asks for one, index 0)", transient=True)
+    if "text" in choice:
+        text = typed(choice["text"], str, "a choice's 'text'")
+    else:
+        delta = typed(choice.get("delta"), dict, "a choice's 'delta'") or {}
+        text = typed(delta.get("content"), str, "a delta's 'content'")
+    finish = typed(choice.get("finish_reason"), str, "'finish_reason'")
+    if finish:
+        return StreamEvent.finishing(finish, token=text or None)
+    return StreamEvent(token=text or None)

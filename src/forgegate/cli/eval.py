@@ -104,4 +104,9 @@ def register(app: typer.Typer) -> None:
         result = with_training_corpus(result, training_corpus)
         if regated:
             err_console.print(f"note: {regated}")
+        if unfinished := [item.id for item in result.items if item.unfinished]:
+            err_console.print(f"note: {len(unfinished)} stored answer(s) have no finish reason from the server "
+                              f"(marked 'unfinished' in the JSON; e.g. {', '.join(unfinished[:3])}): they may be "
+                              "streams the server cut, scored as if whole. Running the eval command of this run "
+                              "again resumes it and generates them again.", markup=False, soft_wrap=True)
         exit_with(finish(result, json_out, "GLOSS RESCORE", html=html, markdown=markdown))

@@ -20,6 +20,14 @@ TokenSource = Literal["stream-chunks", "server-usage", "server-tokenize", "token
 ``embedded-tokens`` (the model's own tokens, in process) are exact; ``server-tokenize`` (each streamed piece
 counted by the server's tokenizer endpoint) is exact unless the model spelled a character in more byte tokens
 than its tokenizer would; ``stream-chunks`` (one token per streamed piece) is a lower bound."""
+SERVER_TOKEN_SOURCES: frozenset[str] = frozenset({"stream-chunks", "server-usage", "server-tokenize"})
+"""The token sources of answers a server sent over HTTP (ollama, openai, vllm, llamacpp): the answers
+whose end the server has to vouch for (:data:`ENDED_BY`)."""
+ENDED_BY = "ended_by"
+"""The ``Completion.extra`` key (stored with the answer) naming what ended a server's answer: the server's own
+finish reason as it sent it (``stop``, ``length``, ``eos``, Ollama's ``done``), or forgegate's own cut
+(``forgegate-cap``, ``forgegate-loop``). A server answer without it is not known to be whole (issue 33: a
+stream cut by the server looks like a short answer): a resumed run generates it again and rescore marks it."""
 
 
 class GenerationRequest(BaseModel):
@@ -136,10 +144,19 @@ class StoredResponse:
     """Input tokens as the backend reported them (None: not reported, or a store from before the column)."""
     finished_at: float | None = None
     """Unix time (sub-second) the outcome was recorded; None in a store from before the column."""
+    extra: dict[str, str] = field(default_factory=dict)
+    """The backend's notes on the answer (``Completion.extra``); empty in a store from before the column."""
 
     @property
     def ok(self) -> bool:
         return self.finish != "error"
+
+    @property
+    def unconfirmed(self) -> bool:
+        """An answer from a server that the store does not show the server finished (no :data:`ENDED_BY`):
+        possibly a stream the server cut, so never trusted as whole. forgegate's loop cut-off is its own end."""
+        return (self.ok and self.token_source in SERVER_TOKEN_SOURCES and ENDED_BY not in self.extra
+                and self.finish != "loop")
 
     def completion(self) -> Completion:
         """The stored answer as a Completion (only for rows that did not error)."""
@@ -155,5 +172,6 @@ class StoredResponse:
             token_texts=self.token_texts,
             model_digest=self.model_digest,
             endpoint=self.endpoint,
+            extra=dict(self.extra),
             prompt_tokens=self.prompt_tokens,
         )

@@ -225,4 +225,5 @@ def _item(answer: ScoredAnswer) -> EvalItem:
         latency_s=stored.latency_s if stored else None, score=answer.final_score,
         passed=answer.final_score == 1.0, failure_mode=modes[0] if modes else None, failure_modes=modes,
         detail=detail, needs_review=bool(score and score.needs_review), review=item_review(answer.reviews),
-        loop_span=(score.loop.start, score.loop.end) if score and score.loop else None)
+        loop_span=(score.loop.start, score.loop.end) if score and score.loop else None,
+        unfinished=bool(stored and stored.unconfirmed))

@@ -104,6 +104,10 @@ class EvalItem(Strict):
     """The human decision on an answer that needed one (schema version 2; version 1 wrote only the word)."""
     loop_span: tuple[int, int] | None
     """Character offsets of the repeated span in ``response``."""
+    unfinished: bool = False
+    """The store does not show that the server finished this answer (``StoredResponse.unconfirmed``: stored
+    before forgegate checked, issue 33): it may be a stream the server cut, scored as if whole. Running the
+    same command with the same store generates it again."""
 
 
 class StopAnswerEntry(Strict):

@@ -104,6 +104,13 @@ class RunOutcome:
 
 
 
+def endpoint_notes(backend: Backend) -> list[str]:
+    """The lines a server backend kept about its endpoints (``OpenAIBackend.endpoint_notes``, a managed
+    server's too); none for a backend that keeps none (the protocol does not require them)."""
+    notes = getattr(backend, "endpoint_notes", None)
+    return [str(line) for line in notes] if isinstance(notes, list) else []
+
+
 async def generate(store_path: Path, *, identity: RunMeta, metadata: RunMeta,
                    arms: Sequence[ArmSpec], planned: Sequence[PlannedRequest], concurrency: int, quiet: bool,
                    retry: RetryPolicy | None = None, per_arm_digests: bool = True, wait: bool = True,
@@ -143,8 +150,13 @@ async def _generate_locked(store_path: Path, *, identity: RunMeta, metadata: Run
                     path = getattr(backends[arm.name], "model_path", None)
                     store.update_meta(RunMeta(model_label=arm.config.model or (Path(path).name if path
                                                                                 else arm.backend)))
-            summary = await execute(store, planned, backends, concurrency=concurrency, retry=retry, quiet=quiet,
-                                    stop_for=stop_for)
+            try:
+                summary = await execute(store, planned, backends, concurrency=concurrency, retry=retry,
+                                        quiet=quiet, stop_for=stop_for)
+            finally:
+                notes = [line for backend in backends.values() for line in endpoint_notes(backend)]
+                if notes:
+                    store.update_meta(RunMeta(endpoint_notes=notes))
             digests = {name: await record_model_digest(backend, store, name if per_arm_digests else None)
                        for name, backend in backends.items()}
         finally:

@@ -46,7 +46,8 @@ CREATE TABLE IF NOT EXISTS responses (
     attempts INTEGER NOT NULL,
     created TEXT NOT NULL,
     prompt_tokens INTEGER,
-    finished_at REAL
+    finished_at REAL,
+    extra TEXT
 );
 CREATE INDEX IF NOT EXISTS responses_key ON responses (request_key, seq);
 CREATE TABLE IF NOT EXISTS reviews (
@@ -77,7 +78,8 @@ trigger unless ``recursive_triggers`` is on, so the guard is on the insert). An 
 SQLite is seen by a BEFORE trigger as ``-1``; the AFTER trigger refuses a row numbered 0 or below, so no row can
 hold that number and block every later decision."""
 
-ADDED_COLUMNS: tuple[tuple[str, str], ...] = (("prompt_tokens", "INTEGER"), ("finished_at", "REAL"))
+ADDED_COLUMNS: tuple[tuple[str, str], ...] = (("prompt_tokens", "INTEGER"), ("finished_at", "REAL"),
+                                              ("extra", "TEXT"))
 """Columns added after the first release of the store, in order: old stores gain them on open."""
 
 
@@ -101,6 +103,16 @@ class ReviewDecision:
     reviewer: str
     decided_at: str
     note: str | None
+
+
+def _extra(text: str | None) -> dict[str, str]:
+    """The stored ``Completion.extra`` (a JSON object of strings; NULL in rows from before the column)."""
+    if text is None:
+        return {}
+    value = json.loads(text)
+    if not isinstance(value, dict):
+        raise ValueError(f"a response's extra is not a JSON object: {text[:80]!r}")
+    return {str(k): str(v) for k, v in value.items()}
 
 
 def _now() -> str:
@@ -206,15 +218,15 @@ class RunStore:
         self._fetch(
             "INSERT INTO responses (request_key, arm, item_id, seed, request_json, prompt, response, tokens,"
             " token_source, token_texts, finish, latency_s, ttft_s, model_digest, endpoint, error, attempts,"
-            " created, prompt_tokens, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-            " ?, ?)",
+            " created, prompt_tokens, finished_at, extra) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+            " ?, ?, ?, ?, ?)",
             (
                 request_key, arm, item_id, seed, request.model_dump_json(), request.prompt,
                 c.text if c else None, c.tokens if c else None, c.token_source if c else None,
                 json.dumps(list(c.token_texts)) if c and c.token_texts is not None else None,
                 c.finish if c else "error", c.latency_s if c else None, c.ttft_s if c else None,
                 c.model_digest if c else None, c.endpoint if c else None, error, attempts, _now(),
-                c.prompt_tokens if c else None, time.time(),
+                c.prompt_tokens if c else None, time.time(), json.dumps(c.extra) if c and c.extra else None,
             ),
         )
 
@@ -223,8 +235,9 @@ class RunStore:
         return int(self._fetch("SELECT COUNT(*) FROM responses")[1][0][0])
 
     def finished_keys(self) -> set[str]:
-        """Keys whose latest row is a real answer (stop or length): never generated again."""
-        return {r.request_key for r in self.latest() if r.ok}
+        """Keys whose latest row is a real answer: never generated again. A server's answer the store does
+        not show the server finished (``StoredResponse.unconfirmed``: a stream it may have cut) is not one."""
+        return {r.request_key for r in self.latest() if r.ok and not r.unconfirmed}
 
     def latest(self) -> list[StoredResponse]:
         """The current outcome of every request key, in first-seen order."""
@@ -258,6 +271,7 @@ class RunStore:
             finish=row["finish"], latency_s=row["latency_s"], ttft_s=row["ttft_s"],
             model_digest=row["model_digest"], endpoint=row["endpoint"], error=row["error"],
             attempts=row["attempts"], prompt_tokens=row.get("prompt_tokens"), finished_at=row.get("finished_at"),
+            extra=_extra(row.get("extra")),
         )
 
     # -- human review ---------------------------------------------------------------------------
