@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from forgegate.backends import BackendConfig
+from forgegate.backends.preflight import preflight
 from forgegate.battery import Battery, bundled_battery_path, bundled_live_test_path, load_battery
 from forgegate.checks.loop_stop import loop_stop
 from forgegate.core.match_rule import MATCH_RULE
@@ -93,6 +94,8 @@ async def run_session_async(options: SessionOptions) -> tuple[ScoredRun, EvalRes
     """An eval or live test end to end: validate, generate through the one runner, score, gate; the typed
     result is what the CLI prints, the reports render and ``--json`` writes (its ``model_dump``)."""
     spec, gate_config, gate_sha, gate_config_path = prepare_session(options)
+    # a dead server, a wrong path or a model the server lacks is bad input (exit 2), before the store is touched
+    served = None if options.model_in_memory is not None else await preflight(spec.backend, spec.config)
     arm = spec.arm()
     prompts = {item.item_id: item.prompt for item in spec.battery.items}
     stop_for: StopFor | None = ((lambda planned: loop_stop(prompts[planned.item_id], gate_config.loops))
@@ -104,7 +107,8 @@ async def run_session_async(options: SessionOptions) -> tuple[ScoredRun, EvalRes
                          gate_config=StoredGateConfig(path=str(gate_config_path), sha256=gate_sha,
                                                       toml=gate_config_path.read_text(encoding="utf-8"),
                                                       match_rule=MATCH_RULE),
-                         loop_cutoff=options.loop_cutoff),
+                         loop_cutoff=options.loop_cutoff,
+                         served_model=served.model_id if served is not None else None),
         arms=[arm], planned=plan_requests([arm], spec.items(), [spec.seed], spec.sampling()),
         concurrency=options.concurrency, quiet=options.quiet, retry=RetryPolicy(attempts=options.retries),
         per_arm_digests=False, wait=options.wait,

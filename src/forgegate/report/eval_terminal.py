@@ -8,7 +8,8 @@ from rich.markup import escape
 from forgegate.core.gloss_v2 import GLOSS_V2_TITLE, titled
 from forgegate.core.verdict import Gate
 from forgegate.gate.controls import is_control_rule
-from forgegate.results.eval import EvalBody, StopDistributionResult
+from forgegate.report.fmt import sigma_text
+from forgegate.results.eval import EvalBody, EvalResult, StopDistributionResult
 
 _WIDTH = 13
 
@@ -34,8 +35,7 @@ def print_eval(result: EvalBody, console: Console, *, title: str = GLOSS_V2_TITL
         missing = f"  ({cat.missing} unanswered)" if cat.missing else ""
         console.print(f"  {name + ':':<{_WIDTH}} {_score(cat.score)}  [{cat.gate.colour}][{cat.gate.value}][/]"
                       f"  {cat.passed}/{cat.n}{missing}")
-    sigma = result.sigma_total
-    console.print(f"\nσ_total: {'n/a (answers missing)' if sigma is None else f'{sigma:.2f}'}")
+    console.print(f"\nσ_total: {sigma_text(result.sigma_total, isinstance(result, EvalResult) and result.live)}")
     gate = result.gate
     console.print(f"GATE: [{gate.colour}]{gate.value}[/]")
     console.print(f"Failed categories: [{', '.join(result.failed_categories)}]")
