@@ -94,14 +94,15 @@ async def run_session_async(options: SessionOptions) -> tuple[ScoredRun, EvalRes
     """An eval or live test end to end: validate, generate through the one runner, score, gate; the typed
     result is what the CLI prints, the reports render and ``--json`` writes (its ``model_dump``)."""
     spec, gate_config, gate_sha, gate_config_path = prepare_session(options)
-    # a dead server, a wrong path or a model the server lacks is bad input (exit 2), before the store is touched
+    store_dir = writable_store_dir(options.store)  # a store folder that cannot be used is named before any network
+    # a dead server, a wrong path or a model the server lacks is bad input (exit 2), before a run file is made
     served = None if options.model_in_memory is not None else await preflight(spec.backend, spec.config)
     arm = spec.arm()
     prompts = {item.item_id: item.prompt for item in spec.battery.items}
     stop_for: StopFor | None = ((lambda planned: loop_stop(prompts[planned.item_id], gate_config.loops))
                                 if options.loop_cutoff else None)
     outcome = await generate(
-        run_path(spec.run_id, writable_store_dir(options.store)),
+        run_path(spec.run_id, store_dir),
         identity=RunMeta.model_validate({**spec.identity(), "run_id": spec.run_id}),
         metadata=RunMeta(battery_path=str(spec.battery.path), base_urls=list(spec.config.base_urls),
                          gate_config=StoredGateConfig(path=str(gate_config_path), sha256=gate_sha,
