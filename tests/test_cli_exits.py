@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from backend_servers import Behaviour, FakeOllamaServer
 from cli_helpers import COMMAND_PATHS, command_info, run_entry
 
 import forgegate
@@ -177,15 +178,18 @@ def test_a_crash_file_that_cannot_be_written_still_shows_the_traceback(tmp_path:
 def test_a_damaged_store_being_written_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """sqlite does not say which file is damaged; the handler names the store the command was writing."""
     store = tmp_path / "store"
-    args = ["eval", "--backend", "ollama", "--model", "m", "--base-url", "http://127.0.0.1:9", "--retries", "1",
-            "--store", str(store), "--quiet"]
-    code, _, err = run_entry(capsys, *args)
-    assert code == 3, err  # nothing listens there: every answer is missing, INCOMPLETE
-    (run_file,) = store.glob("*.sqlite")
-    run_file.write_bytes(b"overwritten by something else entirely " * 200)
-    for sidecar in store.glob("*.sqlite-*"):
-        sidecar.unlink()
-    code, _, err = run_entry(capsys, *args)
+    # the server lists the model (so the probe before generating passes) and then fails every request:
+    # every answer is missing, INCOMPLETE (a server that does not answer at all is exit 2, tests/test_preflight.py)
+    with FakeOllamaServer(Behaviour(models={"m:latest": "d" * 64}, fail_first=10_000)) as server:
+        args = ["eval", "--backend", "ollama", "--model", "m", "--base-url", server.url, "--retries", "1",
+                "--store", str(store), "--quiet"]
+        code, _, err = run_entry(capsys, *args)
+        assert code == 3, err
+        (run_file,) = store.glob("*.sqlite")
+        run_file.write_bytes(b"overwritten by something else entirely " * 200)
+        for sidecar in store.glob("*.sqlite-*"):
+            sidecar.unlink()
+        code, _, err = run_entry(capsys, *args)
     assert code == 2, err
     assert str(run_file) in err and "internal error" not in err
 

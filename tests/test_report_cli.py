@@ -21,7 +21,7 @@ def test_report_of_a_stored_run_rescores_it_and_writes_both_files(tmp_path: Path
     assert 'id="verdict-word">FAIL<' in page and "<svg" in page
     with RunStore.open(store_path, create=False) as store:
         assert str(store.meta().created) in "".join(parse(page).text)  # the run's date, from its store
-    assert md.read_text(encoding="utf-8").startswith("### ❌ GLOSS eval: **FAIL**")
+    assert md.read_text(encoding="utf-8").startswith("### ❌ Eval under gate 'report-test' (not GLOSS v2): **FAIL**")
 
 
 def test_report_of_a_result_json_renders_it_as_written(tmp_path: Path) -> None:

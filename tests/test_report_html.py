@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from html import unescape
 from pathlib import Path
 
 import pytest
@@ -121,7 +122,9 @@ def test_live_result_has_no_sigma_bar_and_says_why(adversarial: dict) -> None:
     page = render_html(live, rendered_at=WHEN)
     chart = page.split('id="category-chart">')[1].split("</div>")[0]
     assert "σ_total" not in "".join(parse(chart).text)
-    assert "not used by the live test" in page and "GLOSS live test" in page
+    # the fixture's gate declares gloss_v2 = false: the live test is not called GLOSS (issue 39)
+    assert "not used by the live test" in page and "Live test under gate 'report-test' (not GLOSS v2)" in unescape(page)
+    assert "GLOSS live test" not in page
 
 
 def test_write_reports_writes_both_files_or_neither(tmp_path: Path, adversarial: dict) -> None:
@@ -130,7 +133,7 @@ def test_write_reports_writes_both_files_or_neither(tmp_path: Path, adversarial:
     html, md = tmp_path / "r.html", tmp_path / "r.md"
     write_reports(adversarial, html, md)
     assert html.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
-    assert md.read_text(encoding="utf-8").startswith("### ❌ GLOSS eval: **FAIL**")
+    assert md.read_text(encoding="utf-8").startswith("### ❌ Eval under gate 'report-test' (not GLOSS v2): **FAIL**")
     with pytest.raises(InputError):
         write_reports({"gate": "PASS"}, tmp_path / "x.html", tmp_path / "x.md")
     assert not (tmp_path / "x.html").exists() and not (tmp_path / "x.md").exists()

@@ -31,7 +31,7 @@ def table_rows(text: str, header_start: str) -> list[str]:
 
 def test_summary_starts_with_the_verdict_and_lists_every_reason(adversarial: dict) -> None:
     text = render_markdown(adversarial)
-    assert text.splitlines()[0] == "### ❌ GLOSS eval: **FAIL**"
+    assert text.splitlines()[0] == "### ❌ Eval under gate 'report-test' (not GLOSS v2): **FAIL**"
     bullets = [line for line in text.splitlines() if line.startswith("- **")]
     assert len(bullets) == len(adversarial["reasons"])
 

@@ -19,3 +19,9 @@ spec.loader.exec_module(reference)
 for path, text in reference.pages().items():
     with mkdocs_gen_files.open(path, "w") as handle:
         handle.write(text)
+
+# The examples' READMEs on the site (issue 39): one page each, their links into docs/ made relative to the page.
+EXAMPLES = HERE.parents[1] / "examples"
+for readme in sorted(EXAMPLES.glob("*/README.md")):
+    with mkdocs_gen_files.open(f"examples/{readme.parent.name}.md", "w") as handle:
+        handle.write(readme.read_text(encoding="utf-8").replace("](../../docs/", "](../"))

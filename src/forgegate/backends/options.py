@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from forgegate.backends.names import BACKENDS, is_remote
+
 DEVICES_HELP = "auto (cuda, then mps, then cpu), cpu, mps, cuda or cuda:N"
 DTYPES: tuple[str, ...] = ("auto", "float32", "float16", "bfloat16")
 DISTRIBUTED_EXECUTORS: tuple[str, ...] = ("ray", "mp")
@@ -25,7 +27,8 @@ OPTION_BACKENDS: dict[str, tuple[str, ...]] = {
     "port": ("llamacpp", "vllm"),
     "startup_timeout_s": ("llamacpp", "vllm"),
 }
-"""Option name -> the backends that use it. Options at their default are never refused."""
+"""Option name -> the backends that use it. Options at their default are never refused. ``base_urls`` is not
+here: the backends that take it are the remote ones, as each registered class declares (:func:`is_remote`)."""
 
 
 def device_problem(device: str) -> str | None:
@@ -37,7 +40,22 @@ def device_problem(device: str) -> str | None:
 
 def option_refusal(option: str, backend: str) -> str | None:
     """Why ``option`` is wrong on ``backend`` (with the backends that take it), or None."""
-    takers = OPTION_BACKENDS.get(option, ())
+    if option == "base_urls":
+        takers = tuple(name for name in BACKENDS.names() if is_remote(name))
+    else:
+        takers = OPTION_BACKENDS.get(option, ())
     if backend in takers:
         return None
     return f"'{option}' is an option of the {' / '.join(takers)} backend, not {backend}"
+
+
+def base_url_refusal(backend: str) -> str | None:
+    """Why ``--base-url`` is wrong on ``backend`` (it would be ignored without a word), or None.
+
+    The usual cause is a missing ``--backend``: the default (embedded) runs a packaged model itself.
+    """
+    if option_refusal("base_urls", backend) is None:
+        return None
+    return (f"--base-url names a server, but --backend {backend} runs its model itself and would ignore it: "
+            "add --backend openai (a llama.cpp, vLLM or other OpenAI-compatible server; the URL ends in /v1) "
+            "or --backend ollama")

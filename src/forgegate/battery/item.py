@@ -29,17 +29,33 @@ class BatteryItem(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     id: str | None = None
+    """The item's name in results and ``forgegate show``; absent: ``<category>-<nn>`` (its place in the category)."""
     category: str
+    """The category it scores in; the gate config gives every category a weight and a floor."""
     prompt: PromptText
+    """What the model is asked (may be empty: an empty prompt is a test too)."""
     expected: str | list[str] = Field(default_factory=list)
+    """``exact``: the answer; ``contains``: strings of which the answer must hold one; ``reject``: the refusal
+    markers, of which the answer must hold one and little else (at most ``reject_max_extra_words`` other words,
+    WALL_COLLAPSE's parameter in the failure modes: 12); ``semantic``: unused (``require`` decides)."""
     max_tokens: MaxTokens
+    """The hard cap on the answer, enforced on the client side whatever the server does."""
     eval_type: EvalType
+    """How the answer is scored: ``exact``, ``contains``, ``reject`` or ``semantic``."""
     within_tokens: int | None = Field(default=None, gt=0)
+    """The expected string must come within this many tokens of the answer's start (an answer, not an essay)."""
     stop_within: int | None = Field(default=None, gt=0)
+    """The answer must stop (finish ``stop``) within this many tokens: stop-token compliance."""
     require: list[list[str]] | None = None
+    """``semantic``: groups of alternatives; the answer must hold one string of every group (``[]``: nothing
+    required, so only a loop, an empty answer or a ``forbid`` string fails it)."""
     forbid: list[str] = Field(default_factory=list)
+    """Strings the answer must not hold, whatever else it holds."""
     tags: list[Tag] = Field(default_factory=list)
+    """Behaviour tags; ``HUMAN-INPUT`` makes a ``reject`` item a wall (with ``wall_rule``, answering it fails the
+    model whatever the scores)."""
     case_sensitive: bool = False
+    """Match strings with their case (default: case is ignored)."""
     match: MatchMode = "word"
     """How expected / require / forbid strings are found: ``word`` (not inside a longer word; LATTICE
     symbol strings anywhere) or ``substring`` (anywhere, for strings meant as stems like ``verif``).

@@ -8,6 +8,7 @@ import typer
 
 # One entry per command module under forgegate.cli; add yours here.
 COMMAND_MODULES: tuple[str, ...] = (
+    "init",
     "eval",
     "graduate",
     "runs",

@@ -31,20 +31,28 @@ def report_summary(summary: ExecutionSummary) -> None:
     err_console.print(f"generated {summary.generated}, resumed {summary.skipped_finished} from the store, "
                       f"failed {summary.failed} ({summary.tokens} tokens, {summary.wall_s:.1f} s)")
     if summary.loops_cut:
-        err_console.print(f"cut off {summary.loops_cut} looping answers as they started (about "
-                          f"{summary.tokens_saved} tokens saved: each one's cap minus what it generated)")
+        err_console.print(f"cut off {summary.loops_cut} looping answers as they started "
+                          f"(~{summary.tokens_saved} tokens saved)")
 
 
 def finish(result: EvalResult, json_path: Path | None, title: str, *,
-           html: Path | None = None, markdown: Path | None = None) -> Gate:
-    """Write the JSON (and reports), print the result, and return the gate the exit code follows."""
+           html: Path | None = None, markdown: Path | None = None, verbose: bool = False) -> Gate:
+    """Write the JSON (and reports), print the result, and return the gate the exit code follows.
+
+    The terminal gets one screen (the compact report, ending on the summary line) unless ``verbose``: the full
+    report, every failing prompt, lives in ``--verbose``, the HTML / Markdown files and ``forgegate show``."""
     from forgegate.pipeline.eval_session import write_result
     from forgegate.report import write_reports
+    from forgegate.report.eval_compact import print_eval_compact
     from forgegate.report.eval_terminal import print_eval
 
     write_result(result, json_path)
     if html is not None or markdown is not None:
         write_reports(result, html, markdown, created=result.created)
+    if not verbose:
+        written = tuple(str(path) for path in (html, markdown) if path is not None)
+        print_eval_compact(result, console, title=title, reports=written)
+        return result.gate
     print_eval(result, console, title=title)
     present = result.failure_mode_signatures
     if present:
@@ -56,6 +64,9 @@ def finish(result: EvalResult, json_path: Path | None, title: str, *,
 
 _CHECK = typer.Option(False, "--check-failure-modes",
                       help="Gate on the v9 failure-mode signatures too: any present makes the verdict FAIL.")
+_VERBOSE = typer.Option(False, "--verbose", "-v",
+                        help="Print the full report: every reason and every failing prompt with its prompt, "
+                        "observed output and check (default: one screen, ending on a summary line).")
 _CORPUS = typer.Option(None, "--training-corpus",
                        help="The training corpus (JSONL): when LX-B, LX-G or LX-X fail, run the format audit "
                        "against it and show its finding (GLOSS v2's follow-up; the verdict stays FAIL).")
@@ -66,14 +77,17 @@ def _session_command(kind: SessionKind, title: str) -> Any:
                               annotation=bool)
     corpus = inspect.Parameter("training_corpus", inspect.Parameter.KEYWORD_ONLY, default=_CORPUS,
                                annotation=Path | None)
+    verbose = inspect.Parameter("verbose", inspect.Parameter.KEYWORD_ONLY, default=_VERBOSE, annotation=bool)
 
-    @with_options([BATTERY_OPTION, *MODEL_OPTIONS, JSON_OPTION, HTML_OPTION, MARKDOWN_OPTION, extra, corpus])
+    @with_options([BATTERY_OPTION, *MODEL_OPTIONS, JSON_OPTION, HTML_OPTION, MARKDOWN_OPTION, extra, corpus,
+                   verbose])
     def command(**kw: Any) -> None:
         from forgegate.pipeline.eval_session import run_session
 
         session = run_session(session_options(kind, kw, kw["battery"]))
         report_summary(session.summary)
-        exit_with(finish(session.result, kw["json_out"], title, html=kw["html"], markdown=kw["markdown"]))
+        exit_with(finish(session.result, kw["json_out"], title, html=kw["html"], markdown=kw["markdown"],
+                         verbose=kw["verbose"]))
 
     return command
 
@@ -95,6 +109,7 @@ def register(app: typer.Typer) -> None:
         html: Path | None = typer.Option(None, "--html", help="Write a self-contained HTML report here."),
         markdown: Path | None = typer.Option(None, "--markdown", help="Write a Markdown summary here."),
         training_corpus: Path | None = _CORPUS,
+        verbose: bool = _VERBOSE,
     ) -> None:
         from forgegate.pipeline.format_followup import with_training_corpus
         from forgegate.pipeline.rescore import rescore_stored_run
@@ -109,4 +124,4 @@ def register(app: typer.Typer) -> None:
                               f"(marked 'unfinished' in the JSON; e.g. {', '.join(unfinished[:3])}): they may be "
                               "streams the server cut, scored as if whole. Running the eval command of this run "
                               "again resumes it and generates them again.", markup=False, soft_wrap=True)
-        exit_with(finish(result, json_out, "GLOSS RESCORE", html=html, markdown=markdown))
+        exit_with(finish(result, json_out, "GLOSS RESCORE", html=html, markdown=markdown, verbose=verbose))

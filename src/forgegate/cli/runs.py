@@ -19,9 +19,13 @@ def register(app: typer.Typer) -> None:
         from forgegate.store import RunStore, list_runs
         from forgegate.store.faults import DamagedStoreError
 
-        table = Table("run", "kind", "plan / model", "arms", "answers", "errors", "last verdict", "created")
+        paths = list_runs(store)
+        table = Table()  # at 80 columns (a CI log) cells fold onto more lines; a run id is never cut
+        table.add_column("run", no_wrap=True, min_width=max((len(p.stem) for p in paths), default=3))
+        for header in ("kind", "plan / model", "arms", "answers", "errors", "last verdict", "created"):
+            table.add_column(header, overflow="fold")
         unusable: list[StoreError] = []
-        for path in list_runs(store):
+        for path in paths:
             try:
                 with RunStore.open(path, readonly=True) as opened:
                     meta, latest = opened.meta(), opened.latest()

@@ -48,10 +48,17 @@ GLOSS_V2_TITLE = "GLOSS EVAL v2"
 
 
 def titled(title: str, gloss_v2: bool | None, gate_name: str) -> str:
-    """``title`` for a result, with "GLOSS EVAL v2" replaced when its gate declared it is not GLOSS v2."""
-    if gloss_v2 is False:
-        return title.replace(GLOSS_V2_TITLE, f"EVAL under gate '{gate_name}' (not GLOSS v2)")
-    return title
+    """``title`` for a result (``GLOSS EVAL v2``, ``GLOSS LIVE TEST``, ``GLOSS RESCORE``, ``GLOSS eval``...):
+    a result whose gate declared it is not GLOSS v2 is never called GLOSS, only said not to be."""
+    if gloss_v2 is not False:
+        return title
+    plain = title.replace(GLOSS_V2_TITLE, "EVAL").replace("GLOSS", "").strip()
+    return f"{plain[:1].upper()}{plain[1:]} under gate '{gate_name}' (not GLOSS v2)"
+
+
+def report_title(live: bool, gloss_v2: bool | None, gate_name: str) -> str:
+    """What a report (Markdown, HTML) calls an eval or live result: "GLOSS eval" only under a GLOSS v2 gate."""
+    return titled("GLOSS live test" if live else "GLOSS eval", gloss_v2, gate_name)
 
 
 LOOP_REPEATS = 3

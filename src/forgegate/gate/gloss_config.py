@@ -31,9 +31,14 @@ from forgegate.userfile import UserFileModel
 
 
 class LiveRule(UserFileModel):
+    """``[live]``: the pass rule of ``forgegate live``; required in every gate config, even one never used live."""
+
     max_loops: int = Field(ge=0)
+    """Looping answers allowed (GLOSS v2: 0)."""
     max_wall_violations: int = Field(ge=0)
+    """Walls answered instead of refused allowed (GLOSS v2: 0)."""
     min_correct: int = Field(ge=0)
+    """Correct answers needed among the live test's tasks (GLOSS v2: 8 of 10)."""
 
 
 class GateConfig(UserFileModel):
@@ -41,15 +46,24 @@ class GateConfig(UserFileModel):
     is refused at its line, not read as a number or a boolean."""
 
     name: str
+    """The gate's name, quoted by results and reports."""
     gloss_v2: bool = True
     """False: this gate is not GLOSS v2 (another battery, a probe): its results never say "GLOSS EVAL v2"
     and never graduate, and the spec's invariants are not required of it."""
     category_floor: float = Field(ge=0, le=1)
+    """Every category's score (the share of its items passed) must reach this, or the verdict is FAIL."""
     sigma_total_min: float = Field(ge=0, le=1)
+    """σ_total, the weighted mean of the category scores (the sum of weight × score over every category; the
+    weights sum to 1), must reach this, or the verdict is FAIL."""
     min_items: int = Field(ge=1)
+    """The least number of items the whole battery (all categories together) must hold; a smaller one is refused."""
     wall_rule: bool
+    """True: any wall (a ``reject`` item tagged HUMAN-INPUT, or in LX-Z) the model answers fails it, whatever the
+    scores."""
     weights: dict[str, float]
+    """Category -> weight in σ_total; every category of the battery needs one, each above 0, summing to 1."""
     live: LiveRule
+    """The live test's rule (``[live]``), required even when no live test runs."""
     loops: LoopSettings = Field(default_factory=LoopSettings)
     """The loop detector's settings (``[loops]``); absent: GLOSS v2's rule."""
 

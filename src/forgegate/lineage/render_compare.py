@@ -40,22 +40,39 @@ def _some(keys: tuple[str, ...], shown: int = 10) -> str:
     return escape(", ".join(keys[:shown]) + more)
 
 
-def comparison_table(comparison: RunComparison) -> Table:
+NARROW = 110
+"""Below this many columns the table leaves out the McNemar columns (the JSON keeps them), rather than cut a name."""
+_COLUMNS = ("category", "pairs", "old", "new", "diff", "95% CI (items)", "lost/gained", "McNemar p", "Holm p",
+            "call")
+_NARROW_DROPS = frozenset({"lost/gained", "McNemar p"})
+
+
+def comparison_table(comparison: RunComparison, width: int | None = None) -> Table:
+    """The per-category table; at fewer than :data:`NARROW` columns (``width``) without the McNemar columns, and
+    every cell folds onto more lines rather than being cut (a category name or a call is never "cate…")."""
     title = f"paired comparison: {comparison.old_label} -> {comparison.new_label}"
-    table = Table(title=escape(title))
-    for header in ("category", "items/pairs", "old", "new", "diff", "95% CI (items)", "lost/gained",
-                   "McNemar p", "Holm p", "call"):
-        table.add_column(header)
+    narrow = width is not None and width < NARROW
+    table = (Table(title=escape(title), box=None, pad_edge=False, header_style="bold underline") if narrow
+             else Table(title=escape(title)))
+    keep = [i for i, header in enumerate(_COLUMNS) if not narrow or header not in _NARROW_DROPS]
+    whole = {"category": max(len(c.category) for c in (*comparison.categories, comparison.overall)),
+             "call": max(len(c.call) for c in (*comparison.categories, comparison.overall))}
+    for i in keep:
+        header = _COLUMNS[i]
+        if header == "95% CI (items)":  # the one cell that wraps, at its space: "[-0.550," over "-0.250]"
+            table.add_column("95% CI" if narrow else header, overflow="fold")
+        else:  # a name or a number is never folded or cut
+            table.add_column(header, no_wrap=True, min_width=whole.get(header))
     for c in comparison.categories:
-        table.add_row(*_row(c))
+        table.add_row(*(_row(c)[i] for i in keep))
     table.add_section()
-    table.add_row(*_row(comparison.overall))
+    table.add_row(*(_row(comparison.overall)[i] for i in keep))
     return table
 
 
 def print_comparison(console: Console, comparison: RunComparison) -> None:
     """The table, then what got worse, what is missing, and the gate word with every reason."""
-    console.print(comparison_table(comparison))
+    console.print(comparison_table(comparison, console.width))
     console.print(f"bootstrap: {comparison.n_resamples} resamples of items, seed {comparison.seed}"
                   + ("; McNemar counts (item, seed) pairs as independent (several seeds per item): "
                      "the CI, which resamples items, decides" if comparison.mcnemar_clustered else ""))

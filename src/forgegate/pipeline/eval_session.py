@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from forgegate.backends import BackendConfig
+from forgegate.backends.preflight import preflight
 from forgegate.battery import Battery, bundled_battery_path, bundled_live_test_path, load_battery
 from forgegate.checks.loop_stop import loop_stop
 from forgegate.core.match_rule import MATCH_RULE
@@ -125,16 +126,20 @@ async def run_session_async(options: SessionOptions) -> SessionRun:
     result is what the CLI prints, the reports render and ``--json`` writes (its ``model_dump``)."""
     inputs = prepare_session(options)
     spec, gate_config = inputs.spec, inputs.gate_config
+    store_dir = writable_store_dir(options.store)  # a store folder that cannot be used is named before any network
+    # a dead server, a wrong path or a model the server lacks is bad input (exit 2), before a run file is made
+    served = None if options.model_in_memory is not None else await preflight(spec.backend, spec.config)
     arm = spec.arm()
     prompts = {item.item_id: item.prompt for item in spec.battery.items}
     stop_for: StopFor | None = ((lambda planned: loop_stop(prompts[planned.item_id], gate_config.loops))
                                 if options.loop_cutoff else None)
     outcome = await generate(
-        run_path(spec.run_id, writable_store_dir(options.store)),
+        run_path(spec.run_id, store_dir),
         identity=RunMeta.model_validate({**spec.identity(), "run_id": spec.run_id}),
         metadata=RunMeta(battery_path=str(spec.battery.path), base_urls=list(spec.config.base_urls),
                          gate_config=inputs.stored_gate_config,
-                         loop_cutoff=options.loop_cutoff),
+                         loop_cutoff=options.loop_cutoff,
+                         served_model=served.model_id if served is not None else None),
         arms=[arm], planned=plan_requests([arm], spec.items(), [spec.seed], spec.sampling()),
         concurrency=options.concurrency, quiet=options.quiet, retry=RetryPolicy(attempts=options.retries),
         per_arm_digests=False, wait=options.wait,

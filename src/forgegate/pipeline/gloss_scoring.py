@@ -153,7 +153,7 @@ def eval_body(result: ScoredRun) -> EvalBody:
     meta, config, gloss = result.meta, result.gate_config, result.gloss
     return EvalBody(
         forgegate_version=__version__, run_id=meta.run_id, model=meta.model or meta.model_label,
-        backend=meta.backend, model_digest=meta.model_digest, seed=meta.seed,
+        backend=meta.backend, model_digest=meta.model_digest, served_model=meta.served_model, seed=meta.seed,
         sampling=Sampling(temperature=meta.temperature, top_p=meta.top_p),
         store=str(result.store_path),
         battery=BatteryRef(path=str(result.battery.path), sha256=result.battery.sha256,

@@ -10,6 +10,7 @@ import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 
+from forgegate.backends.preflight import preflight as probe_endpoint
 from forgegate.battery import Battery, bundled_battery_path, load_battery
 from forgegate.battery.loader import parse_battery
 from forgegate.core.records import StoredResponse
@@ -116,6 +117,8 @@ async def generate_plan_async(plan_path: Path | str, *, store_dir: Path | None =
     preflight(locked.loaded, [item.id for item in items], locked.contents)  # nothing generates on bad inputs
     check_adapters(locked.loaded)  # nor on an adapter folder that is not there
     arms = plan_arms(locked)
+    for arm in arms:  # a dead server, a wrong path or an unserved model: exit 2, before the store is touched
+        await probe_endpoint(arm.backend, arm.config)
     planned = plan_requests(arms, items, locked.loaded.plan.seed_list(), plan_sampling(locked))
     battery = fixture_battery(locked)
     metadata = RunMeta(plan_hash=locked.plan_hash, plan_file=str(locked.loaded.path))

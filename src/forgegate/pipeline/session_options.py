@@ -29,7 +29,7 @@ from pydantic import (
 from forgegate.backends import BACKENDS, Backend, BackendConfig
 from forgegate.backends.adapters import adapter_base_problem, adapter_refusal
 from forgegate.backends.names import is_remote
-from forgegate.backends.options import DTYPES, device_problem, option_refusal
+from forgegate.backends.options import DTYPES, base_url_refusal, device_problem, option_refusal
 from forgegate.core.limits import DEFAULT_CONCURRENCY, DEFAULT_RETRIES, DEFAULT_TIMEOUT_S
 from forgegate.core.sampling import (
     DEFAULT_SEED,
@@ -153,6 +153,8 @@ class SessionOptions(BaseModel):
                 raise UsageError(f"{flag(field)} must be at least {least}{why}, not {shown(value)}")
         if problems := self.config.problems():
             raise UsageError(problems[0])
+        if self.base_urls and (refusal := base_url_refusal(self.backend)) is not None:
+            raise UsageError(refusal)
         self._check_adapter()
         self._check_device()
 

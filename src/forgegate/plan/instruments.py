@@ -102,7 +102,9 @@ class Price(UserFileModel):
     """Price of one arm's (or model's) tokens: per 1M input tokens and per 1M output tokens."""
 
     input_per_million: float = Field(ge=0)
+    """Price of 1M input (prompt) tokens."""
     output_per_million: float = Field(ge=0)
+    """Price of 1M output (generated) tokens."""
 
 
 class Prices(UserFileModel):
@@ -112,8 +114,11 @@ class Prices(UserFileModel):
     """
 
     currency: str = Field(min_length=1)
+    """The currency the prices are in (e.g. USD); reported with every cost."""
     arms: dict[str, Price] = Field(default_factory=dict)
+    """Price per arm name (wins over the arm's model's)."""
     models: dict[str, Price] = Field(default_factory=dict)
+    """Price per model name."""
 
     @model_validator(mode="after")
     def _some_price(self) -> Prices:
@@ -174,6 +179,7 @@ class SemanticParams(UserFileModel):
     """Who designed the study: may not be a primary relevance annotator (T_GPT: author_primary_annotation_forbidden);
     required when confirmatory, and the adjudicated relevance record is checked against it."""
     experiment: Experiment
+    """The T_GPT experiment the plan runs (E1_STAGE, E2_RECOVERY, E3_TOPOLOGY, E4_R_META)."""
     primary_endpoint: str | None = Field(default=None, validate_default=True)
     """The metric that measures the experiment's primary endpoint where T_GPT v0.8.1 names no single one
     (required for E1_STAGE: ES_LOSS or REC_GAIN; for E4_R_META: one of T_GPT v0.8.1's metric names).
@@ -187,9 +193,13 @@ class SemanticParams(UserFileModel):
     kappa), or a bare ``{cluster, relevant}`` JSONL; without it every cluster counts as relevant. A confirmatory
     plan without the adjudicated record is INCOMPLETE."""
     tau_support: float = Field(default=0.02, gt=0, lt=1)
+    """T_GPT's support floor: a semantic cluster counts as supported at this share of samples or more."""
     minimum_count: Count = 2
+    """A cluster needs at least this many samples to count as supported."""
     sensitivity: tuple[float, ...] = (0.01, 0.03, 0.05)
+    """Other support floors the metrics are also reported at (a sensitivity analysis; the verdict uses tau_support)."""
     bootstrap_resamples: Count = Field(default=10_000, ge=100)
+    """Bootstrap resamples for every confidence interval (at least 100)."""
     bootstrap_seed: RngSeed
     """Seed of the bootstrap's numpy Generator (explicit: CIs must be reproducible)."""
     bridges: tuple[FieldBridge, ...] = ()
@@ -264,10 +274,15 @@ class Instruments(UserFileModel):
     """The ``[instruments]`` table: one optional sub-table per registered instrument name."""
 
     voice: VoiceParams | None = None
+    """``[instruments.voice]``: Burrows's Delta to the author's held-out text (character bigrams)."""
     memorization: MemorizationParams | None = None
+    """``[instruments.memorization]``: verbatim runs from the training corpus, with a positive control."""
     damage: DamageParams | None = None
+    """``[instruments.damage]``: ran-on and out-of-band answers."""
     gloss: GlossParams | None = None
+    """``[instruments.gloss]``: the GLOSS battery gate on every arm."""
     semantic: SemanticParams | None = None
+    """``[instruments.semantic]``: T_GPT semantic support and recoverability metrics."""
 
     def declared(self) -> tuple[str, ...]:
         return tuple(name for name in INSTRUMENT_NAMES if getattr(self, name) is not None)

@@ -46,25 +46,45 @@ class Arm(UserFileModel):
     """One arm: a model (and optional adapter) on a backend, with its role in the comparisons."""
 
     name: str = Field(pattern=ARM_NAME_PATTERN)
+    """The arm's name: comparisons, results and the run store call it this (letters, digits, '_', '.', '-')."""
     backend: str
+    """How the model is reached: a registered backend (embedded, llamacpp, ollama, openai, transformers, vllm)."""
     model: str | None = None
+    """The model: a name the server serves (ollama, openai), a GGUF path (embedded, llamacpp) or a folder / hub id
+    (transformers, vllm)."""
     adapter: str | None = None
+    """A LoRA adapter over ``model``: a PEFT folder (transformers, vllm) or a GGUF file (llamacpp); relative to the
+    plan's folder."""
     base_urls: tuple[str, ...] = ()
+    """The server URLs (ollama, openai only): several spread the arm over replicas; an OpenAI-compatible URL ends in
+    /v1."""
     role: Role
+    """``control`` (a base or reference arm) or ``candidate`` (a checkpoint the comparisons judge)."""
     prompt_template: PromptText | None = None
     """Optional wrapper around each fixture prompt; must contain '{prompt}' (e.g. a recovery probe)."""
     # Where and how the model runs; each is refused on a backend that does not use it (backends/options.py).
     device: Annotated[str, checked(device_problem)] = "auto"
+    """Where the model runs (transformers): auto, cpu, mps, cuda or cuda:N."""
     dtype: Literal["auto", "float32", "float16", "bfloat16"] = "auto"
+    """The weights' dtype (transformers): auto, float32, float16 or bfloat16."""
     batch_size: Count | None = None
+    """Most requests decoded together (transformers); absent: chosen from the device."""
     n_threads: Count | None = None
+    """CPU threads for generation (transformers, llamacpp, embedded); absent: the backend's default."""
     replicas: Count = 1
+    """Servers forgegate starts for this arm (llamacpp, vllm); requests are spread over them."""
     tensor_parallel_size: Count = 1
+    """GPUs each vLLM server splits the model over (vllm)."""
     pipeline_parallel_size: Count = 1
+    """Pipeline stages of each vLLM server (vllm)."""
     distributed_executor_backend: Literal["ray", "mp"] | None = None
+    """vLLM's executor across GPUs or nodes: ray or mp (vllm)."""
     max_model_len: Count | None = None
+    """The context length the managed server allocates (llamacpp, vllm)."""
     port: int | None = Field(default=None, gt=0, lt=65536)
+    """A fixed port for the first managed server (llamacpp, vllm); the next replicas take the ports after it."""
     startup_timeout_s: float = Field(default=600.0, gt=0)
+    """Seconds a managed server (llamacpp, vllm) may take to become ready before the run is refused."""
 
     @field_validator("backend")
     @classmethod
@@ -92,7 +112,7 @@ class Arm(UserFileModel):
 
     @model_validator(mode="after")
     def _options_fit_backend(self) -> Arm:
-        for option in OPTION_BACKENDS:
+        for option in (*OPTION_BACKENDS, "base_urls"):
             if option in self.model_fields_set and (why := option_refusal(option, self.backend)) is not None:
                 raise ValueError(why)
         return self
@@ -128,6 +148,7 @@ class Fixture(UserFileModel):
     """What is asked: a JSONL of items (``{"id", "prompt"}`` per line) or a GLOSS battery."""
 
     path: str | None = None
+    """A JSONL of items, one ``{"id", "prompt"}`` a line (relative to the plan's folder); or set ``battery``."""
     battery: str | None = None
     """'gloss-v2' for the bundled battery, or a path to a battery JSONL."""
 
@@ -142,7 +163,9 @@ class SeedRange(UserFileModel):
     """``seeds = { first = 1, count = 64 }``: the seeds first, first+1, ..., first+count-1."""
 
     first: Seed
+    """The first seed."""
     count: int = Field(ge=1, le=MAX_SEEDS)
+    """How many consecutive seeds, from ``first``."""
 
     @model_validator(mode="after")
     def _last_is_a_seed(self) -> SeedRange:
@@ -165,18 +188,26 @@ class Sampling(UserFileModel):
     """Sampling options sent with every request (the backend caps ``max_tokens`` on the client side)."""
 
     temperature: Temperature
+    """Sampling temperature (0: greedy)."""
     top_p: TopP = DEFAULT_TOP_P
+    """Nucleus sampling p (above 0, at most 1)."""
     max_tokens: MaxTokens
+    """The hard cap on every answer, enforced on the client side."""
     stop: tuple[str, ...] = ()
+    """Stop strings sent with every request."""
     chat: bool = True
+    """Send through the chat API / template (true) or as a raw completion prompt (false)."""
     system: PromptText | None = None
+    """A system prompt for chat requests (absent: none)."""
 
 
 class PlanComparison(UserFileModel):
     """One pre-registered comparison: control vs candidate, and its one primary endpoint."""
 
     control: str
+    """The control arm's name."""
     candidate: str
+    """The candidate arm's name."""
     primary: str
     """'<instrument>.<endpoint>', e.g. 'voice.delta_gap' or 'semantic.REC_GAIN'."""
 
@@ -197,12 +228,20 @@ class Plan(UserFileModel):
     author: str | None = None
     """The author whose voice is measured; required when the voice instrument is declared."""
     description: str | None = None
+    """Free text on what the plan tests; shown in reports, not used by any rule."""
     seeds: Seeds
+    """The seeds: a list (``[1, 2, 3]``) or a range (``{ first = 1, count = 64 }``); each is a full pass over every arm
+    and item."""
     sampling: Sampling
+    """``[sampling]``: the sampling options every request is sent with."""
     fixture: Fixture
+    """``[fixture]``: what is asked (a JSONL of items or a GLOSS battery)."""
     arms: tuple[Arm, ...] = Field(min_length=1)
+    """``[[arms]]``: the models compared, each a backend and a model."""
     instruments: Instruments
+    """``[instruments]``: what is measured on the answers, one sub-table per instrument."""
     comparisons: tuple[PlanComparison, ...] = ()
+    """``[[comparisons]]``: the pre-registered control vs candidate comparisons and their primary endpoints."""
     tiebreak: Tiebreak | None = None
     """How the ship candidate and the tied candidates are separated (``plan.preflight``); required exactly when the
     arms have those roles."""

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from rich.console import Console
 from rich.markup import escape
 
 from forgegate.core.gloss_v2 import GLOSS_V2_TITLE, titled
 from forgegate.core.verdict import Gate
 from forgegate.gate.controls import is_control_rule
-from forgegate.results.eval import EvalBody, StopDistributionResult
+from forgegate.report.fmt import sigma_text
+from forgegate.results.eval import EvalBody, EvalResult, StopDistributionResult
 
 _WIDTH = 13
 
@@ -21,30 +24,8 @@ def print_eval(result: EvalBody, console: Console, *, title: str = GLOSS_V2_TITL
                failure_report: bool = True) -> None:
     """Print ``result`` (an eval or live result, or a plan arm's GLOSS result) as GLOSS v2 lays it out; model
     text is escaped. A result whose gate is not GLOSS v2 is never titled "GLOSS EVAL v2"."""
-    battery, config = result.battery, result.gate_config
-    title = titled(title, config.gloss_v2, str(config.name))
-    console.print(f"{title} — Model: {escape(str(result.model))}  (backend {result.backend}, "
-                  f"run {result.run_id})")
-    console.print(f"battery {escape(battery.path)} sha256 {battery.sha256[:16]}… "
-                  f"({battery.items} items); gate config {config.name}")
-    marked = getattr(battery, "marked_false_positive", [])
-    if marked:
-        console.print(f"[bold red]warning:[/] this battery passed {escape(', '.join(marked))} and the live test failed "
-                      "(EVAL_FALSE_POSITIVE): it 'is broken and must be updated before the next forge' (GLOSS v2)")
-    if result.model_digest:
-        console.print(f"model digest {result.model_digest}")
-    console.print("Category scores:")
-    for name, cat in result.categories.items():
-        missing = f"  ({cat.missing} unanswered)" if cat.missing else ""
-        console.print(f"  {name + ':':<{_WIDTH}} {_score(cat.score)}  [{cat.gate.colour}][{cat.gate.value}][/]"
-                      f"  {cat.passed}/{cat.n}{missing}")
-    sigma = result.sigma_total
-    console.print(f"\nσ_total: {'n/a (answers missing)' if sigma is None else f'{sigma:.2f}'}")
+    print_scores(result, console, title=title)
     gate = result.gate
-    console.print(f"GATE: [{gate.colour}]{gate.value}[/]")
-    console.print(f"Failed categories: [{', '.join(result.failed_categories)}]")
-    console.print(f"Failure modes detected: [{', '.join(result.failure_modes)}]")
-    console.print(f"Token counts from: {', '.join(result.token_sources) or 'n/a'}")
     if result.stop_distribution:
         print_stop_distribution(result.stop_distribution, console)
     if result.format_followup:
@@ -55,6 +36,43 @@ def print_eval(result: EvalBody, console: Console, *, title: str = GLOSS_V2_TITL
             console.print(f"  [{reason.outcome.value}] {reason.rule}: {escape(reason.detail)}")
     if failure_report and (result.failed_categories or gate is not Gate.PASS):
         print_failure_report(result, console)
+
+
+def print_scores(result: EvalBody, console: Console, *, title: str = GLOSS_V2_TITLE, short: bool = False) -> None:
+    """The spec's "Expected output": title and model, category scores, σ_total, GATE, failed categories and
+    failure modes (with the battery, gate config and token sources the numbers rest on). ``short``: the
+    provenance on one line (the battery's file name, hashes cut; the JSON has them whole)."""
+    battery, config = result.battery, result.gate_config
+    title = titled(title, config.gloss_v2, str(config.name))
+    served = (f", served as {escape(result.served_model)}"
+              if result.served_model is not None and result.served_model != result.model else "")
+    if short:
+        console.print(f"{title} — Model: {escape(str(result.model))}  ({result.backend}{served})")
+        console.print(f"run {result.run_id}; battery {escape(Path(battery.path).name)} ({battery.items} items, "
+                      f"{battery.sha256[:8]}…); gate {config.name}")
+    else:
+        console.print(f"{title} — Model: {escape(str(result.model))}  (backend {result.backend}{served}, "
+                      f"run {result.run_id})")
+        console.print(f"battery {escape(battery.path)} sha256 {battery.sha256[:16]}… "
+                      f"({battery.items} items); gate config {config.name}")
+        if result.model_digest:
+            console.print(f"model digest {result.model_digest}")
+    marked = getattr(battery, "marked_false_positive", [])
+    if marked:
+        console.print(f"[bold red]warning:[/] this battery passed {escape(', '.join(marked))} and the live test failed "
+                      "(EVAL_FALSE_POSITIVE): it 'is broken and must be updated before the next forge' (GLOSS v2)")
+    console.print("Category scores:")
+    for name, cat in result.categories.items():
+        missing = f"  ({cat.missing} unanswered)" if cat.missing else ""
+        console.print(f"  {name + ':':<{_WIDTH}} {_score(cat.score)}  [{cat.gate.colour}][{cat.gate.value}][/]"
+                      f"  {cat.passed}/{cat.n}{missing}")
+    live = isinstance(result, EvalResult) and result.live
+    console.print(f"\nσ_total: {sigma_text(result.sigma_total, live)}")
+    gate = result.gate
+    console.print(f"GATE: [{gate.colour}]{gate.value}[/]")
+    console.print(f"Failed categories: [{', '.join(result.failed_categories)}]")
+    console.print(f"Failure modes detected: [{', '.join(result.failure_modes)}]")
+    console.print(f"Token counts from: {', '.join(result.token_sources) or 'n/a'}")
 
 
 def print_stop_distribution(dist: StopDistributionResult, console: Console) -> None:

@@ -32,3 +32,11 @@ def with_ci(entry: Any, digits: int = 3) -> str:
 def percent(value: Any) -> str:
     return "NA" if value is None else f"{100 * float(value):.1f}%"
 
+
+
+def sigma_text(sigma: float | None, live: bool) -> str:
+    """σ_total as every report shows it: the live test has none (its gate counts loops, walls and correct
+    answers), and an eval has none only when answers are missing."""
+    if live:
+        return "not used by the live test"
+    return "n/a (answers missing)" if sigma is None else num(sigma, 2)

@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from forgegate.report.fmt import num
+from forgegate.core.gloss_v2 import report_title
+from forgegate.report.fmt import num, sigma_text
 from forgegate.report.plots import Bar, category_chart
 from forgegate.report.stop_section import StopView, stop_view
 from forgegate.results import EvalItem, EvalResult
@@ -136,12 +137,6 @@ def review_view(item: EvalItem) -> ReviewView:
     return ReviewView(item.id, item.category, _line(review), tuple(_line(h) for h in review.history))
 
 
-def _sigma_text(sigma: float | None, live: bool) -> str:
-    if live:
-        return "not used by the live test"
-    return "n/a (answers missing)" if sigma is None else num(sigma, 2)
-
-
 def gloss_view(result: EvalResult) -> GlossView:
     """The GLOSS section: the floor and sigma minimum are the gate config's own numbers (what the gate used)."""
     floor = result.gate_config.category_floor
@@ -156,8 +151,8 @@ def gloss_view(result: EvalResult) -> GlossView:
                            show_sigma=not result.live)
     loops = tuple(item_view(i) for i in result.items if i.loop_span is not None and i.response is not None)
     return GlossView(
-        title="GLOSS live test" if result.live else "GLOSS eval",
-        chart_svg=chart, floor=floor, sigma_total=_sigma_text(result.sigma_total, result.live),
+        title=report_title(result.live, result.gate_config.gloss_v2, str(result.gate_config.name)),
+        chart_svg=chart, floor=floor, sigma_total=sigma_text(result.sigma_total, result.live),
         sigma_min=sigma_min, categories=tuple(rows),
         failed_categories=tuple(result.failed_categories),
         failure_modes=tuple(result.failure_modes),

@@ -9,6 +9,7 @@ from functools import cache
 import jinja2
 from markupsafe import Markup
 
+from forgegate.core.gloss_v2 import report_title
 from forgegate.core.version import __version__
 from forgegate.report.arms_cells import AXIS_TITLES
 from forgegate.report.arms_section import comparisons
@@ -116,7 +117,7 @@ def _axis_inputs(result: VoiceResult | MemorizationResult | DamageResult) -> dic
 
 def _subject(result: Renderable, kind: Kind) -> tuple[str, str]:
     if isinstance(result, EvalResult):
-        return str(result.model), "GLOSS live test" if result.live else "GLOSS eval"
+        return str(result.model), report_title(result.live, result.gate_config.gloss_v2, str(result.gate_config.name))
     if isinstance(result, PlanRunResult):
         return str(result.plan.name), f"plan run, {len(result.comparisons)} comparison(s)"
     if isinstance(result, SemanticMetricsResult):

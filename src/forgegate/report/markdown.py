@@ -12,10 +12,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from forgegate.core.gloss_v2 import report_title
 from forgegate.core.tgpt_caveats import CAVEATS_TITLE, SEMANTIC_CAVEATS
 from forgegate.core.verdict import Gate
 from forgegate.report.arms_cells import ArmsResult, comparison_entries, three_axis_row
-from forgegate.report.fmt import num, percent, with_ci
+from forgegate.report.fmt import num, percent, sigma_text, with_ci
 from forgegate.report.sections import Renderable, ReportSource, report_result
 from forgegate.results import EvalResult, PlanRunResult, SemanticMetricsResult
 from forgegate.results.base import ReasonModel
@@ -66,7 +67,7 @@ def _ships(ships: ShipChoice | None) -> list[str]:
 def _gloss(result: EvalResult) -> list[str]:
     out = [f"Model {md(result.model)} ({md(result.backend)}), run {md(result.run_id)}, "
            f"battery sha256 {md(result.battery.sha256[:16])}…, σ_total "
-           f"**{num(result.sigma_total, 2)}**", ""]
+           f"**{sigma_text(result.sigma_total, result.live)}**", ""]
     rows = [[md(name), num(c.score, 2), f"{c.passed}/{c.n}", str(c.missing or 0),
              f"{_ICON.get(c.gate.value, '')} {md(c.gate.value)}"] for name, c in result.categories.items()]
     out += _table(["category", "score", "passed", "unanswered", "gate"], rows)
@@ -125,7 +126,7 @@ def render_markdown(result: ReportSource, *, source: str = "result") -> str:
     shown (``␛``, ``\\u202e``), never emitted. ``result`` is typed, or a result file's JSON (validated first)."""
     kind, typed = report_result(result, source)
     if isinstance(typed, EvalResult):
-        title = "GLOSS live test" if typed.live else "GLOSS eval"
+        title = report_title(typed.live, typed.gate_config.gloss_v2, str(typed.gate_config.name))
         body = _gloss(typed)
     elif isinstance(typed, SemanticMetricsResult):
         title, body = "T_GPT semantic metrics", _semantic(typed)

@@ -191,6 +191,10 @@ class EvalBody(Gated):
     (an added optional field: schema_version stays 1)."""
     loop_cutoff: LoopCutoff | None = None
     """None in results written before the cut-off existed."""
+    served_model: str | None = None
+    """The server's own id for the model, read from its model list before generating (``openai``: ``/models``,
+    ``ollama``: ``/api/tags``); None for a backend forgegate runs itself, and in results written before it
+    (an added optional field)."""
 
 
 class EvalResult(EvalBody):

@@ -85,6 +85,8 @@ class RunMeta(BaseModel):
     plan_file: str | None = None
     model_label: str | None = None
     """A name for the model when the run has no ``model`` (a local file's name, the backend's name)."""
+    served_model: str | None = None
+    """The server's own id for the model, from its model list before generating (server backends only)."""
     planned_requests: int | None = None
     """How many requests the run plans (arms x items x seeds), set each time generation starts."""
     generating: GenerationMarker | None = None

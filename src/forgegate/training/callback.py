@@ -51,7 +51,20 @@ from forgegate.training.stopping import FALSE_STOP_RATE, StopWatch, stop_modes, 
 
 
 class ForgegateCallback(TrainerCallback):
-    """Probe each checkpoint as it is saved; optionally stop training on a failure mode."""
+    """Probe each checkpoint as it is saved; optionally stop training on a failure mode.
+
+    :param stop_on: failure modes (e.g. ``IDENTITY_LOOP``, ``RUNAWAY_LOOP``) that stop training once ``patience``
+        probes in a row show one beyond the baseline; empty: probe and record, never stop.
+    :param patience: how many probes in a row must show a ``stop_on`` mode before training stops.
+    :param every_steps: probe every this many optimizer steps as well as at each save; None: at saves only.
+    :param probe_at_start: probe the model before the first step too (the baseline the later probes are read
+        against).
+    :param battery: the probe battery (JSONL); None: the bundled 11-item GLOSS v2 probe.
+    :param tokenizer: the tokenizer the probe encodes prompts with; None: the trainer's ``processing_class``.
+    :param trainer: the Trainer whose ``log`` the numbers go through; None: found in the call stack at
+        ``on_train_begin``.
+    :param batch_size: most probe prompts decoded together on the model in memory; None: the backend's default.
+    """
 
     def __init__(self, *, stop_on: list[str] | tuple[str, ...] = (), patience: int = 1,
                  every_steps: int | None = None, probe_at_start: bool = True, battery: str | Path | None = None,

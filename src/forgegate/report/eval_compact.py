@@ -1,0 +1,130 @@
+"""The eval result on one screen: categories with their failing prompts, the rules that failed, one summary line.
+
+A failing GLOSS eval printed in full runs to 400-500 lines, and the verdict scrolls away. This is the spec's
+failure report ("list each failed category with: score, failing prompts, observed outputs, failure mode label"),
+shortened: each category on one line, under a failed one up to three failing prompts (fewer when many categories
+failed, so that the whole fits in about :data:`SCREEN_LINES` lines), each prompt one line of observed text and
+failure mode; then the non-category rules that did not pass, one line each; then a line saying where the rest is
+(``--verbose``, the HTML / Markdown report, ``forgegate show``) and the summary line the output ends on. Every
+figure is read from the result (its reasons' numbers), nothing is recomputed; model text is escaped.
+"""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.markup import escape
+
+from forgegate.core.gloss_v2 import GLOSS_V2_TITLE
+from forgegate.core.verdict import Gate
+from forgegate.results.eval import EvalBody, EvalItem
+
+SCREEN_LINES = 60
+"""What the compact report aims to fit in (issue 39: "a failing GLOSS eval fits in about 60 lines at 80 columns")."""
+PROMPTS_PER_CATEGORY = 3
+"""At most this many failing prompts under a failed category."""
+_OTHER_LINES = 20
+"""Lines spent besides the category scores and the failure report (header, σ_total to token counts, other rules,
+where to look, the summary, the engine's lines on stderr), each counted once."""
+_NAMES_IN_SUMMARY = 4
+
+
+def prompts_per_category(categories: int, failed: int) -> int:
+    """How many failing prompts each failed category shows: three, fewer when that would not fit the screen
+    (each failed category also takes a line of its own in the failure report, every category one in the scores)."""
+    if failed == 0:
+        return PROMPTS_PER_CATEGORY
+    room = (SCREEN_LINES - _OTHER_LINES - categories) // failed - 1
+    return max(1, min(PROMPTS_PER_CATEGORY, room))
+
+
+def _fit(text: str, width: int) -> str:
+    return text if len(text) <= width else text[:max(1, width - 1)] + "…"
+
+
+def _score(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.2f}"
+
+
+def _prompt_line(item: EvalItem, width: int) -> str:
+    """``• id  'observed'  → failure mode`` in ``width`` columns (the mode's label, else the check's own words)."""
+    why = ", ".join(item.failure_modes) or item.detail or "failed"
+    observed = f"<{item.finish}: {item.error or 'no answer'}>" if item.response is None else repr(item.response)
+    head = f"  • {item.id}  "
+    room = max(12, width - len(head) - min(len(why), width // 3) - 4)
+    return _fit(f"{head}{_fit(observed, room)}  → {why}", width)
+
+
+def _failing(result: EvalBody, category: str) -> list[EvalItem]:
+    """A failed category's failing items; in a passing one, those carrying a failure mode or no answer (a wall
+    answered or a loop fails the model whatever the category's score)."""
+    failing = [i for i in result.items if i.category == category and not i.passed]
+    if result.categories[category].gate is Gate.PASS:
+        failing = [i for i in failing if i.failure_modes or i.score is None]
+    return failing
+
+
+def _count(result: EvalBody, *keys: str) -> int:
+    """The first of ``keys`` found in a reason's numbers (loops, broken walls): the gate's own count."""
+    for reason in result.reasons:
+        for key in keys:
+            value = reason.numbers.get(key)
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                return int(value)
+    return 0
+
+
+def summary_line(result: EvalBody, where: str) -> str:
+    """The line the output ends on: the word, failed categories, loops, walls, the exit code, where to look."""
+    failed = result.failed_categories
+    names = ", ".join(failed[:_NAMES_IN_SUMMARY]) + (f" +{len(failed) - _NAMES_IN_SUMMARY}"
+                                                     if len(failed) > _NAMES_IN_SUMMARY else "")
+    failed_text = f"{len(failed)}/{len(result.categories)} categories failed" + (f" ({names})" if failed else "")
+    loops = _count(result, "loops")
+    walls = _count(result, "broken", "wall_violations")
+    return (f"{result.gate.value}: {failed_text}, {loops} loop(s), {walls} wall(s) broken; "
+            f"exit {result.gate.exit_code}; {where}")
+
+
+def where_line(result: EvalBody, reports: tuple[str, ...]) -> str:
+    """Where the full report lives: the files written, else the flags that write it; one item: ``forgegate show``."""
+    full = ", ".join((*reports, "--verbose")) if reports else "--verbose, --html FILE"
+    failing = next((i.id for i in result.items if not i.passed), None)
+    item = f"; one item: forgegate show {result.run_id} {failing}" if failing and result.run_id else ""
+    return f"More: {full}{item}"
+
+
+def print_eval_compact(result: EvalBody, console: Console, *, title: str = GLOSS_V2_TITLE,
+                       reports: tuple[str, ...] = ()) -> None:
+    """Print ``result`` on one screen (see the module's docstring); ``reports`` are the report files written."""
+    from forgegate.report.eval_terminal import print_scores
+
+    width = max(40, console.width)
+    print_scores(result, console, title=title, short=True)
+    shown = [(name, cat, failing) for name, cat in result.categories.items() if (failing := _failing(result, name))]
+    per_category = prompts_per_category(len(result.categories), len(shown))
+    if shown:
+        console.print(f"FAILURE REPORT (up to {per_category} failing prompt(s) per category: observed → "
+                      "failure mode)")
+    for name, cat, failing in shown:
+        console.print(f"{escape(name)}: score {_score(cat.score)} [{cat.gate.colour}][{cat.gate.value}][/] — "
+                      f"{len(failing)} failing")
+        for item in failing[:per_category]:
+            console.print(escape(_prompt_line(item, width)), soft_wrap=True)
+    for reason in result.reasons:
+        if reason.outcome is Gate.PASS or "category" in reason.numbers:
+            continue  # a category's rule is its score above
+        console.print(escape(_fit(f"[{reason.outcome.value}] {reason.rule}: {reason.detail}", width)),
+                      soft_wrap=True)
+    if result.format_followup:
+        console.print(escape(_fit(f"Follow-up (EVAL_FALSE_NEGATIVE): {result.format_followup.finding}", width)),
+                      soft_wrap=True)
+    if result.failure_mode_signatures:
+        console.print("Failure-mode signatures: " + ", ".join(
+            f"{name} {'[red]PRESENT[/]' if found else '[green]absent[/]'}"
+            for name, found in result.failure_mode_signatures.items()))
+    console.print(escape(where_line(result, reports)))
+    console.print(f"[{result.gate.colour}]{escape(summary_line(result, _where_short(reports)))}[/]")
+
+
+def _where_short(reports: tuple[str, ...]) -> str:
+    return f"more: {reports[0]}" if reports else "more: --verbose"
