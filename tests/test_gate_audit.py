@@ -29,3 +29,11 @@ def test_every_control_and_the_finding_are_reasons() -> None:
     assert [(r.rule, r.outcome) for r in verdict.reasons] == [
         ("control planted_found", Gate.PASS), ("control clean_corpus", Gate.INVALID), ("nothing found", Gate.FAIL)]
     assert verdict.reasons[1].detail == BLIND.detail
+
+
+def test_a_leak_in_the_split_the_fixture_was_drawn_from_fails_and_a_clean_one_says_nothing() -> None:
+    from forgegate.gate.audit import fixture_split_reason
+
+    reason = fixture_split_reason("val", 2, 200)
+    assert reason is not None and reason.outcome is Gate.FAIL and "'val' is not clean (2 of 200 pairs" in reason.detail
+    assert fixture_split_reason("val", 0, 200) is None

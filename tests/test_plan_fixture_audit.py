@@ -38,7 +38,7 @@ def built_plan(folder: Path, audit: str = AUDIT) -> tuple[Path, Path]:
 
 def audit_of(pairs: Path | None, val_leaks: int = 0) -> dict[str, object]:
     """A leak audit result; ``pairs``: the file it records having audited (None: a result that records none)."""
-    payload = audit_json("PASS", "CLEAN", train_leaks=70)
+    payload = audit_json("FAIL", "LEAK", train_leaks=70)  # what audit leak writes for the spec's 70 train leaks
     if val_leaks:
         payload["splits"]["val"]["leaking_instruction"] = val_leaks  # type: ignore[index]
     if pairs is not None:
@@ -100,7 +100,9 @@ def test_a_leak_in_the_fixtures_split_refuses_the_lock_as_a_finding(tmp_path: Pa
     payload["splits"]["train"]["leaking_instruction"] = 0  # type: ignore[index]
     (tmp_path / "b" / "leak.json").write_text(json.dumps(payload))
     code, out = lock(plan, tmp_path / "b")
-    assert code == 1 and "the fixture's split 'val' is not clean (2 of 200 pairs" in out
+    # a genuine audit of a leaking val split says FAIL itself (issue 38: its word is recomputed from its splits),
+    # so the lock is refused as that finding before the fixture's own split is looked at
+    assert code == 1 and "NOT LOCKED" in out and "leak audit" in out
     assert not lock_path(plan).exists()
 
 

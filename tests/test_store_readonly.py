@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from store_helpers import LIVE, copy_store, live_args, make_live_run
+from store_helpers import LIVE, copy_store, fake_ollama, live_args, make_live_run
 
 
 def _user_namespace_works() -> bool:
@@ -106,14 +106,15 @@ def test_read_only_commands_work_on_a_read_only_store_and_write_nothing(read_onl
     out = tmp_path / "out"
     out.mkdir()
     item = LIVE.items[0].item_id
-    listing, shown, rescored, reported, reviews, generating = cli_each(
-        prefix,
-        ["runs", "--store", str(store)],
-        ["show", run.stem, item, "--store", str(store)],
-        ["rescore", run.stem, "--store", str(store), "--json", str(out / "r.json")],
-        ["report", run.stem, "--store", str(store), "--html", str(out / "r.html")],
-        ["review", run.stem, "--store", str(store)],
-        live_args("http://127.0.0.1:9", store))  # a writer is refused, clearly
+    with fake_ollama() as server:  # a server that answers: the refusal is the store's, not the endpoint probe's
+        listing, shown, rescored, reported, reviews, generating = cli_each(
+            prefix,
+            ["runs", "--store", str(store)],
+            ["show", run.stem, item, "--store", str(store)],
+            ["rescore", run.stem, "--store", str(store), "--json", str(out / "r.json")],
+            ["report", run.stem, "--store", str(store), "--html", str(out / "r.html")],
+            ["review", run.stem, "--store", str(store)],
+            live_args(server.url, store))  # a writer is refused, clearly
     for proc in (listing, shown, rescored, reported, reviews):
         assert proc.returncode == 0, proc.stderr
         assert "Traceback" not in proc.stderr

@@ -77,3 +77,16 @@ def lock_audit_reason(gate: Gate, finding: str, origin: str, leaking: Mapping[st
                       "cannot lock until the data is fixed and the audit re-run")
     return Reason(where, Gate.PASS, f"{', '.join(clean_splits)} clean, controls green ({counts}; finding {finding}, "
                   "on the record)")
+
+
+FIXTURE_AUDIT_RULE = "leak audit of the fixture's pairs"
+
+
+def fixture_split_reason(split: str, leaking: int, pairs: int) -> Reason | None:
+    """FAIL when the split the fixture was drawn from leaks (lv-hemingway: the clean split "is why the gate runs
+    at all"); None when it is clean."""
+    if not leaking:
+        return None
+    return Reason(FIXTURE_AUDIT_RULE, Gate.FAIL, f"the fixture's split '{split}' is not clean ({leaking} of {pairs} "
+                  "pairs name a removed character): the eval beats are confounded, and the clean split is why the "
+                  "gate runs at all")

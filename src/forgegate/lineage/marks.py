@@ -68,8 +68,8 @@ class StoredFail:
     battery_sha256: str
     model: str | None
     model_digest: str | None
+    battery_gate: Gate
     failure_modes: tuple[str, ...] = ()
-    battery_gate: Gate = Gate.FAIL
 
 
 def stored_fails(store_dir: Path, battery_sha256: str) -> list[StoredFail]:
@@ -83,5 +83,6 @@ def stored_fails(store_dir: Path, battery_sha256: str) -> list[StoredFail]:
         except StoreError:
             continue
         if meta.kind == "eval" and meta.battery_sha256 == battery_sha256 and meta.last_gate == Gate.FAIL.value:
-            found.append(StoredFail(f"run {path.stem}", battery_sha256, meta.model, meta.model_digest))
+            found.append(StoredFail(f"run {path.stem}", battery_sha256, meta.model, meta.model_digest,
+                                    Gate(meta.last_gate)))
     return found

@@ -8,13 +8,12 @@ the fixture's split clean (issue 36). ``pipeline.plan_audit.lock_with_audit`` ca
 
 from __future__ import annotations
 
-from forgegate.core.verdict import Gate, Reason
+from forgegate.core.verdict import Reason
 from forgegate.fixture.provenance import FixtureProvenance, read_provenance, record_path, sha256_bytes_of
+from forgegate.gate.audit import fixture_split_reason
 from forgegate.plan.load import LoadedPlan
 from forgegate.plan.lock import LockRefusedError
 from forgegate.results.audit import LeakAuditResult
-
-FIXTURE_AUDIT_RULE = "leak audit of the fixture's pairs"
 
 
 def fixture_provenance(loaded: LoadedPlan) -> FixtureProvenance | None:
@@ -70,12 +69,7 @@ def check_fixture_audit(loaded: LoadedPlan, result: LeakAuditResult, audited: di
     if split is None:
         raise loaded.error(("leak_audit",), f"the leak audit has no '{record.split}' split, the split the fixture "
                            f"was drawn from (audited: {', '.join(result.splits) or 'none'})")
-    leaking = split.leaking_instruction + split.leaking_response
-    if leaking:
-        return Reason(FIXTURE_AUDIT_RULE, Gate.FAIL, f"the fixture's split '{record.split}' is not clean ({leaking} "
-                      f"of {split.pairs} pairs name a removed character): the eval beats are confounded, and the "
-                      "clean split is why the gate runs at all")
-    return None
+    return fixture_split_reason(record.split, split.leaking_instruction + split.leaking_response, split.pairs)
 
 
 def audited_pairs(loaded: LoadedPlan, result: LeakAuditResult) -> dict[str, str] | None:

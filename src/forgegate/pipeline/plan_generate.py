@@ -11,23 +11,20 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from forgegate.backends.preflight import preflight as probe_endpoint
-from forgegate.battery import Battery, bundled_battery_path, load_battery
-from forgegate.battery.loader import parse_battery
 from forgegate.core.records import StoredResponse
 from forgegate.errors import UsageError
-from forgegate.fixture.builder import load_fixture
 from forgegate.metrics.generations import Generation
 from forgegate.pipeline.plan_checks import preflight
+from forgegate.pipeline.plan_fixture import fixture_battery, fixture_items
 from forgegate.plan import (
     RULE_DOES_NOT_MOVE,
     LockedPlan,
     LockRefusedError,
     check_adapters,
     check_lock,
-    is_bundled,
     load_plan,
 )
-from forgegate.run import ArmSpec, ExecutionSummary, PromptItem, SamplingSpec, battery_prompt, generate, plan_requests
+from forgegate.run import ArmSpec, ExecutionSummary, SamplingSpec, generate, plan_requests
 from forgegate.run.plan_store import plan_run_id, plan_run_state
 from forgegate.store import RunMeta, RunStore, writable_store_dir
 
@@ -43,29 +40,6 @@ class PlanGenerations:
     errors: tuple[StoredResponse, ...]
     missing: tuple[str, ...]
     model_digests: dict[str, str | None]
-
-
-def fixture_battery(locked: LockedPlan) -> Battery | None:
-    """The battery the fixture names (bundled or a path), or None for a fixture JSONL."""
-    loaded = locked.loaded
-    name = loaded.plan.fixture.battery
-    if name is None:
-        return None
-    if is_bundled(name):
-        return load_battery(Path(bundled_battery_path()))
-    return parse_battery(loaded.resolve(name), locked.input_bytes(name))  # the bytes the plan hash covers
-
-
-def fixture_items(locked: LockedPlan) -> list[PromptItem]:
-    """The fixture's prompts: a built fixture JSONL, or a battery's items (with their own caps)."""
-    loaded = locked.loaded
-    fixture = loaded.plan.fixture
-    if fixture.path is not None:
-        items = load_fixture(loaded.resolve(fixture.path), locked.input_bytes(fixture.path))  # read once
-        return [PromptItem(i.id, i.prompt) for i in items]
-    battery = fixture_battery(locked)
-    assert battery is not None
-    return [battery_prompt(item) for item in battery.items]
 
 
 def plan_arms(locked: LockedPlan) -> list[ArmSpec]:

@@ -77,10 +77,12 @@ def check_declarations_at_lock(loaded: LoadedPlan) -> None:
     without a scorer, or a Q_fact naming no fixture task, is refused before the plan freezes, not at ``run``."""
     if not declarations(loaded):
         return
-    from forgegate.pipeline.plan_generate import fixture_items
+    from forgegate.pipeline.plan_fixture import fixture_items
+    from forgegate.plan.inputs import read_inputs
     from forgegate.plan.lock import LockedPlan, current_lock
 
-    items = fixture_items(LockedPlan(loaded=loaded, lock=current_lock(loaded)))
+    contents = read_inputs(loaded)  # the fixture as the lock will hash it
+    items = fixture_items(LockedPlan(loaded=loaded, lock=current_lock(loaded, contents), contents=contents))
     check_quality_declarations(loaded, [item.id for item in items])
 
 

@@ -24,7 +24,8 @@ from forgegate.gate.semantic import (
 )
 from forgegate.pipeline.plan_checks import SemanticInputs, semantic_inputs
 from forgegate.pipeline.plan_cost import condition_cost
-from forgegate.pipeline.plan_generate import PlanGenerations, fixture_items
+from forgegate.pipeline.plan_fixture import fixture_items
+from forgegate.pipeline.plan_generate import PlanGenerations
 from forgegate.pipeline.plan_quality import score_quality
 from forgegate.pipeline.semantic_judge import draft_judge, frozen_judge
 from forgegate.pipeline.semantic_recurrence import recurrence_outcome
