@@ -24,4 +24,4 @@ def test_the_guides_battery_and_gate_load_together_as_copied(tmp_path: Path) -> 
     (tmp_path / "gate.toml").write_text(block(text, "toml"), encoding="utf-8")
     config, _sha = load_gate_config(tmp_path / "gate.toml")  # a gate that is not GLOSS v2 must say so
     battery = load_battery(tmp_path / "battery.jsonl", categories=config.categories)
-    config.check_battery(tmp_path / "battery.jsonl", battery.categories(), len(battery.items))
+    config.check_battery(battery)

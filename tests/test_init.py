@@ -32,7 +32,7 @@ def test_init_writes_a_battery_of_every_eval_type_and_its_gate(tmp_path: Path) -
     assert {item.eval_type for item in battery.items} == {"exact", "contains", "reject", "semantic"}
     config, _sha = load_gate_config(gate_path)
     assert config.gloss_v2 is False
-    config.check_battery(battery_path, battery.categories(), len(battery.items))  # the two fit together
+    config.check_battery(battery)  # the two fit together
     readme = (tmp_path / "g" / "README.md").read_text(encoding="utf-8")
     assert "forgegate eval --battery battery.jsonl --gate-config gate.toml" in readme
 

@@ -59,11 +59,14 @@ class ForgegateCallback(TrainerCallback):
     :param every_steps: probe every this many optimizer steps as well as at each save; None: at saves only.
     :param probe_at_start: probe the model before the first step too (the baseline the later probes are read
         against).
-    :param battery: the probe battery (JSONL); None: the bundled 11-item GLOSS v2 probe.
+    :param battery: the probe battery (JSONL); None: the bundled 33-item GLOSS v2 probe.
     :param tokenizer: the tokenizer the probe encodes prompts with; None: the trainer's ``processing_class``.
     :param trainer: the Trainer whose ``log`` the numbers go through; None: found in the call stack at
         ``on_train_begin``.
     :param batch_size: most probe prompts decoded together on the model in memory; None: the backend's default.
+    :param false_stop_rate: the chance, per probe, that a run whose failure modes did not change is stopped
+        anyway (Fisher's exact test of each watched mode's count against the baseline probe's, shared among
+        the watched modes); default 1%.
     """
 
     def __init__(self, *, stop_on: list[str] | tuple[str, ...] = (), patience: int = 1,
