@@ -5,7 +5,9 @@ For training that runs elsewhere or without ``ForgegateCallback``. Every ``--int
 one that is completely written (``training/checkpoint_files.py``) and has no record in the probe
 file yet: a PEFT adapter as ``--base`` plus the folder, a full model as the folder alone. Each probe
 is the same ``ProbeRecord`` the callback writes (source ``watch``), appended only once the probe is
-complete, so a watch stopped at any moment and started again probes each checkpoint once.
+complete, so a watch stopped at any moment and started again probes each checkpoint once. Against the
+baseline probe in the file (step 0, the callback's), each record carries the stop rule's tests
+(``training/stopping.py``), the same the callback would have written.
 
 One backend over the base stays open for the whole watch: the transformers backend shares a
 loaded base among every backend open over it (``backends/transformers_backend.py``), so each
