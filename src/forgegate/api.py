@@ -1,7 +1,7 @@
 """The Python API: the same road as the CLI, for scripts and notebooks.
 
 Every function here is wiring: it builds the options the CLI would build and calls the pipeline.
-Bad input raises :class:`forgegate.ForgegateError` (its subclasses ``InputError``, ``UsageError``)
+Bad input raises `forgegate.ForgegateError` (its subclasses ``InputError``, ``UsageError``)
 with the message the CLI prints. The ``*_async`` functions run inside an event loop; the plain
 ones work from a script and from inside a running loop (Jupyter): there they run the work on a
 helper thread with its own loop, because ``asyncio.run`` cannot nest.
@@ -10,10 +10,8 @@ helper thread with its own loop, because ``asyncio.run`` cannot nest.
 from __future__ import annotations
 
 import asyncio
-import functools
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, ParamSpec, TypeVar
 
 from forgegate.core.limits import (
     DEFAULT_BOOTSTRAP_RESAMPLES,
@@ -34,8 +32,6 @@ from forgegate.pipeline.session_options import SessionOptions
 from forgegate.pipeline.sources import eval_run_scores
 from forgegate.results import ComparisonResult, EvalResult, PlanRunResult
 
-T = TypeVar("T")
-P = ParamSpec("P")
 
 async def evaluate_async(
     battery: str | Path | None = None, *, backend: str = "embedded", model: str | None = None,
@@ -68,20 +64,21 @@ def _live_kind(live: object) -> str:
     return "live" if live else "eval"
 
 
-def _synchronous(async_function: Callable[P, Coroutine[Any, Any, T]], doc: str) -> Callable[P, T]:
-    """The same call with the same keywords, for synchronous code (one signature, written once)."""
-
-    @functools.wraps(async_function)
-    def run(*args: P.args, **kwargs: P.kwargs) -> T:
-        return run_sync(async_function(*args, **kwargs))
-
-    run.__doc__ = doc
-    return run
-
-
-evaluate = _synchronous(evaluate_async, ":func:`evaluate_async` from synchronous code (a script, or a notebook "
-                        "cell with its loop running): same keywords, same typed result.")
-evaluate.__name__ = evaluate.__qualname__ = "evaluate"
+def evaluate(
+    battery: str | Path | None = None, *, backend: str = "embedded", model: str | None = None,
+    base_urls: Sequence[str] = (), adapter: str | None = None, device: str = "auto", dtype: str = "auto",
+    batch_size: int | None = None, gate_config: str | Path | None = None, store: str | Path | None = None,
+    concurrency: int = DEFAULT_CONCURRENCY, seed: int = DEFAULT_SEED, temperature: float = DEFAULT_TEMPERATURE,
+    top_p: float = DEFAULT_TOP_P, system: str | None = None, retries: int = DEFAULT_RETRIES,
+    timeout: float = DEFAULT_TIMEOUT_S, idle_timeout: float | None = None, api_key_env: str | None = None,
+    check_failure_modes: bool = False, quiet: bool = True, wait: bool = True, live: bool = False,
+    loop_cutoff: bool = True, training_corpus: str | Path | None = None,
+) -> EvalResult:
+    """`evaluate_async` from synchronous code (a script, or a notebook cell whose loop is running): the same
+    keywords, the same typed result."""
+    # The signature is written out, not copied from evaluate_async's at import time, so that help(), IDEs and the
+    # API page (mkdocstrings reads the source) show it; tests/test_docs_api_page.py holds the two equal.
+    return run_sync(evaluate_async(**locals()))
 
 
 async def run_plan_async(path: str | Path, *, store: str | Path | None = None, concurrency: int = 1,
@@ -95,8 +92,12 @@ async def run_plan_async(path: str | Path, *, store: str | Path | None = None, c
     return scored.model()
 
 
-run_plan = _synchronous(run_plan_async, ":func:`run_plan_async` from synchronous code.")
-run_plan.__name__ = run_plan.__qualname__ = "run_plan"
+def run_plan(path: str | Path, *, store: str | Path | None = None, concurrency: int = 1,
+             quiet: bool = True) -> PlanRunResult:
+    """`run_plan_async` from synchronous code (a script, or a notebook cell whose loop is running): the same
+    keywords, the same typed result."""
+    # Written out for the same reason as evaluate's; the same test holds it equal to run_plan_async's.
+    return run_sync(run_plan_async(**locals()))
 
 
 def compare(old: str | Path, new: str | Path, *, store: str | Path | None = None, seed: int = 0,
