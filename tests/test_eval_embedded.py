@@ -60,7 +60,7 @@ def test_embedded_eval_gives_a_verdict_with_caps_and_finish_reasons(small_inputs
     battery, config = small_inputs
     out = tmp_path / "r.json"
     proc = run_cli("eval", "--battery", str(battery), "--gate-config", str(config), "--json", str(out),
-                   "--store", str(tmp_path / "s"), "--quiet")
+                   "--store", str(tmp_path / "s"))
     result = read_json(out)
     assert result["gate"] in ("PASS", "FAIL"), proc.stderr
     assert proc.returncode == Gate(result["gate"]).exit_code
@@ -107,7 +107,7 @@ def test_rescore_of_a_stored_run_gives_the_same_verdict_without_generating(small
 
 def test_embedded_live_test_applies_its_own_rule(tmp_path: Path) -> None:
     out = tmp_path / "live.json"
-    proc = run_cli("live", "--json", str(out), "--store", str(tmp_path / "s"), "--quiet")
+    proc = run_cli("live", "--json", str(out), "--store", str(tmp_path / "s"))
     result = read_json(out)
     assert result["kind"] == "live" and result["battery"]["items"] == 10
     assert proc.returncode == Gate(result["gate"]).exit_code

@@ -22,7 +22,7 @@ WALL_PROMPT = next(i.prompt for i in BATTERY.items if "HUMAN-INPUT" in i.tags)
 
 def eval_args(server: FakeOllamaServer, tmp_path: Path, *extra: str) -> list[str]:
     return ["eval", "--backend", "ollama", "--model", "gloss:v10", "--base-url", server.url,
-            "--store", str(tmp_path / "store"), "--json", str(tmp_path / "result.json"), "--quiet", *extra]
+            "--store", str(tmp_path / "store"), "--json", str(tmp_path / "result.json"), *extra]
 
 
 def models() -> dict[str, str]:

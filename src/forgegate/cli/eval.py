@@ -35,22 +35,26 @@ def report_summary(summary: ExecutionSummary) -> None:
                           f"(~{summary.tokens_saved} tokens saved)")
 
 
-def finish(result: EvalResult, json_path: Path | None, title: str, *,
-           html: Path | None = None, markdown: Path | None = None, verbose: bool = False) -> Gate:
+def finish(result: EvalResult, json_path: Path | None, title: str, *, html: Path | None = None,
+           markdown: Path | None = None, verbose: bool = False, quiet: bool = False) -> Gate:
     """Write the JSON (and reports), print the result, and return the gate the exit code follows.
 
     The terminal gets one screen (the compact report, ending on the summary line) unless ``verbose``: the full
-    report, every failing prompt, lives in ``--verbose``, the HTML / Markdown files and ``forgegate show``."""
+    report, every failing prompt, lives in ``--verbose``, the HTML / Markdown files and ``forgegate show``.
+    ``quiet`` prints the summary line alone (a CI log that only needs the word, the counts and where to look)."""
     from forgegate.pipeline.eval_session import write_result
     from forgegate.report import write_reports
-    from forgegate.report.eval_compact import print_eval_compact
+    from forgegate.report.eval_compact import print_eval_compact, print_summary_line
     from forgegate.report.eval_terminal import print_eval
 
     write_result(result, json_path)
     if html is not None or markdown is not None:
         write_reports(result, html, markdown, created=result.created)
+    written = tuple(str(path) for path in (html, markdown) if path is not None)
+    if quiet:
+        print_summary_line(result, console, reports=written)
+        return result.gate
     if not verbose:
-        written = tuple(str(path) for path in (html, markdown) if path is not None)
         print_eval_compact(result, console, title=title, reports=written)
         return result.gate
     print_eval(result, console, title=title)
@@ -67,6 +71,9 @@ _CHECK = typer.Option(False, "--check-failure-modes",
 _VERBOSE = typer.Option(False, "--verbose", "-v",
                         help="Print the full report: every reason and every failing prompt with its prompt, "
                         "observed output and check (default: one screen, ending on a summary line).")
+QUIET_HELP = ("Print only the closing summary line (the word, failed categories, loops, walls, the exit code, "
+              "where to look) and errors: no progress bar, no report; the JSON and report files are written as "
+              "ever. The engine's one line of counts (generated, resumed, failed) stays on stderr.")
 _CORPUS = typer.Option(None, "--training-corpus",
                        help="The training corpus (JSONL): when LX-B, LX-G or LX-X fail, run the format audit "
                        "against it and show its finding (GLOSS v2's follow-up; the verdict stays FAIL).")
@@ -78,16 +85,21 @@ def _session_command(kind: SessionKind, title: str) -> Any:
     corpus = inspect.Parameter("training_corpus", inspect.Parameter.KEYWORD_ONLY, default=_CORPUS,
                                annotation=Path | None)
     verbose = inspect.Parameter("verbose", inspect.Parameter.KEYWORD_ONLY, default=_VERBOSE, annotation=bool)
+    model_options = [option.replace(default=typer.Option(False, "--quiet", help=QUIET_HELP))
+                     if option.name == "quiet" else option for option in MODEL_OPTIONS]
 
-    @with_options([BATTERY_OPTION, *MODEL_OPTIONS, JSON_OPTION, HTML_OPTION, MARKDOWN_OPTION, extra, corpus,
+    @with_options([BATTERY_OPTION, *model_options, JSON_OPTION, HTML_OPTION, MARKDOWN_OPTION, extra, corpus,
                    verbose])
     def command(**kw: Any) -> None:
+        from forgegate.errors import UsageError
         from forgegate.pipeline.eval_session import run_session
 
+        if kw["quiet"] and kw["verbose"]:
+            raise UsageError("--quiet prints only the summary line and --verbose the full report: give one of them")
         session = run_session(session_options(kind, kw, kw["battery"]))
         report_summary(session.summary)
         exit_with(finish(session.result, kw["json_out"], title, html=kw["html"], markdown=kw["markdown"],
-                         verbose=kw["verbose"]))
+                         verbose=kw["verbose"], quiet=kw["quiet"]))
 
     return command
 

@@ -123,6 +123,11 @@ def print_eval_compact(result: EvalBody, console: Console, *, title: str = GLOSS
             f"{name} {'[red]PRESENT[/]' if found else '[green]absent[/]'}"
             for name, found in result.failure_mode_signatures.items()))
     console.print(escape(where_line(result, reports)))
+    print_summary_line(result, console, reports=reports)
+
+
+def print_summary_line(result: EvalBody, console: Console, *, reports: tuple[str, ...] = ()) -> None:
+    """The closing summary line alone: the compact report's last line, and all that ``--quiet`` prints."""
     console.print(f"[{result.gate.colour}]{escape(summary_line(result, _where_short(reports)))}[/]")
 
 
