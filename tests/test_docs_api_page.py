@@ -31,7 +31,8 @@ def api_page_problems(built: str) -> list[str]:
     problems = [f"raw Sphinx role on the page: {match!r}" for match in RAW_ROLE.findall(text)]
     for name in API:
         parameters = list(inspect.signature(getattr(forgegate.api, name)).parameters)
-        shown = re.search(rf"\b{name}\s*\(\s*(.*?)\)\s*->", text)
+        # up to the ") ->" that closes this signature, never through another call's "name(" (prose before it)
+        shown = re.search(rf"\b{name}\s*\(\s*((?:(?!\b\w+\s*\().)*?)\)\s*->", text)
         if shown is None:
             problems.append(f"{name} is not shown as a function with a signature")
             continue
