@@ -40,7 +40,7 @@ repeats = 3
 
 
 def _args(server: FakeOllamaServer, tmp_path: Path, *extra: str) -> list[str]:
-    return ["eval", "--backend", "ollama", "--model", "gloss:v10", "--base-url", server.url, "--quiet",
+    return ["eval", "--backend", "ollama", "--model", "gloss:v10", "--base-url", server.url,
             "--store", str(tmp_path / "store"), "--json", str(tmp_path / "result.json"), *extra]
 
 
