@@ -55,7 +55,7 @@ def test_one_loop_in_a_passing_category_fails_the_json_the_reports_the_terminal_
     --check-failure-modes (before, this run said PASS with RUNAWAY_LOOP among its failure modes)."""
     out = tmp_path / "result.json"
     run = CliRunner().invoke(app, ["eval", "--backend", "ollama", "--model", "gloss:v10", "--base-url", server.url,
-                                   "--quiet", "--concurrency", "8", "--store", str(tmp_path / "store"), "--json",
+                                   "--concurrency", "8", "--store", str(tmp_path / "store"), "--json",
                                    str(out), "--html", str(tmp_path / "r.html"), "--markdown", str(tmp_path / "r.md")])
     result = read_json(out)
     looping = next(i for i in BATTERY.items if i.category == "LX-LIVE-GEN").item_id
