@@ -21,6 +21,26 @@ def test_sse_reader_joins_multiline_data_and_skips_comments() -> None:
     assert asyncio.run(main()) == ['{"a":\n1}', "[DONE]"]
 
 
+def test_sse_reader_splits_lines_only_on_cr_lf_even_across_chunks() -> None:
+    """Lines end at \\r\\n, \\n or \\r, wherever the chunks break (a \\r\\n split over two chunks is one line end,
+    a character's UTF-8 bytes split over two chunks are one character); U+2028 inside a JSON string is text."""
+    body = 'data: {"t": "a\u2028b ι"}\r\n\r\ndata: 1\rdata: 2\r\rdata: [DONE]\n\n'.encode()
+    expected = ['{"t": "a\u2028b ι"}', "1\n2", "[DONE]"]
+
+    async def read(chunks: list[bytes]) -> list[str]:
+        async def stream() -> AsyncIterator[bytes]:
+            for chunk in chunks:
+                yield chunk
+
+        response = httpx.Response(200, content=stream())
+        return [d async for d in iter_sse_data(response)]
+
+    for size in (1, 2, 3, 5, len(body)):
+        chunks = [body[i : i + size] for i in range(0, len(body), size)]
+        assert asyncio.run(read(chunks)) == expected, size
+    assert asyncio.run(read([b"data: last"])) == ["last"]  # a body ending without a blank line still gives its event
+
+
 def test_capped_reader_drops_the_token_past_the_cap_but_reads_a_final_finish() -> None:
     async def events(n: int, finish: bool) -> AsyncIterator[StreamEvent]:
         for i in range(n):
