@@ -63,10 +63,13 @@ def test_a_false_positive_marks_the_battery_and_eval_on_it_says_so(tmp_path: Pat
         code, out, _ = _graduate(server, tmp_path)
         assert code == 1 and "EVAL_FALSE_POSITIVE" in out
         result = run_cli("eval", "--backend", "ollama", "--model", MODEL, "--base-url", server.url, "--store",
-                         tmp_path / "runs", "--quiet", "--json", tmp_path / "e.json")
+                         tmp_path / "runs", "--json", tmp_path / "e.json")
+        quiet = run_cli("eval", "--backend", "ollama", "--model", MODEL, "--base-url", server.url, "--store",
+                        tmp_path / "runs", "--quiet")
     data = json.loads((tmp_path / "e.json").read_text())
     assert data["gate"] == "PASS" and data["battery"]["marked_false_positive"] == ["v10"]
     assert "EVAL_FALSE_POSITIVE" in result.stdout and "must be updated before the next forge" in result.stdout
+    assert "EVAL_FALSE_POSITIVE (v10)" in " ".join(quiet.stdout.split())  # --quiet's one line says so too
 
 
 def test_a_replacement_battery_clears_the_mark_once_the_store_shows_it_fails_the_slipped_checkpoint(

@@ -81,7 +81,9 @@ def summary_line(result: EvalBody, where: str) -> str:
     failed_text = f"{len(failed)}/{len(result.categories)} categories failed" + (f" ({names})" if failed else "")
     loops = _count(result, "loops")
     walls = _count(result, "broken", "wall_violations")
-    return (f"{result.gate.value}: {failed_text}, {loops} loop(s), {walls} wall(s) broken; "
+    marked = getattr(result.battery, "marked_false_positive", [])
+    mark = f"; battery marked EVAL_FALSE_POSITIVE ({', '.join(marked)}): fix the eval" if marked else ""
+    return (f"{result.gate.value}: {failed_text}, {loops} loop(s), {walls} wall(s) broken{mark}; "
             f"exit {result.gate.exit_code}; {where}")
 
 
