@@ -19,8 +19,10 @@ of a few tokens, never the whole sequence).
 from __future__ import annotations
 
 import asyncio
+import atexit
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
@@ -89,7 +91,10 @@ class Job:
             else:
                 self.future.set_result(completion)  # type: ignore[arg-type]
 
-        self.loop.call_soon_threadsafe(settle)
+        try:
+            self.loop.call_soon_threadsafe(settle)
+        except RuntimeError:  # the caller's event loop is closed (an interrupted run): nobody is left to hear it
+            return
 
 
 @dataclass
@@ -216,6 +221,8 @@ class Batcher:
         self._queue: list[Job] = []
         self._thread: threading.Thread | None = None
         self._closed = False
+        self.abandoned = False
+        """Set at interpreter exit: the rows in flight are dropped at the next step (nobody will read them)."""
         self.batches: list[int] = []
         """Sizes of the batches run so far, as they started (what the tests and the benchmark read)."""
         self.joined = 0
@@ -251,11 +258,26 @@ class Batcher:
         if self._thread is None:
             self._thread = threading.Thread(target=self._run, name="forgegate-batcher", daemon=True)
             self._thread.start()
+            _RUNNING.add(self)
 
     def close(self) -> None:
         with self._cond:
             self._closed = True
             self._cond.notify()
+
+    def abandon(self, timeout_s: float) -> None:
+        """At exit: drop what is queued and in flight, and wait (at most ``timeout_s``) for the step running now.
+
+        The worker is a daemon thread; left inside a torch forward while the interpreter finalizes, the C++
+        runtime aborts the process ("terminate called without an active exception", exit -6), which turned a
+        Ctrl-C during a probe into a crash instead of exit 130.
+        """
+        with self._cond:
+            self.abandoned, self._closed, self._queue = True, True, []
+            self._cond.notify()
+        thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout_s)
 
     def _run_calls(self) -> None:
         """Run the waiting calls in order, each answer or error to its caller's future."""
@@ -304,3 +326,14 @@ class Batcher:
             except BaseException as exc:  # noqa: BLE001  (every request of the batch must hear of it)
                 for job in self._current:
                     job.resolve(None, exc)
+
+
+_RUNNING: weakref.WeakSet[Batcher] = weakref.WeakSet()
+"""Batchers whose worker thread was started: abandoned at interpreter exit (:func:`_abandon_all`)."""
+
+
+@atexit.register
+def _abandon_all() -> None:
+    """Let every worker finish its current step before the interpreter finalizes (see :meth:`Batcher.abandon`)."""
+    for batcher in list(_RUNNING):
+        batcher.abandon(timeout_s=60.0)

@@ -152,7 +152,13 @@ class _Batch:
         self._drop_finished()
 
     def _drop_finished(self) -> None:
-        keep = [i for i, row in enumerate(self.rows) if not row.done]
+        """Resolve the rows that finished and drop them, with the rows nobody waits for any more.
+
+        A row whose request was cancelled (Ctrl-C, a deadline) is dropped at the next step: a batch of 33
+        probe prompts decoded to its end after a Ctrl-C kept the process past two minutes.
+        """
+        gone = self.base.batcher.abandoned
+        keep = [i for i, row in enumerate(self.rows) if not row.done and not gone and not row.job.future.done()]
         for row in self.rows:
             if row.done:
                 row.job.resolve(row.job.make_completion(row))
