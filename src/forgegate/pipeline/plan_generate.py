@@ -91,9 +91,15 @@ async def generate_plan_async(plan_path: Path | str, *, store_dir: Path | None =
     preflight(locked.loaded, [item.id for item in items], locked.contents)  # nothing generates on bad inputs
     check_adapters(locked.loaded)  # nor on an adapter folder that is not there
     arms = plan_arms(locked)
-    for arm in arms:  # a dead server, a wrong path or an unserved model: exit 2, before the store is touched
-        await probe_endpoint(arm.backend, arm.config)
     planned = plan_requests(arms, items, locked.loaded.plan.seed_list(), plan_sampling(locked))
+    finished: set[str] = set()
+    if state.has_generations:
+        with RunStore.open(state.store_path, create=False, readonly=True) as stored:
+            finished = stored.finished_keys()
+    to_generate = {request.arm for request in planned if request.key not in finished}
+    for arm in arms:  # a dead server, a wrong path or an unserved model: exit 2, before the store is touched
+        if arm.name in to_generate:  # an arm whose answers are all stored asks its server nothing
+            await probe_endpoint(arm.backend, arm.config)
     battery = fixture_battery(locked)
     metadata = RunMeta(plan_hash=locked.plan_hash, plan_file=str(locked.loaded.path))
     if battery is not None:
