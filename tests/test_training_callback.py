@@ -110,7 +110,9 @@ def test_a_run_that_starts_to_loop_is_stopped_and_says_why(loop_run: tuple[Path,
     out, summary = loop_run
     records = read_probes(out).records
     baseline, last = records[0], records[-1]
-    assert baseline.step == 0 and "IDENTITY_LOOP" not in baseline.mode_counts
+    # the base hard-aborts on at most one identity prompt (GLOSS v2: "same character sequence x3 or more ...
+    # IDENTITY_LOOP" in LX-IDENTITY answers, issue 35); what stops the run is the count beyond chance against it
+    assert baseline.step == 0 and baseline.mode_counts.get("IDENTITY_LOOP", 0) <= 1
     assert summary["steps"] < 30 and summary["steps"] == last.step  # stopped at the probe, not at max_steps
     assert summary["stopped"] == last.stopped_training and last.stopped_training in summary["stderr"]
     watched = [FailureMode.IDENTITY_LOOP, FailureMode.RUNAWAY_LOOP]
