@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install forgegate with everything its tests need into ./.venv, then run the test suite (arguments go to pytest).
-# Bare, it runs every test, one at a time: exactly what .ci/run runs. With -m "not slow" -n 2 it runs the fast lane
-# on two cores (pytest-xdist), the README's and CONTRIBUTING.md's first command for anyone changing the code.
+# Bare, it runs every test (the fast lane on two cores, then the slow tests one at a time): exactly what .ci/run
+# runs. With -m "not slow" -n 2 it runs the fast lane on two cores (pytest-xdist), the README's and
+# CONTRIBUTING.md's first command for anyone changing the code.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -36,12 +37,30 @@ if ! command -v chromium >/dev/null 2>&1; then
 fi
 
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
-set +e
-python -m pytest -q -rs "$@"
-status=$?
-set -e
-if [ "$status" -eq 5 ]; then
-    echo "pytest collected no tests: that is a failure here" >&2
-    exit 1
+
+run_pytest() {
+    local status=0
+    python -m pytest -q -rs "$@" || status=$?
+    if [ "$status" -eq 5 ]; then
+        echo "pytest collected no tests: that is a failure here" >&2
+        return 1
+    fi
+    return "$status"
+}
+
+if [ "$#" -gt 0 ]; then
+    status=0
+    run_pytest "$@" || status=$?
+    exit "$status"
 fi
-exit "$status"
+# Bare (CI): every test. The fast lane on both cores (its tests are written for pytest-xdist, CONTRIBUTING.md),
+# then the slow tests one at a time (each starts a model, a server, a browser or a training run that takes
+# both cores itself). Both halves always run; the exit status is the first failure's.
+fast=0
+run_pytest -m "not slow" -n 2 || fast=$?
+slow=0
+run_pytest -m slow || slow=$?
+if [ "$fast" -ne 0 ]; then
+    exit "$fast"
+fi
+exit "$slow"
