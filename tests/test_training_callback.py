@@ -3,6 +3,7 @@
 Two runs (the plain one once per session, the loop one once for this module):
 
 * a plain run (A Study in Scarlet pairs, 3 steps, a checkpoint, an eval and a probe at each: three eval points,
+  each probe the 11-item mechanics probe of tests/training_run.py, the bundled probe's mechanics at a third of its cost,
   the fewest ``plan from-training`` measures a jitter on): the callback probes the untrained model and every
   checkpoint, writes one record each, and its numbers reach the trainer's own log. It is trained to step 2 and
   then resumed to step 3 (``--resume``, as a user resumes), once for the session (tests/conftest.py,
@@ -25,7 +26,7 @@ from typing import Any
 
 import pytest
 from slow import starts_something
-from training_run import FIRST_STEPS, PLAIN_STEPS, PlainRun, run_training
+from training_run import FIRST_STEPS, MECHANICS_PROBE_ITEMS, PLAIN_STEPS, PlainRun, run_training
 
 from forgegate.battery import bundled_probe_battery_path, load_battery
 from forgegate.core.modes import FailureMode
@@ -80,10 +81,11 @@ def test_plain_run_probes_the_untrained_model_and_every_checkpoint(plain_run: Pl
         (0, None), (1, "checkpoint-1"), (2, "checkpoint-2"), (3, "checkpoint-3")]
     curve = {p.step: p.eval_loss for p in read_trainer_state(out / LAST / "trainer_state.json")}
     for record in probes.records:
-        assert record.source == "callback" and record.items == PROBE_ITEMS and record.forgegate_version == __version__
-        assert record.controls_passed and record.answered == PROBE_ITEMS
+        assert record.source == "callback" and record.forgegate_version == __version__
+        assert record.items == MECHANICS_PROBE_ITEMS
+        assert record.controls_passed and record.answered == MECHANICS_PROBE_ITEMS
         assert record.eval_loss == (curve[record.step] if record.step else None)
-        assert len(stored_answers(record.store)) == PROBE_ITEMS  # every answer is kept in a run store
+        assert len(stored_answers(record.store)) == MECHANICS_PROBE_ITEMS  # every answer is kept in a run store
         said = (plain_run.first if record.step <= FIRST_STEPS else plain_run.resumed)["stderr"]
         assert f"forgegate probe {record.checkpoint or 'step 0'} (step {record.step})" in said
     assert all(record.stopped_training is None for record in probes.records)

@@ -9,9 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from training_run import MECHANICS_PROBE_ITEMS, write_mechanics_probe
 
 from forgegate.backends.embedded import bundled_gguf
-from forgegate.battery import bundled_probe_battery_path, load_battery
 from forgegate.training import ForgegateCallback, read_probes
 
 pytestmark = pytest.mark.slow
@@ -34,7 +34,8 @@ def test_sft_trainer_with_the_callback_probes_every_step_and_its_checkpoint(tmp_
     model.hf_quantizer.remove_quantization_config(model)  # de-quantized on load: plain float32 weights
     rows = [{"messages": [{"role": "user", "content": f"⊙ {s}?"}, {"role": "assistant", "content": f"{s} = crew."}]}
             for s in ("α", "ι", "ε", "κ")]
-    callback = ForgegateCallback(probe_at_start=False, every_steps=1)
+    # the callback's mechanics on TRL, not the probe's size: the 11-item mechanics probe (tests/training_run.py)
+    callback = ForgegateCallback(probe_at_start=False, every_steps=1, battery=write_mechanics_probe(tmp_path))
     trainer = SFTTrainer(
         model=model, processing_class=tokenizer, train_dataset=Dataset.from_list(rows), callbacks=[callback],
         peft_config=LoraConfig(r=8, lora_alpha=16, target_modules=["q_proj", "v_proj"], task_type="CAUSAL_LM"),
@@ -47,8 +48,7 @@ def test_sft_trainer_with_the_callback_probes_every_step_and_its_checkpoint(tmp_
     # every_steps=1: step 1 is probed in memory between saves; step 2 once, at its save (not twice)
     assert [(r.step, r.checkpoint, r.source) for r in records] == [(1, None, "callback"),
                                                                     (2, "checkpoint-2", "callback")]
-    probe_items = len(load_battery(bundled_probe_battery_path()).items)
-    assert all(r.answered == r.items == probe_items and r.controls_passed for r in records)
+    assert all(r.answered == r.items == MECHANICS_PROBE_ITEMS and r.controls_passed for r in records)
     assert callback.trainer is trainer  # found in the call stack: the numbers went through trainer.log
     logged = [e for e in trainer.state.log_history if "forgegate/loops" in e]
     assert [(e["step"], e["forgegate/loops"]) for e in logged] == [(r.step, r.loops) for r in records]

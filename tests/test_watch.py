@@ -6,7 +6,8 @@ checkpoints (checkpoint-1 and checkpoint-3 of the suite's real training run, tes
 written. The first ``--once`` (run once, shared) probes the two complete ones; the other tests read
 what it did (and compare it with what the training callback probed in memory at those steps), run it
 again, or finish the half-written checkpoint in a copy. Probing SmolLM2 on a small CPU takes tens of
-seconds, so the module probes three checkpoints in all.
+seconds, so the module probes three checkpoints in all, with the plain run's 11-item mechanics probe (the
+callback probed the same items; tests/training_run.py); the Ctrl-C test probes with the bundled probe.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import pytest
 from interrupt_helpers import interrupt_when
 from rich.console import Console
 from smol_lora import OTHER_BASE
-from training_run import PlainRun
+from training_run import MECHANICS_PROBE_ITEMS, PlainRun
 
 from forgegate.backends import transformers_backend
 from forgegate.backends.embedded import bundled_gguf
@@ -126,6 +127,8 @@ def adapters(smol_adapters: dict[str, Path]) -> dict[str, Path]:
 @dataclass
 class FirstWatch:
     out: Path
+    battery: Path
+    """The plain run's probe battery (tests/training_run.py): the same items the callback probed."""
     entry: Entry
     base_loads: int
 
@@ -149,8 +152,8 @@ def first(adapters: dict[str, Path], lora_run: PlainRun, tmp_path_factory: pytes
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(transformers_backend, "load_base", counting)
-        entry = forgegate(*watch_args(out, "--once"))
-    return FirstWatch(out, entry, len(loads))
+        entry = forgegate(*watch_args(out, "--once", "--battery", str(lora_run.battery)))
+    return FirstWatch(out, lora_run.battery, entry, len(loads))
 
 
 def watch_records(out: Path) -> list[ProbeRecord]:
@@ -171,10 +174,11 @@ def test_once_probes_the_complete_checkpoints_in_step_order_and_records_each(fir
     inside = in_memory(lora_run)  # the eval_loss and epoch the Trainer logged at that step, as the callback read them
     assert all(r.eval_loss is not None and r.epoch for r in records)
     assert [(r.eval_loss, r.epoch) for r in records] == [(inside[c].eval_loss, inside[c].epoch) for c in PROBED]
-    assert all(r.items == PROBE_ITEMS and r.answered == PROBE_ITEMS for r in records)
+    assert all(r.items == MECHANICS_PROBE_ITEMS and r.answered == MECHANICS_PROBE_ITEMS for r in records)
     assert [line for line in first.entry.out.splitlines() if line.startswith("forgegate probe")] == [
         probe_line(r) for r in records]  # stdout is not a terminal: one line per probe
-    assert all(count == PROBE_ITEMS for count in store_rows(first.out).values()) and len(store_rows(first.out)) == 2
+    assert all(count == MECHANICS_PROBE_ITEMS for count in store_rows(first.out).values())
+    assert len(store_rows(first.out)) == 2
 
 
 def test_watch_finds_what_the_training_callback_found_at_the_same_checkpoints(first: FirstWatch,
@@ -216,7 +220,7 @@ def test_a_half_written_checkpoint_is_not_probed_and_says_what_it_waits_for(firs
 def test_a_second_once_probes_nothing_already_recorded(first: FirstWatch) -> None:
     probes = first.out / "forgegate-probes.jsonl"
     before, rows = probes.read_bytes(), store_rows(first.out)
-    again = forgegate(*watch_args(first.out, "--once"))
+    again = forgegate(*watch_args(first.out, "--once", "--battery", str(first.battery)))
     assert again.code == 2  # the mismatched adapter is still there, and still refused
     assert probes.read_bytes() == before
     assert store_rows(first.out) == rows
@@ -247,7 +251,8 @@ def test_the_half_written_checkpoint_is_probed_on_the_next_look_once_it_is_compl
         first: FirstWatch, adapters: dict[str, Path], tmp_path: Path) -> None:
     out = shutil.copytree(first.out, tmp_path / "output")
     view, said = Seen(), []
-    watcher = Watcher(WatchOptions(output_dir=out, base=str(bundled_gguf()), device="cpu", settle_s=0.2),
+    watcher = Watcher(WatchOptions(output_dir=out, base=str(bundled_gguf()), device="cpu", settle_s=0.2,
+                                   battery=first.battery),
                       view, said.append)
 
     async def two_looks() -> None:

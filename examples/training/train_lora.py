@@ -84,6 +84,8 @@ def main() -> None:
     parser.add_argument("--stop-on", action="append", default=[], metavar="MODE",
                         help="stop training when the probes show this failure mode (repeatable)")
     parser.add_argument("--patience", type=int, default=1)
+    parser.add_argument("--probe-battery", type=Path, default=None, metavar="JSONL",
+                        help="the battery each probe runs (default: forgegate's bundled 33-item probe)")
     parser.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's)")
     parser.add_argument("--resume", action="store_true", help="resume from the newest checkpoint in OUT")
     args = parser.parse_args()
@@ -114,7 +116,7 @@ def main() -> None:
         train_pairs, eval_pairs = pairs[:40], pairs[40:]
         lr, batch, max_length = args.lr or 2e-4, 8, 96
     train, evaluation = ChatPairs(tokenizer, train_pairs, max_length), ChatPairs(tokenizer, eval_pairs, max_length)
-    callback = ForgegateCallback(stop_on=args.stop_on, patience=args.patience)
+    callback = ForgegateCallback(stop_on=args.stop_on, patience=args.patience, battery=args.probe_battery)
     trainer = Trainer(
         model=model, processing_class=tokenizer, train_dataset=train, eval_dataset=evaluation,
         data_collator=train.collate, callbacks=[callback],
