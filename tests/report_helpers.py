@@ -202,7 +202,8 @@ def arm_payloads() -> dict[str, Any]:
 
 def plan_payload(reports: dict[str, Any]) -> dict[str, Any]:
     """A ``forgegate run`` result: comparisons through the real ScoredComparison; the top level in its shape."""
-    from forgegate.gate.arms import arms_verdict, gate_label
+    from forgegate.core.rules import gate_label
+    from forgegate.gate.arms import arms_verdict
     from forgegate.pipeline.plan_score import ScoredComparison
     from forgegate.plan.plan_file import PlanComparison
 

@@ -8,9 +8,9 @@ import typer
 
 from forgegate.cli.common import console, exit_with
 from forgegate.cli.options import HTML_OPTION, MARKDOWN_OPTION
+from forgegate.core.experiments import EXPERIMENT_NAMES
 from forgegate.core.limits import RNG_SEED_MAX
 from forgegate.errors import UsageError
-from forgegate.plan.experiments import EXPERIMENT_NAMES
 from forgegate.semantic.embedding import DEFAULT_THRESHOLD
 from forgegate.semantic.entailment import JUDGES
 

@@ -14,6 +14,7 @@ from dataclasses import KW_ONLY, dataclass
 from pathlib import Path
 from typing import Any
 
+from forgegate.core.experiments import RECURRENCE_ENDPOINT, primary_endpoint
 from forgegate.core.verdict import Reason, Verdict
 from forgegate.errors import UsageError
 from forgegate.gate.semantic import (
@@ -32,7 +33,6 @@ from forgegate.pipeline.semantic_recurrence import recurrence_outcome
 from forgegate.pipeline.semantic_topology import finish_topology, topology_inputs
 from forgegate.pipeline.semantic_validation import add_validation
 from forgegate.plan import SemanticParams
-from forgegate.plan.experiments import RECURRENCE_ENDPOINT, primary_endpoint
 from forgegate.results import PlanSemantic, PlanSemanticMetrics, reason_models
 from forgegate.semantic import MetricsRequest, Roles, SampleRow, compute_metrics
 from forgegate.semantic.bootstrap import BootstrapSettings

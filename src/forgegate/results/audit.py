@@ -2,7 +2,9 @@
 
 Each carries the gate word (``gate.audit``: a failed control is INVALID, a finding FAIL, a clean
 audit PASS), its reasons, and what it found in ``finding`` (CLEAN, LEAK, LOOPS, MISMATCH,
-CONTAMINATED); the rest is every count the terminal prints.
+CONTAMINATED); the rest is every count the terminal prints. The word comes in with the report: the pipeline
+(``pipeline/audits.py``) hands the audit's measurements to ``gate.audit`` and the verdict to ``of``, so a result
+model decides nothing and imports no gate.
 """
 
 from __future__ import annotations
@@ -10,21 +12,19 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Literal
 
 from forgegate.core.audit_finding import AuditFinding
-from forgegate.gate.audit import audit_verdict
+from forgegate.core.verdict import Verdict
 from forgegate.results.base import SCHEMA_VERSION, Gated, SchemaVersion, Strict, reason_models
 
 if TYPE_CHECKING:
     from forgegate.audit import ContaminationReport, FormatReport, LeakReport, LoopReport
-    from forgegate.audit.outcome import Control
 
 
 class AuditBody(Gated):
     """The verdict of an audit; each kind adds ``finding`` (CLEAN or its own word), apart from the gate word."""
 
 
-def _gated(kind: str, controls: tuple[Control, ...], finding: AuditFinding) -> dict[str, Any]:
+def _gated(kind: str, verdict: Verdict, finding: AuditFinding) -> dict[str, Any]:
     """The fields every audit result shares: the gate's word and reasons, the finding, kind and version."""
-    verdict = audit_verdict(controls, finding)
     return {"gate": verdict.gate, "reasons": reason_models(verdict), "finding": finding.value,
             "kind": kind, "schema_version": SCHEMA_VERSION}
 
@@ -55,8 +55,9 @@ class LeakAuditResult(AuditBody):
     schema_version: SchemaVersion
 
     @classmethod
-    def of(cls, report: LeakReport) -> LeakAuditResult:
-        """The audit's result from its report: the one place the report's figures become these fields."""
+    def of(cls, report: LeakReport, verdict: Verdict) -> LeakAuditResult:
+        """The audit's result from its report and the gate's ``verdict`` on it: the one place the report's figures
+        become these fields."""
         found = len(report.surfaces) - len(report.missing_from_source)
         return cls(
             splits={name: LeakSplit(pairs=split.pairs, leaking_instruction=split.leaking_instruction,
@@ -64,7 +65,7 @@ class LeakAuditResult(AuditBody):
                     for name, split in report.splits.items()},
             controls=LeakControls(surfaces_found=(found, len(report.surfaces)), nonce_absent=report.nonce_absent,
                                   planted_detected=(report.planted_detected, len(report.planted))),
-            **_gated("leak_audit", report.controls, report.finding))
+            **_gated("leak_audit", verdict, report.finding))
 
 
 class LoopOffender(Strict):
@@ -100,8 +101,9 @@ class LoopAuditResult(AuditBody):
     schema_version: SchemaVersion
 
     @classmethod
-    def of(cls, report: LoopReport) -> LoopAuditResult:
-        """The audit's result from its report: the one place the report's figures become these fields."""
+    def of(cls, report: LoopReport, verdict: Verdict) -> LoopAuditResult:
+        """The audit's result from its report and the gate's ``verdict`` on it: the one place the report's figures
+        become these fields."""
         copy = report.clean_copy
         return cls(
             rows=report.rows, flagged_rows=len(report.flagged), patterns=report.pattern_counts(),
@@ -110,7 +112,7 @@ class LoopAuditResult(AuditBody):
                                   clean_corpus_flags=report.clean_flags),
             write_clean=CleanCopyModel(path=str(copy.path), written=copy.written, kept=copy.kept,
                                        dropped=copy.dropped, note=copy.note) if copy else None,
-            seed=report.seed, **_gated("loop_audit", report.controls, report.finding))
+            seed=report.seed, **_gated("loop_audit", verdict, report.finding))
 
 
 class FormatFlagged(Strict):
@@ -147,8 +149,9 @@ class FormatAuditResult(AuditBody):
     schema_version: SchemaVersion
 
     @classmethod
-    def of(cls, report: FormatReport) -> FormatAuditResult:
-        """The audit's result from its report: the one place the report's figures become these fields."""
+    def of(cls, report: FormatReport, verdict: Verdict) -> FormatAuditResult:
+        """The audit's result from its report and the gate's ``verdict`` on it: the one place the report's figures
+        become these fields."""
         c, mismatch = report.comparison, report.mismatch_controls
         return cls(
             items=c.items, corpus_rows=c.corpus_rows, min_rows=report.min_rows, flagged_items=len(c.flagged),
@@ -159,7 +162,7 @@ class FormatAuditResult(AuditBody):
             controls=FormatControls(identical_corpus_flags=report.identical_flags,
                                     mismatch_detected=(sum(mismatch.values()), len(mismatch)),
                                     mismatch_by_feature=dict(mismatch)),
-            **_gated("format_audit", report.controls, report.finding))
+            **_gated("format_audit", verdict, report.finding))
 
 
 class ContaminationHit(Strict):
@@ -195,8 +198,9 @@ class ContaminationAuditResult(AuditBody):
     schema_version: SchemaVersion
 
     @classmethod
-    def of(cls, report: ContaminationReport) -> ContaminationAuditResult:
-        """The audit's result from its report: the one place the report's figures become these fields."""
+    def of(cls, report: ContaminationReport, verdict: Verdict) -> ContaminationAuditResult:
+        """The audit's result from its report and the gate's ``verdict`` on it: the one place the report's figures
+        become these fields."""
         return cls(
             ngram=report.n, items=report.items, short_items_whole_match=report.short_items,
             items_without_words=list(report.empty_items), corpus_rows=report.corpus_rows,
@@ -206,7 +210,7 @@ class ContaminationAuditResult(AuditBody):
                   for h in report.hits],
             controls=ContaminationControls(planted_found=(report.planted_found, len(report.planted)),
                                            clean_corpus_hits=report.clean_false_hits),
-            seed=report.seed, **_gated("contamination_audit", report.controls, report.finding))
+            seed=report.seed, **_gated("contamination_audit", verdict, report.finding))
 
 
 AuditResult = LeakAuditResult | LoopAuditResult | FormatAuditResult | ContaminationAuditResult

@@ -6,8 +6,8 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
+from forgegate.core.experiments import RECURRENCE_ENDPOINT, primary_endpoint
 from forgegate.errors import InputError, UsageError
-from forgegate.plan.experiments import RECURRENCE_ENDPOINT, primary_endpoint
 from forgegate.semantic.analysis import MetricsRequest, compute_metrics
 from forgegate.semantic.bootstrap import N_RESAMPLES, BootstrapSettings
 from forgegate.semantic.input_rows import read_aggregates, read_samples
