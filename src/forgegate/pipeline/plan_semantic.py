@@ -30,6 +30,7 @@ from forgegate.pipeline.plan_generate import PlanGenerations
 from forgegate.pipeline.plan_quality import score_quality
 from forgegate.pipeline.semantic_judge import draft_judge, frozen_judge
 from forgegate.pipeline.semantic_recurrence import recurrence_outcome
+from forgegate.pipeline.semantic_table import gate_table
 from forgegate.pipeline.semantic_topology import finish_topology, topology_inputs
 from forgegate.pipeline.semantic_validation import add_validation
 from forgegate.plan import SemanticParams
@@ -202,7 +203,7 @@ def score_semantic(gens: PlanGenerations) -> SemanticOutcome:
                              primary_endpoint=declared, aggregates=topology.pools,
                              tau=params.tau_support, minimum_count=params.minimum_count,
                              sensitivity=params.sensitivity)
-    metrics = compute_metrics(request)
+    metrics = gate_table(compute_metrics(request))
     metrics["inputs"] = {"assignments": str(path), "relevance": relevance_info}
     metrics["declared_experiment"] = params.experiment
     metrics["bridges"] = [b.model_dump(mode="json") for b in params.bridges]  # the plan's, for `semantic compare`
