@@ -10,7 +10,6 @@ from forgegate.cli.common import console, exit_with
 from forgegate.cli.options import HTML_OPTION, MARKDOWN_OPTION
 from forgegate.core.experiments import EXPERIMENT_NAMES
 from forgegate.core.limits import RNG_SEED_MAX
-from forgegate.errors import UsageError
 from forgegate.semantic.embedding import DEFAULT_THRESHOLD
 from forgegate.semantic.entailment import JUDGES
 
@@ -121,12 +120,9 @@ def freeze_cmd(
     out: Path = typer.Option(..., "--out", help="Frozen codebook to write (never overwritten)."),
 ) -> None:
     """Freeze a draft codebook: cluster IDs, labels, exemplars, rule and judge, content hash."""
-    from forgegate.semantic.codebook import freeze, load_codebook, write_codebook
+    from forgegate.pipeline.semantic_commands import freeze_codebook
 
-    if out.exists():
-        raise UsageError(f"{out} exists: a frozen codebook is never overwritten")
-    book = freeze(load_codebook(draft, require_frozen=False))
-    write_codebook(book, out)
+    book = freeze_codebook(draft, out)
     console.print(f"frozen {out} sha256 {book.content_hash}")
     if book.development_samples is None:
         from forgegate.semantic.separation import REBUILD
@@ -169,17 +165,9 @@ def sheets_cmd(
     seed: int = typer.Option(0, "--seed", min=0, max=RNG_SEED_MAX, help="Seed of the sheet's shuffling."),
 ) -> None:
     """The condition-masked relevance sheet of a frozen codebook: two annotators (not the author) fill a copy each."""
-    import numpy as np
+    from forgegate.pipeline.semantic_commands import write_relevance_sheet
 
-    from forgegate.semantic.codebook import load_codebook
-    from forgegate.semantic.sheets import relevance_sheet
-
-    book = load_codebook(codebook, require_frozen=True)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    sheet = out_dir / "relevance_sheet.csv"
-    if sheet.exists():
-        raise UsageError(f"{sheet} exists: annotators may already be filling it; choose another --out")
-    rows = relevance_sheet(book, sheet, np.random.default_rng(seed))
+    sheet, rows = write_relevance_sheet(codebook, out_dir, seed=seed)
     console.print(f"relevance sheet: {sheet} ({rows} clusters); each annotator fills a copy, then "
                   "`forgegate semantic relevance` adjudicates")
 

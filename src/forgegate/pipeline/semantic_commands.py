@@ -21,6 +21,7 @@ from forgegate.pipeline.semantic_table import gate_table
 
 if TYPE_CHECKING:
     from forgegate.results import SemanticMetricsResult
+    from forgegate.semantic.codebook import Codebook
     from forgegate.semantic.taskstats import Roles
 
 
@@ -38,6 +39,33 @@ def semantic_metrics(samples: Path, relevance: Path, roles: Roles, *, aggregates
     if json_out is not None:
         write_json_atomic(json_out, result.to_json())
     return result
+
+
+def freeze_codebook(draft: Path, out: Path) -> Codebook:
+    """Freeze a draft codebook into ``out``, which is never overwritten (a frozen codebook's hash is on record)."""
+    from forgegate.semantic.codebook import freeze, load_codebook, write_codebook
+
+    if out.exists():
+        raise UsageError(f"{out} exists: a frozen codebook is never overwritten")
+    book = freeze(load_codebook(draft, require_frozen=False))
+    write_codebook(book, out)
+    return book
+
+
+def write_relevance_sheet(codebook: Path, out_dir: Path, *, seed: int) -> tuple[Path, int]:
+    """The condition-masked relevance sheet of a frozen codebook (its path and row count); an existing sheet is
+    refused, since annotators may already be filling it."""
+    import numpy as np
+
+    from forgegate.semantic.codebook import load_codebook
+    from forgegate.semantic.sheets import relevance_sheet
+
+    book = load_codebook(codebook, require_frozen=True)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    sheet = out_dir / "relevance_sheet.csv"
+    if sheet.exists():
+        raise UsageError(f"{sheet} exists: annotators may already be filling it; choose another --out")
+    return sheet, relevance_sheet(book, sheet, np.random.default_rng(seed))
 
 
 @dataclass(frozen=True)
