@@ -127,3 +127,20 @@ def test_every_part_names_a_real_module() -> None:
                 missing.append(f"{part}: {name}")
     assert missing == [], f"parts naming no module: {missing}"
 
+
+
+def test_instruments_return_measurements_without_a_verdict() -> None:
+    """Beyond the contracts (which keep ``gate/`` out): no instrument names ``Verdict`` or ``Reason``, so no
+    instrument's report can carry a verdict; they may read a gate word handed to them (``Gate``)."""
+    import ast
+
+    block = read_block()
+    found = []
+    for name in block["parts"]["instruments"]:
+        for path in sorted((PACKAGE / name).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+                if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("forgegate"):
+                    named = {alias.name for alias in node.names} & {"Verdict", "Reason"}
+                    if named:
+                        found.append(f"{path.relative_to(PACKAGE)}:{node.lineno} imports {sorted(named)}")
+    assert found == [], "instruments that could carry a verdict:\n" + "\n".join(found)
