@@ -202,7 +202,8 @@ def arm_payloads() -> dict[str, Any]:
 
 def plan_payload(reports: dict[str, Any]) -> dict[str, Any]:
     """A ``forgegate run`` result: comparisons through the real ScoredComparison; the top level in its shape."""
-    from forgegate.gate.arms import arms_verdict, gate_label
+    from forgegate.core.rules import gate_label
+    from forgegate.gate.arms import arms_verdict
     from forgegate.pipeline.plan_score import ScoredComparison
     from forgegate.plan.plan_file import PlanComparison
 
@@ -229,6 +230,7 @@ T2 = {c: {"c1": 40, "c5": 24} for c in "ABR"}
 
 def semantic_payload(folder: Path) -> dict[str, Any]:
     """A real ``semantic metrics`` JSON on hand-built assignments (few resamples: the report is under test)."""
+    from forgegate.pipeline.semantic_table import gate_table
     from forgegate.semantic import Roles, metrics_from_files
 
     folder.mkdir(parents=True, exist_ok=True)
@@ -245,7 +247,7 @@ def semantic_payload(folder: Path) -> dict[str, Any]:
     relevance = folder / "R.jsonl"
     relevance.write_text("".join(json.dumps({"cluster": c, "relevant": v}) + "\n"
                                  for c, v in {"c1": 1, "c2": 1, "c3": 1, "c4": 0, "c5": 1}.items()), encoding="utf-8")
-    return metrics_from_files(samples, relevance, Roles("A", "B", "R"), seed=0, n_resamples=200)
+    return gate_table(metrics_from_files(samples, relevance, Roles("A", "B", "R"), seed=0, n_resamples=200))
 
 
 def run_cli(*args: str | Path) -> tuple[int, str]:

@@ -12,13 +12,14 @@ from forgegate.audit import AuditFinding, BatteryPrompt, CorpusRow, run_contamin
 from forgegate.audit import contamination as contamination_module
 from forgegate.core.verdict import Gate
 from forgegate.errors import InputError
-from forgegate.results.audit import ContaminationAuditResult
+from forgegate.pipeline.audits import audit_gate, contamination_model
 
 
 def audit_body(report: Any) -> dict[str, Any]:
     """The audit's JSON (its results model) without the verdict fields every audit result shares."""
     shared = {"gate", "reasons", "finding", "kind", "schema_version"}
-    return {k: v for k, v in ContaminationAuditResult.of(report).to_json().items() if k not in shared}
+    body = contamination_model(report, audit_gate(report)).to_json()
+    return {k: v for k, v in body.items() if k not in shared}
 
 PASSAGE = ("It is a truth universally acknowledged, that a single man in possession of a good fortune, "
            "must be in want of a wife.")

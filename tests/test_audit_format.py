@@ -13,13 +13,13 @@ from forgegate.audit import format_audit as format_module
 from forgegate.audit.format_shape import compare_shapes
 from forgegate.core.verdict import Gate
 from forgegate.errors import InputError
-from forgegate.results.audit import FormatAuditResult
+from forgegate.pipeline.audits import audit_gate, format_model
 
 
 def audit_body(report: Any) -> dict[str, Any]:
     """The audit's JSON (its results model) without the verdict fields every audit result shares."""
     shared = {"gate", "reasons", "finding", "kind", "schema_version"}
-    return {k: v for k, v in FormatAuditResult.of(report).to_json().items() if k not in shared}
+    return {k: v for k, v in format_model(report, audit_gate(report)).to_json().items() if k not in shared}
 
 BATTERY = [
     BatteryPrompt("LX-IDENTITY-01", "LX-IDENTITY", "⊹: ⊙ α?", ("NOUS",), True),

@@ -14,13 +14,13 @@ from forgegate.audit.names import load_rename_map
 from forgegate.core.verdict import Gate
 from forgegate.errors import InputError
 from forgegate.fixture import read_pairs as read_fixture_pairs
-from forgegate.results.audit import LeakAuditResult
+from forgegate.pipeline.audits import audit_gate, leak_model
 
 
 def audit_body(report: Any) -> dict[str, Any]:
     """The audit's JSON (its results model) without the verdict fields every audit result shares."""
     shared = {"gate", "reasons", "finding", "kind", "schema_version"}
-    body = {k: v for k, v in LeakAuditResult.of(report).to_json().items() if k not in shared}
+    body = {k: v for k, v in leak_model(report, audit_gate(report)).to_json().items() if k not in shared}
     assert body.pop("pairs_sha256") is None  # an audit of texts in memory names no pairs file to digest
     return body
 
@@ -79,7 +79,7 @@ class _SeesEverything(WordMatcher):
 def test_a_blind_matcher_makes_the_audit_invalid_not_clean(fixture: dict[str, Path]) -> None:
     report = run_leak_audit(fixture["source"], [fixture["renamed"]], [fixture["pairs"]], seed=7,
                             rename_map=fixture["map"], matcher_factory=_Blind)
-    payload = LeakAuditResult.of(report).to_json()
+    payload = leak_model(report, audit_gate(report)).to_json()
     assert payload["gate"] == "INVALID" and payload["finding"] == "CLEAN"
     assert payload["controls"]["surfaces_found"] == [0, 12]
     assert gate_of(report).exit_code == 4

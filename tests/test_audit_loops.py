@@ -17,13 +17,13 @@ from forgegate.audit.synthetic import clean_corpus
 from forgegate.checks.loops import LoopFinding
 from forgegate.core.verdict import Gate
 from forgegate.errors import InputError
-from forgegate.results.audit import LoopAuditResult
+from forgegate.pipeline.audits import audit_gate, loop_model
 
 
 def audit_body(report: Any) -> dict[str, Any]:
     """The audit's JSON (its results model) without the verdict fields every audit result shares."""
     shared = {"gate", "reasons", "finding", "kind", "schema_version"}
-    return {k: v for k, v in LoopAuditResult.of(report).to_json().items() if k not in shared}
+    return {k: v for k, v in loop_model(report, audit_gate(report)).to_json().items() if k not in shared}
 
 CLEAN_ROWS = [
     {"prompt": "⊙ α?", "completion": "α = NOUS"},

@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 from instruments_helpers import arm_from_novel, novel
 
+from forgegate.core.rules import gate_label
 from forgegate.core.verdict import Gate, Reason, Verdict
-from forgegate.gate.arms import arms_verdict, gate_label
+from forgegate.gate.arms import arms_verdict
 from forgegate.gate.damage import damage_verdict
 from forgegate.metrics import damage_report, memorization_report, voice_report
 from forgegate.pipeline.axes import gate_memorization, gate_voice

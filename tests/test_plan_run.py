@@ -13,9 +13,9 @@ from typer.testing import CliRunner
 from forgegate.cli.main import app
 from forgegate.core.verdict import Gate
 from forgegate.metrics.ngram_index import NgramIndex
+from forgegate.pipeline.plan_store import plan_run_state
 from forgegate.plan import RULE_DOES_NOT_MOVE, LockRefusedError, lock_path, lock_plan
 from forgegate.results import PlanRunResult, parse_result
-from forgegate.run.plan_store import plan_run_state
 from tests.plan_helpers import PLAN, write_plan_folder
 from tests.tiny_models import TinyModels, build_tiny_models
 
@@ -79,7 +79,7 @@ def test_run_generates_scores_resumes_and_then_freezes_the_plan(tmp_path: Path, 
     assert set(comp["voice"]["arms"]["base"]["delta_by_seed"]) == {"1", "2"}
     assert comp["memorization"]["positive_control"]["saturated"] is True
     assert set(comp["damage"]["metrics"]) == {"out_of_band", "ran_on"}
-    assert "three-axis rule" in output  # the rule's one name (gate.arms.THREE_AXIS_RULE)
+    assert "three-axis rule" in output  # the rule's one name (core.rules.THREE_AXIS_RULE)
     state = plan_run_state(plan, store)
     assert state.generations == 12 and state.stored_plan_hash == lock.plan_hash
 

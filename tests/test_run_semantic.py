@@ -20,8 +20,8 @@ from typer.testing import CliRunner
 from forgegate.cli.main import app
 from forgegate.core.verdict import Gate
 from forgegate.errors import InputError
+from forgegate.pipeline.plan_store import plan_run_state
 from forgegate.plan import lock_plan
-from forgegate.run.plan_store import plan_run_state
 
 MODEL = "tgpt:latest"
 TASKS = {"t1": "Say something about fruit.", "t2": "Say something about the sky."}

@@ -9,8 +9,8 @@ import pytest
 from semantic_helpers import metrics_args, run_cli, standard_files
 from test_run_semantic import plan_text
 
+from forgegate.core.experiments import primary_endpoint
 from forgegate.errors import UsageError
-from forgegate.plan.experiments import primary_endpoint
 
 
 def run_metrics(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,

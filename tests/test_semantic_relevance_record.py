@@ -14,9 +14,10 @@ import pytest
 from semantic_helpers import run_cli
 from test_semantic_relevance import A, B, sheet
 
+from forgegate.core.rules import RELEVANCE_RULE
 from forgegate.core.verdict import Gate
 from forgegate.errors import InputError
-from forgegate.gate.semantic import RELEVANCE_RULE, relevance_reason
+from forgegate.gate.semantic import relevance_reason
 from forgegate.semantic.relevance_record import load_relevance, read_record
 
 

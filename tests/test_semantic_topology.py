@@ -14,6 +14,7 @@ from semantic_helpers import RELEVANCE, T1, T2, write_jsonl
 from forgegate.core.verdict import Gate, Reason, Verdict
 from forgegate.errors import InputError
 from forgegate.pipeline.plan_semantic import SemanticOutcome, endpoint_value
+from forgegate.pipeline.semantic_table import gate_table
 from forgegate.pipeline.semantic_topology import finish_topology, topology_inputs
 from forgegate.plan.instruments import SemanticParams
 from forgegate.semantic import MetricsRequest, Roles, compute_metrics
@@ -48,7 +49,7 @@ def score(folder: Path, p: SemanticParams) -> tuple[dict[str, Any] | None, Verdi
     inputs = topology_inputs(loaded, p, GROUPED, RELEVANCE)  # type: ignore[arg-type]
     request = MetricsRequest(GROUPED, RELEVANCE, Roles("A", "B", "R"), BootstrapSettings(seed=5, n_resamples=500),
                              aggregates=inputs.pools, exploratory=True, experiment="E3_TOPOLOGY")
-    metrics = compute_metrics(request)
+    metrics = gate_table(compute_metrics(request))  # the table as the plan's pipeline words it
     base = Verdict.combine([Reason("semantic: metrics-computed", Gate.HOLD, "estimate")])
     block, verdict = finish_topology(p, inputs, metrics, base)
     return block, verdict, metrics

@@ -1,4 +1,4 @@
-"""Where the bundled battery, live test and LATTICE symbol table lie inside the installed package."""
+"""Where the bundled battery, live test, LATTICE symbol table and gate configs lie inside the installed package."""
 
 from __future__ import annotations
 
@@ -32,3 +32,14 @@ def bundled_probe_battery_path() -> Path:
 def bundled_lattice_path() -> Path:
     """The canonical LATTICE symbol table the bundled battery is built from (``data/lattice.toml``)."""
     return _package_file("lattice.toml")
+
+
+def bundled_gate_config_path() -> Path:
+    """GLOSS v2's gate config (``data/gates/gloss-v2.toml``): the categories' weights and floors, walls, loops."""
+    return _package_file("gates", "gloss-v2.toml")
+
+
+def bundled_probe_gate_config_path() -> Path:
+    """The training probe's gate (``data/gates/gloss-v2-probe.toml``): GLOSS v2's rules with weights for the probe's
+    four categories. A path, not a parsed config, so the training loop names it without importing ``gate/``."""
+    return _package_file("gates", "gloss-v2-probe.toml")

@@ -27,9 +27,12 @@ _CORPUS = typer.Option(..., "--corpus", help=_CORPUS_HELP)
 
 
 def _finish(lines: list[str], result: AuditResult, json_out: Path | None) -> None:
+    """Print the audit's lines and the verdict's (its word and finding), write the JSON, exit with the word."""
+    from forgegate.audit.outcome import AuditFinding
+    from forgegate.audit.render import verdict_lines
     from forgegate.jsonio import write_json_atomic
 
-    for line in lines:
+    for line in [*lines, *verdict_lines(result.gate, AuditFinding(result.finding))]:
         console.print(line, markup=False, soft_wrap=True)
     if json_out is not None:
         write_json_atomic(json_out, result.to_json())
@@ -48,16 +51,11 @@ def loops(
 ) -> None:
     """CORPUS_LOOP_INJECTION: rows that repeat a phrase, escalate a symbol, echo the prompt, or
     near-duplicate one prompt."""
-    from forgegate.audit import read_corpus, run_loop_audit, with_clean_copy
-    from forgegate.audit.outcome import AuditFinding
-    from forgegate.audit.render import loop_lines, verdict_lines
-    from forgegate.results.audit import LoopAuditResult
+    from forgegate.audit.render import loop_lines
+    from forgegate.pipeline.audits import loop_audit
 
-    report = run_loop_audit(read_corpus(corpus), seed=seed, top=top, min_repeats=min_repeats)
-    if write_clean is not None:
-        report = with_clean_copy(report, corpus, write_clean, LoopAuditResult.of(report).gate)
-    result = LoopAuditResult.of(report)
-    _finish([*loop_lines(report), *verdict_lines(result.gate, AuditFinding(result.finding))], result, json_out)
+    done = loop_audit(corpus, seed=seed, top=top, min_repeats=min_repeats, write_clean=write_clean)
+    _finish(loop_lines(done.report), done.result, json_out)
 
 
 @audit_app.command("leak")
@@ -78,18 +76,11 @@ def leak(
     json_out: Path | None = _JSON,
 ) -> None:
     """Removed character names still present in built pairs, per split and half."""
-    from forgegate.audit import run_leak_audit
-    from forgegate.audit.outcome import AuditFinding
-    from forgegate.audit.render import leak_lines, verdict_lines
-    from forgegate.results.audit import LeakAuditResult
+    from forgegate.audit.render import leak_lines
+    from forgegate.pipeline.audits import leak_audit
 
-    report = run_leak_audit(source, renamed, pairs, seed=seed, rename_map=rename_map, planted=planted,
-                            glob=glob)
-    from forgegate.fixture.provenance import sha256_bytes_of
-
-    result = LeakAuditResult.of(report).model_copy(update={"pairs_sha256": {str(p): sha256_bytes_of(p)
-                                                                            for p in pairs}})
-    _finish([*leak_lines(report), *verdict_lines(result.gate, AuditFinding(result.finding))], result, json_out)
+    done = leak_audit(source, renamed, pairs, seed=seed, rename_map=rename_map, planted=planted, glob=glob)
+    _finish(leak_lines(done.report), done.result, json_out)
 
 
 @audit_app.command("format")
@@ -101,14 +92,11 @@ def format_(
     json_out: Path | None = _JSON,
 ) -> None:
     """EVAL_FALSE_NEGATIVE: battery prompts shaped unlike the training prompts."""
-    from forgegate.audit import load_battery_prompts, read_corpus, run_format_audit
-    from forgegate.audit.outcome import AuditFinding
-    from forgegate.audit.render import format_lines, verdict_lines
-    from forgegate.results.audit import FormatAuditResult
+    from forgegate.audit.render import format_lines
+    from forgegate.pipeline.audits import format_audit
 
-    report = run_format_audit(load_battery_prompts(battery), read_corpus(corpus), min_rows=min_rows)
-    result = FormatAuditResult.of(report)
-    _finish([*format_lines(report), *verdict_lines(result.gate, AuditFinding(result.finding))], result, json_out)
+    done = format_audit(battery, corpus, min_rows=min_rows)
+    _finish(format_lines(done.report), done.result, json_out)
 
 
 @audit_app.command("contamination")
@@ -124,15 +112,11 @@ def contamination(
     json_out: Path | None = _JSON,
 ) -> None:
     """Battery items present verbatim or near-verbatim in the training corpus."""
-    from forgegate.audit import load_battery_prompts, read_corpus, run_contamination_audit
-    from forgegate.audit.outcome import AuditFinding
-    from forgegate.audit.render import contamination_lines, verdict_lines
-    from forgegate.results.audit import ContaminationAuditResult
+    from forgegate.audit.render import contamination_lines
+    from forgegate.pipeline.audits import contamination_audit
 
-    report = run_contamination_audit(load_battery_prompts(battery), read_corpus(corpus), n=ngram,
-                                     seed=seed, planted=planted)
-    result = ContaminationAuditResult.of(report)
-    _finish([*contamination_lines(report), *verdict_lines(result.gate, AuditFinding(result.finding))], result, json_out)
+    done = contamination_audit(battery, corpus, ngram=ngram, seed=seed, planted=planted)
+    _finish(contamination_lines(done.report), done.result, json_out)
 
 
 def register(app: typer.Typer) -> None:

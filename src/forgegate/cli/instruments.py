@@ -127,11 +127,10 @@ def checkpoints(
 ) -> None:
     """Loss-curve ties: median neighbour jitter, the minimum, and which checkpoints it cannot separate."""
     from forgegate.jsonio import write_json_atomic
-    from forgegate.metrics import checkpoint_ties, read_trainer_state
+    from forgegate.pipeline.checkpoints import checkpoint_ties_of
     from forgegate.report.metrics_terminal import print_checkpoints
-    from forgegate.results.checkpoints import CheckpointTiesResult
 
-    result = CheckpointTiesResult.of(checkpoint_ties(read_trainer_state(trainer_state)))
+    result = checkpoint_ties_of(trainer_state)
     if json_out is not None:
         write_json_atomic(json_out, result.to_json())
     print_checkpoints(result, console)

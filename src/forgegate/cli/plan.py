@@ -39,8 +39,8 @@ def lock(
     plan's [leak_audit] found a leak, exit 1, or failed a control, exit 4)."""
     from forgegate.cli.common import exit_with
     from forgegate.pipeline.plan_audit import AuditLockRefusedError, lock_with_audit
+    from forgegate.pipeline.plan_store import plan_run_state
     from forgegate.plan import lock_path
-    from forgegate.run.plan_store import plan_run_state
 
     state = plan_run_state(plan, store)
     try:
@@ -66,9 +66,9 @@ def check(
 ) -> None:
     """Validate the plan and its files; say whether it is locked and whether its run has started."""
     from forgegate.pipeline.confirmatory import check_confirmatory
+    from forgegate.pipeline.plan_store import plan_run_state
     from forgegate.plan import RULE_DOES_NOT_MOVE, check_adapters, check_inputs, load_plan, read_lock
     from forgegate.plan.lock import current_lock
-    from forgegate.run.plan_store import plan_run_state
 
     loaded = load_plan(plan)
     inputs = check_inputs(loaded)

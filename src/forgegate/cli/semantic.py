@@ -8,9 +8,8 @@ import typer
 
 from forgegate.cli.common import console, exit_with
 from forgegate.cli.options import HTML_OPTION, MARKDOWN_OPTION
+from forgegate.core.experiments import EXPERIMENT_NAMES
 from forgegate.core.limits import RNG_SEED_MAX
-from forgegate.errors import UsageError
-from forgegate.plan.experiments import EXPERIMENT_NAMES
 from forgegate.semantic.embedding import DEFAULT_THRESHOLD
 from forgegate.semantic.entailment import JUDGES
 
@@ -41,18 +40,14 @@ def metrics(
     markdown: Path | None = MARKDOWN_OPTION.default,
 ) -> None:
     """Support, D_sem, H_sem, P, ES_LOSS, REC_GAIN, IRREV_OBS, AGG_COVERAGE, MINORITY_RECALL with CIs."""
-    from forgegate.jsonio import write_json_atomic
+    from forgegate.pipeline.semantic_commands import semantic_metrics
     from forgegate.report import write_reports
     from forgegate.report.semantic_terminal import render_metrics
-    from forgegate.results import SemanticMetricsResult
-    from forgegate.semantic import Roles, metrics_from_files
+    from forgegate.semantic import Roles
 
-    table = metrics_from_files(samples, relevance, Roles(reference, contracted, recovery), aggregates=aggregates,
-                               seed=seed, exploratory=exploratory, experiment=experiment,
-                               primary=primary)
-    result = SemanticMetricsResult.of(table)
-    if json_out is not None:
-        write_json_atomic(json_out, result.to_json())
+    result = semantic_metrics(samples, relevance, Roles(reference, contracted, recovery), aggregates=aggregates,
+                              seed=seed, exploratory=exploratory, experiment=experiment, primary=primary,
+                              json_out=json_out)
     if html is not None or markdown is not None:
         write_reports(result, html, markdown)
     render_metrics(result, console)
@@ -125,12 +120,9 @@ def freeze_cmd(
     out: Path = typer.Option(..., "--out", help="Frozen codebook to write (never overwritten)."),
 ) -> None:
     """Freeze a draft codebook: cluster IDs, labels, exemplars, rule and judge, content hash."""
-    from forgegate.semantic.codebook import freeze, load_codebook, write_codebook
+    from forgegate.pipeline.semantic_commands import freeze_codebook
 
-    if out.exists():
-        raise UsageError(f"{out} exists: a frozen codebook is never overwritten")
-    book = freeze(load_codebook(draft, require_frozen=False))
-    write_codebook(book, out)
+    book = freeze_codebook(draft, out)
     console.print(f"frozen {out} sha256 {book.content_hash}")
     if book.development_samples is None:
         from forgegate.semantic.separation import REBUILD
@@ -173,17 +165,9 @@ def sheets_cmd(
     seed: int = typer.Option(0, "--seed", min=0, max=RNG_SEED_MAX, help="Seed of the sheet's shuffling."),
 ) -> None:
     """The condition-masked relevance sheet of a frozen codebook: two annotators (not the author) fill a copy each."""
-    import numpy as np
+    from forgegate.pipeline.semantic_commands import write_relevance_sheet
 
-    from forgegate.semantic.codebook import load_codebook
-    from forgegate.semantic.sheets import relevance_sheet
-
-    book = load_codebook(codebook, require_frozen=True)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    sheet = out_dir / "relevance_sheet.csv"
-    if sheet.exists():
-        raise UsageError(f"{sheet} exists: annotators may already be filling it; choose another --out")
-    rows = relevance_sheet(book, sheet, np.random.default_rng(seed))
+    sheet, rows = write_relevance_sheet(codebook, out_dir, seed=seed)
     console.print(f"relevance sheet: {sheet} ({rows} clusters); each annotator fills a copy, then "
                   "`forgegate semantic relevance` adjudicates")
 
@@ -202,41 +186,15 @@ def relevance_cmd(
     json_out: Path | None = typer.Option(None, "--json", help="Write the relevance result (kappa, gate) as JSON here."),
 ) -> None:
     """Adjudicated R(c) from double annotation, with Cohen's kappa; INCOMPLETE while disagreements are open."""
-    from datetime import UTC, datetime
+    from forgegate.pipeline.semantic_commands import adjudicate_relevance
 
-    from forgegate.gate.semantic import relevance_gate
-    from forgegate.jsonio import write_json_atomic
-    from forgegate.semantic.codebook import load_codebook
-    from forgegate.semantic.relevance import Annotation, adjudicate, check_codebook_coverage
-    from forgegate.semantic.relevance_record import record_lines, write_record
-
-    anns = []
-    for spec in (first, second):
-        name, sep, path = spec.partition("=")
-        if not sep or not name.strip():
-            raise UsageError(f"{spec!r}: write NAME=PATH")
-        anns.append(Annotation(name.strip(), Path(path)))
-    final, report = adjudicate(anns[0], anns[1], author=author, adjudication=adjudication)
-    gate = relevance_gate(report["complete"])
-    report["gate"] = gate.value
-    book_hash = None
-    if codebook is not None:
-        book = load_codebook(codebook, require_frozen=True)
-        check_codebook_coverage([*final, *report["open_disagreements"]],
-                                [c.id for t in book.tasks.values() for c in t.clusters], anns[1].path)
-        book_hash = book.content_hash
-    lines = None
-    if report["complete"]:
-        lines = record_lines(anns[0], anns[1], final, report, adjudicator=adjudicator or "",
-                             codebook_hash=book_hash, now=datetime.now(UTC))
-    if json_out is not None:
-        write_json_atomic(json_out, report)
-    if lines is not None:
-        write_record(out, lines)
+    done = adjudicate_relevance(first, second, author=author, adjudication=adjudication, adjudicator=adjudicator,
+                                codebook=codebook, out=out, json_out=json_out)
+    report = done.report
     kappa = report["cohens_kappa"]
     console.print(f"kappa {'NA' if kappa is None else f'{kappa:.3f}'}, {len(report['disagreements'])} "
-                  f"disagreements, {len(report['open_disagreements'])} open: {gate.value}")
-    exit_with(gate)
+                  f"disagreements, {len(report['open_disagreements'])} open: {done.gate.value}")
+    exit_with(done.gate)
 
 
 @semantic_app.command("compare")
@@ -251,42 +209,15 @@ def compare_cmd(
     bridge (FIELD_TOK != FIELD_SEM != FIELD_TRAJ != FIELD_VIS)."""
     from rich.markup import escape
 
+    from forgegate.pipeline.semantic_commands import compare_semantic
     from forgegate.report.semantic_terminal import fmt
-    from forgegate.results import PlanRunResult, SemanticMetricsBody, SemanticMetricsResult
-    from forgegate.results.read import read_result_json
-    from forgegate.semantic.fields import TABLE_FIELD, across_value, bridged, field_problem, known_endpoints
 
-    tables = []
-    for path in (left, right):
-        result = read_result_json(path).result
-        body: SemanticMetricsBody | None = (
-            result if isinstance(result, SemanticMetricsResult)
-            else result.semantic.metrics if isinstance(result, PlanRunResult) and result.semantic is not None
-            else None)
-        if body is None:
-            raise UsageError(f"{path}: a {result.kind} result with no semantic metrics table")
-        tables.append(body.to_json())  # the field rules (semantic.fields) read the table as its JSON
-    bridges: list[dict[str, object]] = []
-    if plan is not None:  # bridges are declared in a plan, never read from a result file
-        from forgegate.plan import load_plan
-
-        params = load_plan(plan).plan.instruments.semantic
-        bridges = [b.model_dump(mode="json") for b in (params.bridges if params is not None else ())]
-    problem = field_problem(tables[0], tables[1], left_name=str(left), right_name=str(right), bridges=bridges)
-    if problem is not None:
-        raise UsageError(problem)
-    known = sorted({*known_endpoints(tables[0]), *known_endpoints(tables[1])})
-    if endpoint not in known:
-        raise UsageError(f"--endpoint {endpoint!r} is not an endpoint of these results (they report "
-                         f"{', '.join(known) or 'none'})")
-    fields = [str(t.get("field", TABLE_FIELD)) for t in tables]
-    bridge = bridged(fields[0], fields[1], bridges)
-    console.print(f"field: {fields[0]}" if bridge is None else
-                  escape(f"fields: {fields[0]} / {fields[1]}, through the plan's bridge: {bridge['how']}"))
-    for path, table in zip((left, right), tables, strict=True):
-        entries = across_value(table, endpoint) or [(endpoint, None)]
-        values = "; ".join(f"{label} {fmt(v)}" for label, v in entries)
-        console.print(escape(f"{path} ({table.get('mode')}): {values}"))
+    shown = compare_semantic(left, right, endpoint=endpoint, plan=plan)
+    console.print(escape(f"field: {shown.fields[0]}" if shown.bridge is None else
+                         f"fields: {shown.fields[0]} / {shown.fields[1]}, through the plan's bridge: {shown.bridge}"))
+    for side in shown.sides:
+        values = "; ".join(f"{label} {fmt(v)}" for label, v in side.values)
+        console.print(escape(f"{side.path} ({side.mode}): {values}"))
 
 
 @semantic_app.command("quality-sheet")
@@ -311,15 +242,10 @@ def validate_cmd(
     json_out: Path | None = typer.Option(None, "--json", help="Write the agreement and its word as JSON here."),
 ) -> None:
     """Score the blinded human validation sheet against the clustering: agreement with bootstrap intervals."""
-    from forgegate.gate.semantic import validation_verdict
-    from forgegate.jsonio import write_json_atomic
-    from forgegate.semantic.bootstrap import BootstrapSettings
-    from forgegate.semantic.human_validation import score_validation
+    from forgegate.pipeline.semantic_commands import validate_clustering
 
-    score = score_validation(sheet, key, BootstrapSettings(seed=seed))
-    verdict = validation_verdict(score, minimum)
-    if json_out is not None:
-        write_json_atomic(json_out, score | {"minimum": minimum} | verdict.to_json())
+    done = validate_clustering(sheet, key, minimum=minimum, seed=seed, json_out=json_out)
+    score, verdict = done.score, done.verdict
     for name in ("agreement", "within_cluster", "between_clusters"):
         part = score[name]
         value = "NA" if part["value"] is None else f"{part['value']:.3f}"

@@ -13,16 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from forgegate.core.kinds import AXES
+from forgegate.core.rules import THREE_AXIS_RULE
 from forgegate.core.verdict import Gate, Reason, Verdict, worst_gate
-
-HOLD_LABEL = "HOLD (operator's call)"
-THREE_AXIS_RULE = "three-axis rule"
-"""The rule's one name: in its reasons, in the plan's combination, and on the terminal's table."""
-
-
-def gate_label(gate: Gate) -> str:
-    """How a gate word prints in the verdict table (HOLD always says whose call it is)."""
-    return HOLD_LABEL if gate is Gate.HOLD else gate.value
 
 
 def axis_verdict(reasons: Iterable[Reason]) -> Verdict:

@@ -4,15 +4,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from forgegate.core.rules import CONTROL_RULE_SUFFIX
 from forgegate.core.verdict import Gate, Reason
-
-CONTROL_RULE_SUFFIX = " controls"
-"""Every control reason's rule is the instrument's name followed by this."""
-
-
-def is_control_rule(rule: str) -> bool:
-    """Whether a reason's rule is an instrument's controls (readers find the controls by this, not by wording)."""
-    return rule.endswith(CONTROL_RULE_SUFFIX)
 
 
 class ControlCounts(Protocol):

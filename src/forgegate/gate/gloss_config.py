@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import hashlib
 import math
-from importlib import resources
 from pathlib import Path
 
 from pydantic import Field, field_validator
 
 from forgegate.battery.loader import Battery
+from forgegate.battery.resources import bundled_gate_config_path, bundled_probe_gate_config_path
 from forgegate.battery.structure import structure_breaches
 from forgegate.core.loop_settings import LOOP_RULE, LoopSettings
 from forgegate.core.match_rule import MATCH_RULE
@@ -28,6 +28,9 @@ from forgegate.gate.gloss_v2 import invariant_breaches
 from forgegate.jsonio import decode_utf8_or_input_error, read_bytes_or_input_error
 from forgegate.tomlio import TomlLocator, parse_toml, validate_toml
 from forgegate.userfile import UserFileModel
+
+__all__ = ["GateConfig", "LiveRule", "bundled_gate_config_path", "bundled_probe_gate_config_path", "gate_identity",
+           "load_gate_config", "parse_gate_config"]
 
 
 class LiveRule(UserFileModel):
@@ -114,15 +117,6 @@ class GateConfig(UserFileModel):
                              hint=f"gate '{self.name}' is GLOSS v2; fix the battery to the spec's structure, or run "
                                   "the same battery honestly under a copy of the gate config that says gloss_v2 = "
                                   "false (its results then never say GLOSS EVAL v2 and never graduate)")
-
-
-def bundled_gate_config_path() -> Path:
-    return Path(str(resources.files("forgegate") / "data" / "gates" / "gloss-v2.toml"))
-
-
-def bundled_probe_gate_config_path() -> Path:
-    """The training probe's gate: GLOSS v2's rules with weights for the probe's four categories."""
-    return Path(str(resources.files("forgegate") / "data" / "gates" / "gloss-v2-probe.toml"))
 
 
 def load_gate_config(path: Path | None = None) -> tuple[GateConfig, str]:

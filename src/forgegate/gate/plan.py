@@ -14,8 +14,9 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
+from forgegate.core.rules import THREE_AXIS_RULE, gate_label
 from forgegate.core.verdict import Gate, Reason, Verdict, worst_gate
-from forgegate.gate.arms import THREE_AXIS_RULE, arms_verdict, gate_label
+from forgegate.gate.arms import arms_verdict
 from forgegate.gate.semantic import primary_na
 from forgegate.gate.ship import ShipDecision
 

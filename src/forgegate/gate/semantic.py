@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from forgegate.core.rules import RELEVANCE_RULE
 from forgegate.core.verdict import Gate, Reason, Verdict
 
 NA_WHY = ("NA across tasks (REC_GAIN and IRREV_OBS are NA where ES_LOSS is 0 or NA; every metric is NA "
@@ -69,10 +70,6 @@ def plan_semantic_verdict(library_reasons: Iterable[Mapping[str, Any]], *, draft
         reasons.append(Reason("semantic: codebook", Gate.PASS, "draft codebook built on this run's samples with the "
                               "embedding judge (not frozen): the table is exploratory"))
     return Verdict.combine(reasons)
-
-
-RELEVANCE_RULE = "semantic: relevance R(c)"
-"""The rule name of a plan's relevance reason (T_GPT v0.8.1 ``relevance``)."""
 
 
 def relevance_reason(*, confirmatory: bool, adjudication: Mapping[str, Any] | None, source: str,
@@ -165,12 +162,6 @@ def with_quality_guardrails(verdict: Verdict, quality: Mapping[str, Mapping[str,
 def relevance_gate(complete: bool) -> Gate:
     """``semantic relevance``: adjudicated relevance is PASS once every disagreement is settled, else INCOMPLETE."""
     return Gate.PASS if complete else Gate.INCOMPLETE
-
-
-def control_word(passed: bool) -> str:
-    """How one T_GPT control's outcome is shown in the report's controls table (the table's word, not the gate's:
-    the controls' reason above makes a failed control INVALID)."""
-    return Gate.PASS.value if passed else Gate.FAIL.value
 
 
 VALIDATION_RULE = "codebook validation"

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
+from forgegate.core.rules import format_ratio
 from forgegate.core.verdict import Gate, Reason, Verdict
 from forgegate.gate.arms import axis_verdict
 
@@ -64,11 +65,6 @@ def voice_control_reason(controls: VoiceControlOutcome) -> Reason:
 def voice_unmeasured(author: str, problem: str) -> Reason:
     """The voice rule when the seeds cannot give a floor: INCOMPLETE, never a pass."""
     return Reason("voice", Gate.INCOMPLETE, f"{author}: {problem}")
-
-
-def format_ratio(ratio: float | None) -> str:
-    """How a gap/floor ratio prints (a zero floor has none)."""
-    return f"{ratio:.1f}x" if ratio is not None else "n/a (zero floor)"
 
 
 def voice_reason(author: str, control: str, candidate: str, control_mean: float, candidate_mean: float,

@@ -12,9 +12,9 @@ relevance adjudication is checked.
 
 from __future__ import annotations
 
+from forgegate.core.experiments import EXPERIMENT_NAMES, RECURRENCE_ENDPOINT, primary_endpoint
 from forgegate.jsonio import parse_json_strict
 from forgegate.plan import LoadedPlan, SemanticParams
-from forgegate.plan.experiments import EXPERIMENT_NAMES, RECURRENCE_ENDPOINT, primary_endpoint
 from forgegate.semantic.bootstrap import N_RESAMPLES, BootstrapSettings
 from forgegate.semantic.codebook import Codebook, load_codebook
 from forgegate.semantic.entailment import JUDGES

@@ -36,11 +36,10 @@ def format_followup(failed_categories: Sequence[str], battery_path: Path,
             finding=f"{named} failed: GLOSS v2's follow-up is a format audit (eval prompts vs training "
                     f"prompts): forgegate audit format --battery {battery_path} --corpus TRAINING.jsonl, "
                     f"or pass --training-corpus; {STILL_FAILS}")
-    from forgegate.audit import load_battery_prompts, read_corpus, run_format_audit
-    from forgegate.gate.audit import audit_verdict
+    from forgegate.pipeline.audits import format_audit
 
-    report = run_format_audit(load_battery_prompts(battery_path), read_corpus(corpus))
-    audit_gate = audit_verdict(report.controls, report.finding).gate
+    audited = format_audit(battery_path, corpus)
+    report, audit_gate = audited.report, audited.result.gate
     said = f"{audit_gate.value} (finding: {report.finding.value})"
     per_category = report.per_category()
     flagged = {c: per_category.get(c, [0, 0]) for c in categories}

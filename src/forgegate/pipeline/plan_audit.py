@@ -18,6 +18,7 @@ from forgegate.core.audit_finding import AuditFinding
 from forgegate.core.verdict import Gate, Reason
 from forgegate.errors import InputError
 from forgegate.gate.audit import audit_verdict, lock_audit_reason
+from forgegate.pipeline.audits import leak_result
 from forgegate.pipeline.confirmatory import check_confirmatory
 from forgegate.pipeline.fixture_audit import audited_pairs, check_fixture_audit, require_no_pairs_fixture
 from forgegate.pipeline.plan_quality import check_declarations_at_lock
@@ -101,7 +102,7 @@ def _run(loaded: LoadedPlan, audit: LeakAudit) -> tuple[LeakAuditResult, str, st
                             [loaded.resolve(p) for p in audit.pairs], seed=audit.seed,
                             rename_map=loaded.resolve(audit.map) if audit.map is not None else None,
                             planted=audit.planted, glob=audit.glob)
-    result = LeakAuditResult.of(report)
+    result = leak_result(report)
     canonical = json.dumps(result.to_json(), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return result, hashlib.sha256(canonical.encode("utf-8")).hexdigest(), RAN_AT_LOCK
 

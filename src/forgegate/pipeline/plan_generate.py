@@ -16,6 +16,7 @@ from forgegate.errors import UsageError
 from forgegate.metrics.generations import Generation
 from forgegate.pipeline.plan_checks import preflight
 from forgegate.pipeline.plan_fixture import fixture_battery, fixture_items
+from forgegate.pipeline.plan_store import plan_run_id, plan_run_state
 from forgegate.plan import (
     RULE_DOES_NOT_MOVE,
     LockedPlan,
@@ -25,7 +26,6 @@ from forgegate.plan import (
     load_plan,
 )
 from forgegate.run import ArmSpec, ExecutionSummary, SamplingSpec, generate, plan_requests
-from forgegate.run.plan_store import plan_run_id, plan_run_state
 from forgegate.store import RunMeta, RunStore, writable_store_dir
 
 

@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from forgegate.core.rules import gate_label
 from forgegate.core.verdict import Reason, Verdict
-from forgegate.gate.arms import gate_label
 from forgegate.gate.plan import (
     comparison_verdict,
     generation_reasons,

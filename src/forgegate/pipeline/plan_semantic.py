@@ -14,6 +14,7 @@ from dataclasses import KW_ONLY, dataclass
 from pathlib import Path
 from typing import Any
 
+from forgegate.core.experiments import RECURRENCE_ENDPOINT, primary_endpoint
 from forgegate.core.verdict import Reason, Verdict
 from forgegate.errors import UsageError
 from forgegate.gate.semantic import (
@@ -29,10 +30,10 @@ from forgegate.pipeline.plan_generate import PlanGenerations
 from forgegate.pipeline.plan_quality import score_quality
 from forgegate.pipeline.semantic_judge import draft_judge, frozen_judge
 from forgegate.pipeline.semantic_recurrence import recurrence_outcome
+from forgegate.pipeline.semantic_table import gate_table
 from forgegate.pipeline.semantic_topology import finish_topology, topology_inputs
 from forgegate.pipeline.semantic_validation import add_validation
 from forgegate.plan import SemanticParams
-from forgegate.plan.experiments import RECURRENCE_ENDPOINT, primary_endpoint
 from forgegate.results import PlanSemantic, PlanSemanticMetrics, reason_models
 from forgegate.semantic import MetricsRequest, Roles, SampleRow, compute_metrics
 from forgegate.semantic.bootstrap import BootstrapSettings
@@ -202,7 +203,7 @@ def score_semantic(gens: PlanGenerations) -> SemanticOutcome:
                              primary_endpoint=declared, aggregates=topology.pools,
                              tau=params.tau_support, minimum_count=params.minimum_count,
                              sensitivity=params.sensitivity)
-    metrics = compute_metrics(request)
+    metrics = gate_table(compute_metrics(request))
     metrics["inputs"] = {"assignments": str(path), "relevance": relevance_info}
     metrics["declared_experiment"] = params.experiment
     metrics["bridges"] = [b.model_dump(mode="json") for b in params.bridges]  # the plan's, for `semantic compare`

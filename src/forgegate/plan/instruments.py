@@ -20,8 +20,8 @@ from forgegate.core.declared import (
     SemanticField,
     floor_rule_refusal,
 )
+from forgegate.core.experiments import RECURRENCE_ENDPOINT, Experiment
 from forgegate.core.limits import MAX_COUNT, MAX_PASSAGES, MIN_SEGMENT_WORDS
-from forgegate.plan.experiments import RECURRENCE_ENDPOINT, Experiment
 from forgegate.plan.order import ExperimentOrder
 from forgegate.plan.quality import QualityDeclaration
 from forgegate.plan.recurrence import RecurrenceParams
@@ -223,8 +223,8 @@ class SemanticParams(UserFileModel):
     @field_validator("primary_endpoint")
     @classmethod
     def _primary_declared(cls, value: str | None, info: ValidationInfo) -> str | None:
+        from forgegate.core.experiments import primary_endpoint
         from forgegate.errors import UsageError
-        from forgegate.plan.experiments import primary_endpoint
 
         experiment = info.data.get("experiment")
         if experiment is None:  # the experiment itself was refused

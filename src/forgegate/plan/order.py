@@ -1,7 +1,7 @@
 """``[instruments.semantic.order]``: where a confirmatory experiment stands in T_GPT's E1 -> E2 -> E3 -> E4.
 
 T_GPT v0.8.1's ``primary_experiment_order`` is E1_STAGE, E2_RECOVERY, E3_TOPOLOGY, E4_R_META (the order of
-``plan.experiments.EXPERIMENT_NAMES``). A later experiment's confirmatory run refuses while an earlier one of the
+``core.experiments.EXPERIMENT_NAMES``). A later experiment's confirmatory run refuses while an earlier one of the
 same study is unconfirmed, unless the plan says why (issue 36); ``pipeline.confirmatory`` checks it.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pydantic import Field, model_validator
 
-from forgegate.plan.experiments import Experiment
+from forgegate.core.experiments import Experiment
 from forgegate.userfile import UserFileModel
 
 

@@ -8,8 +8,8 @@ from rich.console import Console
 from rich.markup import escape
 
 from forgegate.core.gloss_v2 import GLOSS_V2_TITLE, titled
+from forgegate.core.rules import is_control_rule
 from forgegate.core.verdict import Gate
-from forgegate.gate.controls import is_control_rule
 from forgegate.report.fmt import sigma_text
 from forgegate.results.eval import EvalBody, EvalResult, StopDistributionResult
 

@@ -7,9 +7,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from forgegate.core.rules import format_ratio, gate_label
 from forgegate.core.verdict import Gate
-from forgegate.gate.arms import gate_label
-from forgegate.gate.voice import format_ratio
 from forgegate.results.base import Gated
 from forgegate.results.checkpoints import CheckpointTiesResult
 from forgegate.results.damage import DamageAxis

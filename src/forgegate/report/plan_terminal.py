@@ -8,8 +8,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from forgegate.core.rules import THREE_AXIS_RULE
 from forgegate.core.verdict import Gate
-from forgegate.gate.arms import THREE_AXIS_RULE
 from forgegate.report.arms_cells import Axis, axis_numbers, comparison_entries
 from forgegate.report.metrics_terminal import gate_markup, print_damage, print_memorization, print_verdict, print_voice
 from forgegate.report.plan_terminal_parts import primary_text, print_gloss, print_semantic

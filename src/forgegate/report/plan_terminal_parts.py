@@ -8,8 +8,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from forgegate.core.rules import RELEVANCE_RULE
 from forgegate.core.verdict import Gate
-from forgegate.gate.semantic import RELEVANCE_RULE
 from forgegate.report.eval_terminal import print_eval
 from forgegate.report.quality_section import quality_lines
 from forgegate.report.semantic_extras import codebook_lines, recurrence_lines, topology_lines

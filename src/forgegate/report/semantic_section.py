@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from forgegate.core.rules import control_word
 from forgegate.core.tgpt_caveats import CAVEATS_TITLE, SEMANTIC_CAVEATS
-from forgegate.gate.semantic import control_word
 from forgegate.report.fmt import num, percent, with_ci
 from forgegate.report.plots import cluster_mass_chart
 from forgegate.report.table import Table

@@ -2,31 +2,20 @@
 
 Each carries the gate word (``gate.audit``: a failed control is INVALID, a finding FAIL, a clean
 audit PASS), its reasons, and what it found in ``finding`` (CLEAN, LEAK, LOOPS, MISMATCH,
-CONTAMINATED); the rest is every count the terminal prints.
+CONTAMINATED); the rest is every count the terminal prints. The models are plain fields: the pipeline
+(``pipeline/audits.py``) hands an audit's report to ``gate.audit`` and builds the result from both, so a result
+model decides nothing and names neither the gate nor the audit.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
-from forgegate.core.audit_finding import AuditFinding
-from forgegate.gate.audit import audit_verdict
-from forgegate.results.base import SCHEMA_VERSION, Gated, SchemaVersion, Strict, reason_models
-
-if TYPE_CHECKING:
-    from forgegate.audit import ContaminationReport, FormatReport, LeakReport, LoopReport
-    from forgegate.audit.outcome import Control
+from forgegate.results.base import Gated, SchemaVersion, Strict
 
 
 class AuditBody(Gated):
     """The verdict of an audit; each kind adds ``finding`` (CLEAN or its own word), apart from the gate word."""
-
-
-def _gated(kind: str, controls: tuple[Control, ...], finding: AuditFinding) -> dict[str, Any]:
-    """The fields every audit result shares: the gate's word and reasons, the finding, kind and version."""
-    verdict = audit_verdict(controls, finding)
-    return {"gate": verdict.gate, "reasons": reason_models(verdict), "finding": finding.value,
-            "kind": kind, "schema_version": SCHEMA_VERSION}
 
 
 class LeakSplit(Strict):
@@ -54,17 +43,6 @@ class LeakAuditResult(AuditBody):
     kind: Literal["leak_audit"]
     schema_version: SchemaVersion
 
-    @classmethod
-    def of(cls, report: LeakReport) -> LeakAuditResult:
-        """The audit's result from its report: the one place the report's figures become these fields."""
-        found = len(report.surfaces) - len(report.missing_from_source)
-        return cls(
-            splits={name: LeakSplit(pairs=split.pairs, leaking_instruction=split.leaking_instruction,
-                                    leaking_response=split.leaking_response, names=dict(split.names))
-                    for name, split in report.splits.items()},
-            controls=LeakControls(surfaces_found=(found, len(report.surfaces)), nonce_absent=report.nonce_absent,
-                                  planted_detected=(report.planted_detected, len(report.planted))),
-            **_gated("leak_audit", report.controls, report.finding))
 
 
 class LoopOffender(Strict):
@@ -99,18 +77,6 @@ class LoopAuditResult(AuditBody):
     kind: Literal["loop_audit"]
     schema_version: SchemaVersion
 
-    @classmethod
-    def of(cls, report: LoopReport) -> LoopAuditResult:
-        """The audit's result from its report: the one place the report's figures become these fields."""
-        copy = report.clean_copy
-        return cls(
-            rows=report.rows, flagged_rows=len(report.flagged), patterns=report.pattern_counts(),
-            offenders=[LoopOffender(line=f.line, patterns=dict(f.patterns)) for f in report.offenders],
-            controls=LoopControls(planted_found=(report.planted_found, report.planted),
-                                  clean_corpus_flags=report.clean_flags),
-            write_clean=CleanCopyModel(path=str(copy.path), written=copy.written, kept=copy.kept,
-                                       dropped=copy.dropped, note=copy.note) if copy else None,
-            seed=report.seed, **_gated("loop_audit", report.controls, report.finding))
 
 
 class FormatFlagged(Strict):
@@ -146,20 +112,6 @@ class FormatAuditResult(AuditBody):
     kind: Literal["format_audit"]
     schema_version: SchemaVersion
 
-    @classmethod
-    def of(cls, report: FormatReport) -> FormatAuditResult:
-        """The audit's result from its report: the one place the report's figures become these fields."""
-        c, mismatch = report.comparison, report.mismatch_controls
-        return cls(
-            items=c.items, corpus_rows=c.corpus_rows, min_rows=report.min_rows, flagged_items=len(c.flagged),
-            features=c.feature_counts(), length_distribution_mismatch=c.length_distribution_mismatch,
-            categories={k: (flagged, items) for k, (flagged, items) in report.per_category().items()},
-            flagged=[FormatFlagged(id=m.item_id, category=m.category, reasons=m.reasons) for m in c.flagged],
-            battery=c.battery_profile, corpus=c.corpus_profile,
-            controls=FormatControls(identical_corpus_flags=report.identical_flags,
-                                    mismatch_detected=(sum(mismatch.values()), len(mismatch)),
-                                    mismatch_by_feature=dict(mismatch)),
-            **_gated("format_audit", report.controls, report.finding))
 
 
 class ContaminationHit(Strict):
@@ -194,19 +146,6 @@ class ContaminationAuditResult(AuditBody):
     kind: Literal["contamination_audit"]
     schema_version: SchemaVersion
 
-    @classmethod
-    def of(cls, report: ContaminationReport) -> ContaminationAuditResult:
-        """The audit's result from its report: the one place the report's figures become these fields."""
-        return cls(
-            ngram=report.n, items=report.items, short_items_whole_match=report.short_items,
-            items_without_words=list(report.empty_items), corpus_rows=report.corpus_rows,
-            contaminated=len(report.hits), contaminated_with_answer=sum(h.with_answer for h in report.hits),
-            hits=[ContaminationHit(id=h.item_id, category=h.category, method=h.method, overlap=round(h.overlap, 4),
-                                   rows=h.rows, lines=list(h.lines), with_answer=h.with_answer)
-                  for h in report.hits],
-            controls=ContaminationControls(planted_found=(report.planted_found, len(report.planted)),
-                                           clean_corpus_hits=report.clean_false_hits),
-            seed=report.seed, **_gated("contamination_audit", report.controls, report.finding))
 
 
 AuditResult = LeakAuditResult | LoopAuditResult | FormatAuditResult | ContaminationAuditResult

@@ -1,18 +1,15 @@
 """``forgegate checkpoints --json``: the loss curve's ties, as a registered result kind (no verdict: it measures).
 
-Built from :class:`forgegate.metrics.checkpoints.CheckpointTies` in one place (:meth:`CheckpointTiesResult.of`);
+Built from :class:`forgegate.metrics.checkpoints.CheckpointTies` in one place (``pipeline/checkpoints.py``);
 the JSON is this model's dump, the fields the command wrote before it had a kind, plus ``kind`` and
 ``schema_version``.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
-from forgegate.results.base import SCHEMA_VERSION, SchemaVersion, Strict
-
-if TYPE_CHECKING:  # read by attribute only: importing forgegate.metrics here would load numpy with every result
-    from forgegate.metrics.checkpoints import CheckpointTies, Ranked
+from forgegate.results.base import SchemaVersion, Strict
 
 
 class CheckpointPoint(Strict):
@@ -34,12 +31,6 @@ class RankedPoint(CheckpointPoint):
     jitters: float | None
     """``above_min`` in median neighbour jitters; None when the jitter is zero."""
 
-    @classmethod
-    def of(cls, ranked: Ranked) -> RankedPoint:
-        point = ranked.point
-        return cls(step=point.step, epoch=point.epoch, eval_loss=point.eval_loss, above_min=ranked.above_min,
-                   jitters=ranked.jitters)
-
 
 class CheckpointTiesResult(Strict):
     """The curve's median neighbour jitter, its minimum, the points inside one jitter of it, and the others."""
@@ -58,11 +49,3 @@ class CheckpointTiesResult(Strict):
     """Points within one jitter of the minimum (the minimum included): the curve cannot separate them."""
     others: list[RankedPoint]
     """Every other point, with its distance from the minimum."""
-
-    @classmethod
-    def of(cls, ties: CheckpointTies) -> CheckpointTiesResult:
-        best = ties.best
-        return cls(kind="checkpoint_ties", schema_version=SCHEMA_VERSION, eval_points=len(ties.points),
-                   median_neighbour_jitter=ties.jitter,
-                   minimum=CheckpointPoint(step=best.step, epoch=best.epoch, eval_loss=best.eval_loss),
-                   ties=[RankedPoint.of(r) for r in ties.ties], others=[RankedPoint.of(r) for r in ties.others])

@@ -10,7 +10,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from forgegate.semantic.analysis import MetricsRequest, compute_metrics
+    from forgegate.semantic.analysis import MetricsRequest, MetricsTable, compute_metrics
     from forgegate.semantic.bootstrap import BootstrapSettings
     from forgegate.semantic.files import metrics_from_files
     from forgegate.semantic.input_rows import UNMAPPED, AggregateRow, RelevanceRow, SampleRow
@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
 _HOME: dict[str, str] = {
     "MetricsRequest": "forgegate.semantic.analysis",
+    "MetricsTable": "forgegate.semantic.analysis",
     "compute_metrics": "forgegate.semantic.analysis",
     "BootstrapSettings": "forgegate.semantic.bootstrap",
     "metrics_from_files": "forgegate.semantic.files",
@@ -33,6 +34,7 @@ __all__ = [
     "AggregateRow",
     "BootstrapSettings",
     "MetricsRequest",
+    "MetricsTable",
     "RelevanceRow",
     "Roles",
     "SampleRow",

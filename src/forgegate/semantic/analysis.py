@@ -1,4 +1,9 @@
-"""The semantic metrics table: every task and variant, CIs, effects, Holm, controls, in the issue's JSON shape."""
+"""The semantic metrics table: every task and variant, CIs, effects, Holm, controls, in the issue's JSON shape.
+
+It measures and runs its controls; it does not word the table. What the gate reads (the controls, the tasks that
+miss a condition, the declared primary endpoint's values) travels beside the table in a ``MetricsTable``, and the
+pipeline (``pipeline/semantic_table.py``) hands it to ``gate.semantic.metrics_verdict``.
+"""
 
 from __future__ import annotations
 
@@ -10,8 +15,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from forgegate.gate.semantic import metrics_verdict
-from forgegate.plan.experiments import RECURRENCE_ENDPOINT, primary_endpoint
+from forgegate.core.experiments import RECURRENCE_ENDPOINT, primary_endpoint
 from forgegate.semantic import formulas as f
 from forgegate.semantic.bootstrap import (
     BootResult,
@@ -253,6 +257,19 @@ class _Analysis:
         return out, family
 
 
+@dataclass(frozen=True)
+class MetricsTable:
+    """The table as measured: ``body`` is its JSON without a verdict; the rest is what the gate words it by."""
+
+    body: Json
+    controls: list[Json]
+    """The metric controls (``name``, ``expected``, ``observed``, ``passed``), also ``body["controls"]``."""
+    incomplete: tuple[str, ...]
+    """Tasks that miss one of the roles' conditions, one sentence each."""
+    primaries: tuple[tuple[str, Json], ...]
+    """The declared primary endpoint's across-task value(s), labelled (``primary_values``)."""
+
+
 def primary_values(endpoint: str, across: Json) -> list[tuple[str, Json]]:
     """The across-task value(s) of a declared primary endpoint: one per aggregate for AGG_COVERAGE."""
     if endpoint in PAIR_METRICS:
@@ -266,8 +283,8 @@ def primary_values(endpoint: str, across: Json) -> list[tuple[str, Json]]:
     return [(f"{endpoint}[{name}]", {"endpoint": endpoint, **entry}) for name, entry in sorted(per_aggregate.items())]
 
 
-def compute_metrics(req: MetricsRequest) -> Json:
-    """The full metrics JSON (see the issue's shape); ``gate`` says whether it may be used as-is."""
+def compute_metrics(req: MetricsRequest) -> MetricsTable:
+    """The full metrics table (see the issue's shape) and what the gate needs to say whether it may be used."""
     analysis = _Analysis(req)
     for task in sorted(req.grouped):
         analysis.run_task(task)
@@ -285,11 +302,9 @@ def compute_metrics(req: MetricsRequest) -> Json:
     controls = run_controls(req.minimum_count, req.tau)
     endpoint = primary_endpoint(req.experiment, req.primary_endpoint)
     primaries = primary_values(endpoint, main["across_tasks"]) if endpoint is not None else []
-    verdict = metrics_verdict(controls, analysis.incomplete, primaries)
     mode = "exploratory" if req.exploratory else "confirmatory"
-    return {
+    body: Json = {
         "schema": "T_GPT_METRICS_V0_8_1",
-        **verdict.to_json(),
         "field": TABLE_FIELD,
         "bridges": [],
         "mode": mode,
@@ -315,3 +330,4 @@ def compute_metrics(req: MetricsRequest) -> Json:
         "holm": family,
         "controls": controls,
     }
+    return MetricsTable(body, controls, tuple(analysis.incomplete), tuple(primaries))

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from itertools import combinations
 from pathlib import Path
-from typing import Any
 
+from forgegate.core.experiments import RECURRENCE_ENDPOINT, primary_endpoint
 from forgegate.errors import InputError, UsageError
-from forgegate.plan.experiments import RECURRENCE_ENDPOINT, primary_endpoint
-from forgegate.semantic.analysis import MetricsRequest, compute_metrics
+from forgegate.semantic.analysis import MetricsRequest, MetricsTable, compute_metrics
 from forgegate.semantic.bootstrap import N_RESAMPLES, BootstrapSettings
 from forgegate.semantic.input_rows import read_aggregates, read_samples
 from forgegate.semantic.pools import AggregateInput
@@ -41,8 +40,8 @@ def metrics_from_files(
     experiment: str | None = None,
     primary: str | None = None,
     n_resamples: int = N_RESAMPLES,
-) -> dict[str, Any]:
-    """The metrics JSON for the files; bad rows raise InputError, a refused use raises UsageError."""
+) -> MetricsTable:
+    """The metrics table for the files; bad rows raise InputError, a refused use raises UsageError."""
     check_roles(roles.reference, roles.contracted, roles.recovery)
     endpoint = primary_endpoint(experiment, primary)
     if endpoint == RECURRENCE_ENDPOINT:
@@ -65,12 +64,13 @@ def metrics_from_files(
     request = MetricsRequest(grouped, rel, roles, BootstrapSettings(seed=seed, n_resamples=n_resamples),
                              aggregates=pools, exploratory=exploratory, small_conditions=tuple(small),
                              experiment=experiment, primary_endpoint=primary)
-    out = compute_metrics(request)
+    table = compute_metrics(request)
+    out = table.body
     if out["mode"] == "confirmatory":  # issue 36: outside a plan nothing shows the confirmatory conditions
         out["mode"], out["exploratory_reasons"] = "exploratory", [OUTSIDE_PLAN]
     out["inputs"] = {"samples": str(samples), "relevance": str(relevance),
                      "aggregates": str(aggregates) if aggregates else None}
-    return out
+    return table
 
 
 

@@ -19,9 +19,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from forgegate.core.experiments import RECURRENCE_ENDPOINT
 from forgegate.errors import InputError
 from forgegate.jsonio import write_bytes_atomic
-from forgegate.plan.experiments import RECURRENCE_ENDPOINT
 from forgegate.semantic.bootstrap import BootstrapSettings, intervals, resample_samples
 from forgegate.semantic.codebook import TextSample
 from forgegate.semantic.human_validation import LABELS

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from forgegate.plan.experiments import EXPERIMENTS, SPEC_PRIMARY, primary_endpoint
+from forgegate.core.experiments import EXPERIMENTS, SPEC_PRIMARY, primary_endpoint
 
 SPEC_ROLES: dict[str, str] = {
     "D_sem": "secondary descriptive",

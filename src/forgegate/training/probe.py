@@ -16,11 +16,11 @@ from pathlib import Path
 
 from forgegate.backends import Backend
 from forgegate.battery import bundled_probe_battery_path
+from forgegate.battery.resources import bundled_probe_gate_config_path
 from forgegate.core.modes import LOOP_MODES, FailureMode
+from forgegate.core.rules import is_control_rule
 from forgegate.core.verdict import Gate
 from forgegate.core.version import __version__
-from forgegate.gate.controls import is_control_rule
-from forgegate.gate.gloss_config import bundled_probe_gate_config_path
 from forgegate.pipeline.eval_session import run_session_async
 from forgegate.pipeline.gloss_scoring import ScoredRun, eval_result
 from forgegate.pipeline.session_options import SessionOptions

@@ -1,0 +1,22 @@
+"""The semantic metrics table, worded: the instrument's measured table handed to ``gate.semantic``.
+
+``semantic.compute_metrics`` (and ``metrics_from_files``) measure and run their controls and return a
+``MetricsTable`` with no verdict; this is the one place its ``gate`` and ``reasons`` are written into the table's
+JSON, for a plan run (``pipeline/plan_semantic.py``) and for ``forgegate semantic metrics`` alike.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from forgegate.gate.semantic import metrics_verdict
+
+if TYPE_CHECKING:
+    from forgegate.semantic.analysis import MetricsTable
+
+
+def gate_table(table: MetricsTable) -> dict[str, Any]:
+    """The table's JSON with the gate's word and reasons after its ``schema``, where the result models read them."""
+    verdict = metrics_verdict(table.controls, table.incomplete, table.primaries)
+    head, *rest = table.body.items()
+    return dict([head, *verdict.to_json().items(), *rest])
