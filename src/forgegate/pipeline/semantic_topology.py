@@ -33,7 +33,7 @@ from forgegate.semantic.validate import check_aggregates
 
 Json = dict[str, Any]
 
-STORE_SOURCE = "the run store: stored input + output tokens of each aggregate's cost_arms"
+STORE_SOURCE = "the run store's input + output tokens of each aggregate's cost_arms"
 
 
 @dataclass(frozen=True)
@@ -88,7 +88,8 @@ def topology_inputs(loaded: LoadedPlan, params: SemanticParams, grouped: dict[st
         budgets = matched_budgets(per_task, declared.control, declared.candidate, declared.budget_tolerance,
                                   STORE_SOURCE, loaded.path)
     except InputError as exc:  # the pre-registered design did not spend matched budgets: say so at its line
-        raise loaded.error(("instruments", "semantic", "aggregation", "cost_arms"), exc.message, exc.hint) from None
+        where = ("instruments", "semantic", "aggregation", "cost_arms")
+        raise loaded.error(where, exc.message, exc.hint) from None
     cost_arms = {name: list(arms) for name, arms in declared.cost_arms.items()}
     return TopologyInputs(pools, budgets | {"path": str(path), "cost_arms": cost_arms}, None)
 

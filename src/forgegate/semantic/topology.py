@@ -55,7 +55,7 @@ class BudgetedAggregateRow(BaseModel):
 PerTask = dict[str, dict[str, int]]
 """task -> aggregate -> total tokens."""
 
-FILE_SOURCE = "self-reported total_tokens in the aggregates file, not taken from a run store"
+FILE_SOURCE = "the aggregates file's self-reported total_tokens, not taken from a run store"
 
 
 def read_budgeted(path: Path) -> list[tuple[int, BudgetedAggregateRow]]:
@@ -140,7 +140,7 @@ def matched_budgets(per_task: PerTask, control: str, candidate: str, tolerance: 
     if gap > tolerance:
         raise InputError(path, f"the compared aggregates are not matched on total tokens: {control} "
                          f"{totals[control]}, {candidate} {totals[candidate]} ({gap:.1%} apart; the plan allows "
-                         f"{tolerance:.1%}; {source})", field=field,
+                         f"{tolerance:.1%}); the totals are {source}", field=field,
                          hint="T_GPT v0.8.1's E3 is AGG_COVERAGE at matched total-token budget: rebuild the "
                               "aggregates on equal budgets (e.g. as many branches each) before scoring E3")
     return budgets
