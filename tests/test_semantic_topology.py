@@ -199,14 +199,15 @@ def test_a_plan_declares_e3_with_its_aggregation_and_only_e3_takes_it() -> None:
 
 
 @pytest.mark.slow  # loads MiniLM (the draft codebook's embedding judge)
-def test_forgegate_run_scores_e3_once_its_aggregates_exist_without_regenerating(tmp_path: Path) -> None:
+def test_forgegate_run_scores_e3_once_its_aggregates_exist_without_regenerating_budgets_from_its_store(
+        tmp_path: Path) -> None:
     from test_run_semantic import DEV_T1, DEV_T2, SeededOllamaServer, answers_for, plan_text, run, write_plan
 
     from forgegate.plan import lock_plan
 
     seeds = list(range(1, 9))
     e3 = ('[instruments.semantic.aggregation]\naggregates = "aggregates.jsonl"\ncontrol = "vote"\n'
-          'candidate = "merge"\nbudget_tolerance = 0.1\n')
+          'candidate = "merge"\nbudget_tolerance = 0.1\ncost_arms = { vote = ["A"], merge = ["B"] }\n')
     text = plan_text("tgpt-e3", seeds, "URL").replace('experiment = "E2_RECOVERY"', 'experiment = "E3_TOPOLOGY"')
     text = text.replace("semantic.REC_GAIN", "semantic.AGG_COVERAGE")
     text = text.replace("\n[[comparisons]]", e3 + "\n[[comparisons]]")
@@ -224,14 +225,18 @@ def test_forgegate_run_scores_e3_once_its_aggregates_exist_without_regenerating(
             pools.setdefault((row["task"], row["condition"]), set()).add(row["cluster"])
         write_jsonl(tmp_path / "p" / "aggregates.jsonl", [
             {"task": t, "pool": p, "aggregate": agg, "clusters": sorted(cl) if agg == "merge" else [f"{t}:c1"],
-             "total_tokens": 100} for (t, p), cl in sorted(pools.items()) for agg in ("vote", "merge")])
+             } for (t, p), cl in sorted(pools.items()) for agg in ("vote", "merge")])
         posts = sum(r.method == "POST" for r in server.requests)
         assert posts == 2 * 3 * 8  # tasks x arms x seeds
         code, output, _ = run(plan, tmp_path / "runs", tmp_path / "second.json")
         assert sum(r.method == "POST" for r in server.requests) == posts  # nothing regenerated
     second = json.loads((tmp_path / "second.json").read_text())
     topo = second["semantic"]["topology"]
-    assert topo["scored"] is True and topo["budgets"]["totals"] == {"vote": 600, "merge": 600}
+    (store_path,) = (tmp_path / "runs").glob("*.sqlite")
+    with RunStore.open(store_path, readonly=True) as store:
+        spent = {arm: sum(r.prompt_tokens + r.tokens for r in store.latest() if r.arm == arm) for arm in "AB"}
+    assert topo["scored"] is True and topo["budgets"]["totals"] == {"vote": spent["A"], "merge": spent["B"]}
+    assert topo["budgets"]["source"].startswith("the run store")
     assert topo["primary"]["difference"]["value"] > 0 and topo["primary"]["difference"]["ci"] is not None
     comp = second["comparisons"][0]
     assert comp["primary_value"]["value"] == pytest.approx(topo["primary"]["difference"]["value"])
