@@ -21,8 +21,9 @@ class AggregationParams(UserFileModel):
     """``[instruments.semantic.aggregation]``: E3_TOPOLOGY's compared aggregates and their token budget rule."""
 
     aggregates: str = Field(min_length=1)
-    """JSONL, one row per (task, pool, aggregate): ``{"task", "pool", "aggregate", "clusters", "total_tokens"}``
-    (path, relative to the plan; read when scoring: missing, the semantic verdict is INCOMPLETE)."""
+    """JSONL, one row per (task, pool, aggregate): ``{"task", "pool", "aggregate", "clusters"}``, plus
+    ``"total_tokens"`` only where the plan names no ``cost_arms`` (path, relative to the plan; read when scoring:
+    missing, the semantic verdict is INCOMPLETE)."""
     control: str = Field(min_length=1)
     """The reference aggregate (topology) of the primary comparison."""
     candidate: str = Field(min_length=1)
