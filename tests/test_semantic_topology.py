@@ -237,6 +237,8 @@ def test_forgegate_run_scores_e3_once_its_aggregates_exist_without_regenerating_
         spent = {arm: sum(r.prompt_tokens + r.tokens for r in store.latest() if r.arm == arm) for arm in "AB"}
     assert topo["scored"] is True and topo["budgets"]["totals"] == {"vote": spent["A"], "merge": spent["B"]}
     assert topo["budgets"]["source"].startswith("the run store")
+    flat = " ".join(output.split())
+    assert f"total tokens: vote {spent['A']}, merge {spent['B']}" in flat and "from the run store's input" in flat
     assert topo["primary"]["difference"]["value"] > 0 and topo["primary"]["difference"]["ci"] is not None
     comp = second["comparisons"][0]
     assert comp["primary_value"]["value"] == pytest.approx(topo["primary"]["difference"]["value"])
