@@ -83,7 +83,7 @@ def test_a_confirmatory_e3_takes_its_token_totals_from_the_store_at_a_matched_bu
     assert err.line == line_of(text, "[instruments.semantic.aggregation]")
     unknown = 'cost_arms = { vote = ["A"], merge = ["A", "summariser"] }\n'
     err, text = refusal(confirmatory(tmp_path / "c", e3(AGG + "budget_tolerance = 0.05\n" + unknown)))
-    assert "cost arm 'summariser' of aggregate 'merge' is not an arm of this plan" in str(err)
+    assert "no arm named 'summariser': a cost arm of aggregate 'merge' is an arm of this plan" in str(err)
     assert err.line == line_of(text, "cost_arms = ")
     known = 'cost_arms = { vote = ["A"], merge = ["B"] }\n'
     err, _ = refusal(confirmatory(tmp_path / "d", e3(AGG + "budget_tolerance = 0.05\n" + known)))

@@ -14,7 +14,6 @@ relevance adjudication is checked.
 from __future__ import annotations
 
 from forgegate.jsonio import parse_json_strict
-from forgegate.pipeline.semantic_topology import check_cost_arms
 from forgegate.plan import LoadedPlan, SemanticParams
 from forgegate.plan.experiments import EXPERIMENT_NAMES, RECURRENCE_ENDPOINT, primary_endpoint
 from forgegate.semantic.bootstrap import N_RESAMPLES, BootstrapSettings
@@ -120,7 +119,6 @@ def _e3_budget(loaded: LoadedPlan, params: SemanticParams) -> None:
                            "compared aggregate cost (cost_arms)",
                            hint=f'cost_arms = {{ {params.aggregation.control} = ["<branch arm>"], '
                                 f'{params.aggregation.candidate} = ["<branch arm>", "<aggregator arm>"] }}')
-    check_cost_arms(loaded)
 
 
 def _primaries(loaded: LoadedPlan, params: SemanticParams) -> None:

@@ -15,7 +15,6 @@ from forgegate.battery.loader import parse_battery
 from forgegate.gate.gloss_config import GateConfig, load_gate_config, parse_gate_config
 from forgegate.pipeline.confirmatory import check_confirmatory
 from forgegate.pipeline.plan_quality import check_quality_declarations
-from forgegate.pipeline.semantic_topology import check_cost_arms
 from forgegate.plan import LoadedPlan, is_bundled
 from forgegate.semantic.codebook import Codebook, load_codebook
 from forgegate.semantic.relevance_record import RelevanceRecord, load_relevance
@@ -86,7 +85,6 @@ def semantic_inputs(loaded: LoadedPlan, task_ids: list[str]) -> SemanticInputs:
         raise loaded.error((*where, "primary_endpoint"), f"{params.primary_endpoint} needs branch-pool aggregates, "
                            "which a plan cannot declare yet",
                            hint="score it from files: forgegate semantic metrics --aggregates Y.jsonl")
-    check_cost_arms(loaded)
     if params.codebook is None:
         if params.relevance is not None:
             raise loaded.error((*where, "relevance"), "relevance R(c) is annotated on the clusters of a frozen "

@@ -47,21 +47,6 @@ class TopologyInputs:
     """Why the run store cannot give the budgets (the aggregates are there, the cost is not)."""
 
 
-def check_cost_arms(loaded: LoadedPlan) -> None:
-    """Each cost arm of ``[instruments.semantic.aggregation]`` is an arm of the plan (file:line otherwise)."""
-    params = loaded.plan.instruments.semantic
-    if params is None or params.aggregation is None or params.aggregation.cost_arms is None:
-        return
-    arms = [a.name for a in loaded.plan.arms]
-    for aggregate, named in params.aggregation.cost_arms.items():
-        unknown = [a for a in named if a not in arms]
-        if unknown:
-            raise loaded.error(("instruments", "semantic", "aggregation", "cost_arms", aggregate),
-                               f"cost arm {unknown[0]!r} of aggregate {aggregate!r} is not an arm of this plan: "
-                               "its requests would not be in the run store",
-                               hint=f"the plan's arms: {', '.join(arms)}")
-
-
 def topology_inputs(loaded: LoadedPlan, params: SemanticParams, grouped: dict[str, dict[str, list[str]]],
                     relevance: dict[str, int], stored: Sequence[StoredResponse] = ()) -> TopologyInputs:
     """Read and check the declared aggregates file and the budgets; a mismatch or a bad row raises InputError."""
