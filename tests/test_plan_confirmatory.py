@@ -26,7 +26,8 @@ ORDER = ('[instruments.semantic.order]\nstudy = "tgpt-demo"\n'
 
 
 def confirmatory(folder: Path, edit: tuple[tuple[str, str], ...] = (), judge: str = "nli") -> Path:
-    """The example made confirmatory (64 seeds, a study author, the codebook frozen under ``judge``)."""
+    """The example made confirmatory (64 seeds, a study author, no task with facts, the codebook frozen under
+    ``judge``)."""
     folder.mkdir(parents=True, exist_ok=True)
     for name in ("codebook.json", "relevance.jsonl", "tasks.jsonl"):
         shutil.copy(EXAMPLE / name, folder / name)
@@ -35,7 +36,8 @@ def confirmatory(folder: Path, edit: tuple[tuple[str, str], ...] = (), judge: st
                                     "content_hash": None, "frozen_at": None})
     (folder / "codebook.json").write_text(freeze(draft).model_dump_json(by_alias=True))
     text = (EXAMPLE / "plan.toml").read_text()
-    text = text.replace("confirmatory = false", 'confirmatory = true\nstudy_author = "Ada Designer"')
+    text = text.replace("confirmatory = false", 'confirmatory = true\nstudy_author = "Ada Designer"\n'
+                        "factual_tasks = []")
     text = text.replace("count = 16", "count = 64")
     text = text.replace("[instruments.semantic.q_task]", ORDER + "[instruments.semantic.q_task]", 1)
     for old, new in edit:

@@ -37,7 +37,7 @@ SEEDS = list(range(1, 65))  # N = 64 per task and condition: confirmatory use is
 TEXTS = {"m1": "m1: bananas are yellow", "m2": "m2: apples are red", "m3": "m3: the match was a draw"}
 COUNTS = {"A": {"m1": 32, "m2": 20, "m3": 12}, "B": {"m1": 64}, "R": {"m1": 52, "m2": 12}}
 JUDGE = {"judge": "nli", "model": "oracle-stub"}  # an entailment judge on the record; the oracle answers for it
-CONFIRMATORY = ('study_author = "carol"\n'
+CONFIRMATORY = ('study_author = "carol"\nfactual_tasks = []\n'
                 '[instruments.semantic.validation]\nsheet = "validation_sheet.csv"\nkey = "validation_key.csv"\n'
                 'min_agreement = 0.8\n'
                 '[instruments.semantic.order]\nstudy = "relevance-demo"\n'

@@ -83,3 +83,59 @@ def test_topology_experiment_holds_the_aggregates_to_a_matched_token_budget(tmp_
     assert code == 2 and "not matched on total tokens" in err and "66.7% apart" in err and "allows 5.0%" in err
     code, err = metrics({"vote": 100, "merge": 104})  # 3.8% apart: matched
     assert code == 1, err  # HOLD: an estimate with no pass rule
+
+
+def run_store(path, tokens: dict[str, tuple[int | None, int]], seeds: int = 3):
+    """A real run store: arm -> (prompt tokens, output tokens) of each of its requests on task t1."""
+    from forgegate.core.records import Completion, GenerationRequest
+    from forgegate.store import RunStore
+
+    with RunStore.open(path) as store:
+        for arm, (prompt_tokens, output) in tokens.items():
+            for seed in range(seeds):
+                store.record(request_key=f"{arm}/{seed}", arm=arm, item_id="t1", seed=seed,
+                             request=GenerationRequest(prompt=f"t1 {arm}", max_tokens=32, seed=seed),
+                             completion=Completion(text="x", tokens=output, token_source="embedded-tokens",
+                                                   finish="stop", latency_s=0.1, prompt_tokens=prompt_tokens),
+                             error=None, attempts=1)
+    return path
+
+
+def test_topology_budgets_come_from_the_run_store_it_is_given_or_the_table_says_they_are_self_reported(
+        tmp_path, capsys, monkeypatch) -> None:
+    samples, relevance, agg = files(tmp_path)  # rows without total_tokens
+    cost = ("--cost-arms", "vote=branches", "--cost-arms", "merge=branches,summariser")
+
+    def metrics(store, *extra: str) -> tuple[int, str]:
+        code, _, err = run_cli(metrics_args(samples, relevance, tmp_path / "o.json", "--aggregates", str(agg),
+                                            "--exploratory", "--experiment", "E3_TOPOLOGY", "--store", str(store),
+                                            *extra), capsys, monkeypatch)
+        return code, " ".join(err.split())
+
+    # vote costs the 3 branches (40 tokens each), merge those and 3 summarising calls of 2: 126 vs 120, 4.8% apart
+    matched = run_store(tmp_path / "matched.sqlite", {"branches": (10, 30), "summariser": (1, 1)})
+    code, err = metrics(matched, *cost)
+    assert code == 1, err  # HOLD: matched, an estimate with no pass rule
+    result = json.loads((tmp_path / "o.json").read_text())
+    assert result["inputs"]["store"] == str(matched) and result["inputs"]["budget_source"].startswith("the run store")
+    assert not any("self-reported" in r for r in result["exploratory_reasons"])
+    wide = run_store(tmp_path / "wide.sqlite", {"branches": (10, 30), "summariser": (5, 5)})  # 150 vs 120
+    code, err = metrics(wide, *cost)
+    assert code == 2 and "not matched on total tokens: merge 150, vote 120 (20.0% apart" in err, err
+    uncounted = run_store(tmp_path / "uncounted.sqlite", {"branches": (None, 30), "summariser": (1, 1)})
+    code, err = metrics(uncounted, *cost)
+    assert code == 2 and "E3's budgets cannot come from the run store" in err and "no input or output token" in err
+    code, err = metrics(matched, "--cost-arms", "vote=branches")
+    assert code == 2 and "aggregate 'merge' of" in err and "has no --cost-arms" in err
+    samples, relevance, agg = budgeted(tmp_path, {"vote": 100, "merge": 104})  # rows stating total_tokens too
+    code, err = metrics(matched, *cost)
+    assert code == 2 and "total_tokens is taken from the run store here" in err
+    # no store: the rows' own figures are checked, and the table says they are self-reported
+    code, _, err = run_cli(metrics_args(samples, relevance, tmp_path / "o.json", "--aggregates", str(agg),
+                                        "--exploratory", "--experiment", "E3_TOPOLOGY"), capsys, monkeypatch)
+    result = json.loads((tmp_path / "o.json").read_text())
+    assert code == 1 and result["inputs"]["store"] is None
+    assert any("self-reported total_tokens" in r for r in result["exploratory_reasons"])
+    code, _, err = run_cli(metrics_args(samples, relevance, tmp_path / "o.json", "--aggregates", str(agg),
+                                        "--exploratory", "--experiment", "E3_TOPOLOGY", *cost), capsys, monkeypatch)
+    assert code == 2 and "give the store with --store" in err

@@ -4,6 +4,7 @@ declared aggregates, refused unless they are matched on total tokens."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -11,6 +12,7 @@ from typing import Any
 import pytest
 from semantic_helpers import RELEVANCE, T1, T2, write_jsonl
 
+from forgegate.core.records import Completion, GenerationRequest, StoredResponse
 from forgegate.core.verdict import Gate, Reason, Verdict
 from forgegate.errors import InputError
 from forgegate.pipeline.plan_semantic import SemanticOutcome, endpoint_value
@@ -19,6 +21,7 @@ from forgegate.pipeline.semantic_topology import finish_topology, topology_input
 from forgegate.plan.instruments import SemanticParams
 from forgegate.semantic import MetricsRequest, Roles, compute_metrics
 from forgegate.semantic.bootstrap import BootstrapSettings
+from forgegate.store import RunStore
 
 GROUPED = {task: {cond: [c for c, n in counts.items() for _ in range(n)] for cond, counts in table.items()}
            for task, table in (("t1", T1), ("t2", T2))}
@@ -44,9 +47,15 @@ def write_aggregates(folder: Path, merge_tokens: int = 100) -> Path:
     return write_jsonl(folder / "aggregates.jsonl", rows)
 
 
-def score(folder: Path, p: SemanticParams) -> tuple[dict[str, Any] | None, Verdict, dict[str, Any]]:
-    loaded = SimpleNamespace(resolve=lambda written: folder / written)
-    inputs = topology_inputs(loaded, p, GROUPED, RELEVANCE)  # type: ignore[arg-type]
+def plan_error(loc: tuple[str | int, ...], message: str, hint: str | None = None) -> InputError:
+    """LoadedPlan.error without a plan file (its file:line mapping is tested with real plans elsewhere)."""
+    return InputError("plan.toml", message, field=".".join(map(str, loc)), hint=hint)
+
+
+def score(folder: Path, p: SemanticParams, stored: Sequence[StoredResponse] = ()
+          ) -> tuple[dict[str, Any] | None, Verdict, dict[str, Any]]:
+    loaded = SimpleNamespace(resolve=lambda written: folder / written, path=folder / "plan.toml", error=plan_error)
+    inputs = topology_inputs(loaded, p, GROUPED, RELEVANCE, stored)  # type: ignore[arg-type]
     request = MetricsRequest(GROUPED, RELEVANCE, Roles("A", "B", "R"), BootstrapSettings(seed=5, n_resamples=500),
                              aggregates=inputs.pools, exploratory=True, experiment="E3_TOPOLOGY")
     metrics = gate_table(compute_metrics(request))  # the table as the plan's pipeline words it
@@ -90,6 +99,80 @@ def test_e3_aggregates_not_matched_on_total_tokens_are_refused_with_both_budgets
     assert block is not None and block["budgets"]["matched"] is True
 
 
+def store_rows(folder: Path, tokens: dict[str, tuple[int | None, int]], seeds: int = 3,
+               failed: tuple[str, str] | None = None) -> list[StoredResponse]:
+    """A real run store: arm -> (prompt tokens, output tokens) of each of its requests on each task."""
+    with RunStore.open(folder / "run.sqlite") as store:
+        for arm, (prompt_tokens, output) in tokens.items():
+            for task in GROUPED:
+                for seed in range(seeds):
+                    request = GenerationRequest(prompt=f"{task} {arm}", max_tokens=32, seed=seed)
+                    done = None if (arm, task) == failed else Completion(
+                        text="x", tokens=output, token_source="embedded-tokens", finish="stop", latency_s=0.1,
+                        prompt_tokens=prompt_tokens)
+                    store.record(request_key=f"{arm}/{task}/{seed}", arm=arm, item_id=task, seed=seed,
+                                 request=request, completion=done, error=None if done else "boom", attempts=1)
+        return store.latest()
+
+
+def plain_aggregates(folder: Path) -> Path:
+    """The aggregates file without any total_tokens: the store gives the budgets."""
+    path = write_aggregates(folder)
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    return write_jsonl(path, [{k: v for k, v in r.items() if k != "total_tokens"} for r in rows])
+
+
+def test_e3_budgets_are_summed_from_the_run_stores_token_counts_of_each_aggregates_cost_arms(
+        tmp_path: Path) -> None:
+    plain_aggregates(tmp_path)
+    # vote reads the 3 branches of arm A; merge reads arm B's and makes a summarising call per branch in arm S
+    stored = store_rows(tmp_path, {"A": (10, 30), "B": (6, 20), "S": (4, 8)})
+    cost_arms = {"vote": ["A"], "merge": ["B", "S"]}
+    block, verdict, _ = score(tmp_path, params(cost_arms=cost_arms), stored)
+    assert block is not None and block["scored"] is True and verdict.gate is Gate.HOLD
+    budgets = block["budgets"]
+    per_request = {"vote": 10 + 30, "merge": (6 + 20) + (4 + 8)}
+    assert budgets["per_task"]["t1"] == {name: 3 * v for name, v in per_request.items()}
+    assert budgets["totals"] == {name: 2 * 3 * v for name, v in per_request.items()}
+    assert budgets["gap"] == pytest.approx((40 - 38) / 40) and budgets["matched"] is True
+    assert budgets["source"].startswith("the run store") and budgets["cost_arms"] == cost_arms
+    stored = store_rows(tmp_path / "wide", {"A": (10, 30), "B": (6, 20), "S": (4, 20)})  # merge spends 50 vs 40
+    with pytest.raises(InputError) as err:
+        score(tmp_path, params(cost_arms=cost_arms), stored)
+    assert err.value.field == "instruments.semantic.aggregation.cost_arms"
+    assert "not matched on total tokens: vote 240, merge 300 (20.0% apart; the plan allows 10.0%)" in str(err.value)
+    assert "the totals are the run store's" in str(err.value)
+
+
+def test_e3_budgets_the_store_cannot_give_leave_e3_incomplete_never_a_self_reported_figure(tmp_path: Path) -> None:
+    plain_aggregates(tmp_path)
+    cost_arms = {"vote": ["A"], "merge": ["B"]}
+    unreported = store_rows(tmp_path / "a", {"A": (None, 30), "B": (10, 30)})  # no prompt count from the backend
+    block, verdict, _ = score(tmp_path, params(cost_arms=cost_arms), unreported)
+    assert block is not None and block["scored"] is False and verdict.gate is Gate.INCOMPLETE
+    assert "have no input or output token count" in verdict.reasons[-1].detail
+    failed = store_rows(tmp_path / "b", {"A": (10, 30), "B": (10, 30)}, failed=("B", "t2"))
+    _, verdict, _ = score(tmp_path, params(cost_arms=cost_arms), failed)
+    assert verdict.gate is Gate.INCOMPLETE
+    assert "3 request(s) of arm 'B' on task 't2' failed" in verdict.reasons[-1].detail
+    absent = store_rows(tmp_path / "c", {"A": (10, 30)})
+    _, verdict, _ = score(tmp_path, params(cost_arms=cost_arms), absent)
+    assert verdict.gate is Gate.INCOMPLETE and "arm 'B' (a cost arm of 'merge') has no stored request" in \
+        verdict.reasons[-1].detail
+
+
+def test_e3_rows_state_total_tokens_only_where_no_store_gives_them(tmp_path: Path) -> None:
+    write_aggregates(tmp_path)  # with total_tokens
+    stored = store_rows(tmp_path, {"A": (10, 30), "B": (10, 30)})
+    with pytest.raises(InputError, match="total_tokens is taken from the run store here") as err:
+        score(tmp_path, params(cost_arms={"vote": ["A"], "merge": ["B"]}), stored)
+    assert err.value.line == 1
+    path = plain_aggregates(tmp_path)  # without, and no cost_arms: nothing says what they cost
+    with pytest.raises(InputError, match="states no total_tokens") as err:
+        score(tmp_path, params())
+    assert err.value.line == 1 and str(path) in str(err.value)
+
+
 def test_e3_without_its_aggregates_file_is_incomplete_and_a_compared_aggregate_must_cover_every_task(
         tmp_path: Path) -> None:
     block, verdict, metrics = score(tmp_path, params())
@@ -117,14 +200,15 @@ def test_a_plan_declares_e3_with_its_aggregation_and_only_e3_takes_it() -> None:
 
 
 @pytest.mark.slow  # loads MiniLM (the draft codebook's embedding judge)
-def test_forgegate_run_scores_e3_once_its_aggregates_exist_without_regenerating(tmp_path: Path) -> None:
+def test_forgegate_run_scores_e3_once_its_aggregates_exist_without_regenerating_budgets_from_its_store(
+        tmp_path: Path) -> None:
     from test_run_semantic import DEV_T1, DEV_T2, SeededOllamaServer, answers_for, plan_text, run, write_plan
 
     from forgegate.plan import lock_plan
 
     seeds = list(range(1, 9))
     e3 = ('[instruments.semantic.aggregation]\naggregates = "aggregates.jsonl"\ncontrol = "vote"\n'
-          'candidate = "merge"\nbudget_tolerance = 0.1\n')
+          'candidate = "merge"\nbudget_tolerance = 0.1\ncost_arms = { vote = ["A"], merge = ["B"] }\n')
     text = plan_text("tgpt-e3", seeds, "URL").replace('experiment = "E2_RECOVERY"', 'experiment = "E3_TOPOLOGY"')
     text = text.replace("semantic.REC_GAIN", "semantic.AGG_COVERAGE")
     text = text.replace("\n[[comparisons]]", e3 + "\n[[comparisons]]")
@@ -142,14 +226,20 @@ def test_forgegate_run_scores_e3_once_its_aggregates_exist_without_regenerating(
             pools.setdefault((row["task"], row["condition"]), set()).add(row["cluster"])
         write_jsonl(tmp_path / "p" / "aggregates.jsonl", [
             {"task": t, "pool": p, "aggregate": agg, "clusters": sorted(cl) if agg == "merge" else [f"{t}:c1"],
-             "total_tokens": 100} for (t, p), cl in sorted(pools.items()) for agg in ("vote", "merge")])
+             } for (t, p), cl in sorted(pools.items()) for agg in ("vote", "merge")])
         posts = sum(r.method == "POST" for r in server.requests)
         assert posts == 2 * 3 * 8  # tasks x arms x seeds
         code, output, _ = run(plan, tmp_path / "runs", tmp_path / "second.json")
         assert sum(r.method == "POST" for r in server.requests) == posts  # nothing regenerated
     second = json.loads((tmp_path / "second.json").read_text())
     topo = second["semantic"]["topology"]
-    assert topo["scored"] is True and topo["budgets"]["totals"] == {"vote": 600, "merge": 600}
+    (store_path,) = (tmp_path / "runs").glob("*.sqlite")
+    with RunStore.open(store_path, readonly=True) as store:
+        spent = {arm: sum(r.prompt_tokens + r.tokens for r in store.latest() if r.arm == arm) for arm in "AB"}
+    assert topo["scored"] is True and topo["budgets"]["totals"] == {"vote": spent["A"], "merge": spent["B"]}
+    assert topo["budgets"]["source"].startswith("the run store")
+    flat = " ".join(output.split())
+    assert f"total tokens: vote {spent['A']}, merge {spent['B']}" in flat and "from the run store's input" in flat
     assert topo["primary"]["difference"]["value"] > 0 and topo["primary"]["difference"]["ci"] is not None
     comp = second["comparisons"][0]
     assert comp["primary_value"]["value"] == pytest.approx(topo["primary"]["difference"]["value"])

@@ -26,6 +26,10 @@ def metrics(
     contracted: str = typer.Option(..., "--contracted", help="Condition B: the contracted candidate."),
     recovery: str = typer.Option(..., "--recovery", help="Condition R: B under generic recovery probes."),
     aggregates: Path | None = typer.Option(None, "--aggregates", help="JSONL: task, pool, aggregate, clusters."),
+    store: Path | None = typer.Option(None, "--store", help="E3_TOPOLOGY: the run store its token budgets are "
+                                                           "summed from (else the rows' total_tokens)."),
+    cost_arms: list[str] = typer.Option([], "--cost-arms", help="E3_TOPOLOGY with --store: AGGREGATE=ARM[,ARM], "
+                                                                "the store arms each aggregate cost (repeat)."),
     json_out: Path | None = typer.Option(None, "--json", help="Write the full result here."),
     seed: int = typer.Option(0, "--seed", min=0, max=RNG_SEED_MAX, help="Bootstrap seed (recorded in the JSON)."),
     experiment: str | None = typer.Option(None, "--experiment",
@@ -47,7 +51,7 @@ def metrics(
 
     result = semantic_metrics(samples, relevance, Roles(reference, contracted, recovery), aggregates=aggregates,
                               seed=seed, exploratory=exploratory, experiment=experiment, primary=primary,
-                              json_out=json_out)
+                              json_out=json_out, store=store, cost_arms=cost_arms)
     if html is not None or markdown is not None:
         write_reports(result, html, markdown)
     render_metrics(result, console)

@@ -225,6 +225,13 @@ def topology_missing(verdict: Verdict, why: str) -> Verdict:
                                                      f"E3_TOPOLOGY's aggregates are not there: {why}")])
 
 
+def topology_budget_unknown(verdict: Verdict, why: str) -> Verdict:
+    """E3_TOPOLOGY whose token budgets the run store cannot give (a failed request, an unreported count): "matched
+    total-token budget" is not shown, so AGG_COVERAGE decides nothing, INCOMPLETE (never a self-reported figure)."""
+    return Verdict.combine([*verdict.reasons, Reason("semantic: E3 budget", Gate.INCOMPLETE,
+                                                     f"E3_TOPOLOGY's token budgets are not in the run store: {why}")])
+
+
 def recurrence_reason(verdict: Verdict, score: Mapping[str, Any] | None, why: str = "") -> Verdict:
     """E4_R_META's blinded recurrence difference: no filled sheet, or a row still blank, is INCOMPLETE (a missing
     label is never a 0); a difference with its interval is an estimate with no pre-registered pass rule (HOLD)."""

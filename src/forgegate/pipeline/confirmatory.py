@@ -4,9 +4,10 @@ A confirmatory collection on exploratory footing is not confirmatory (issue 36).
 the field at fault, unless: the codebook was frozen under an entailment judge ("bidirectional entailment as the
 primary semantic-equivalence criterion"; MiniLM cosine is the sensitivity analysis); the support floor, its
 sensitivity analysis and the resamples are T_GPT's values or stricter; the blinded human validation is declared with
-its minimum and its sheet is complete before the lock (the development phase); Q_task is declared; the comparison's
-primary is the experiment's one primary endpoint; E3's budgets are "matched" (``MATCHED_BUDGET``); the recovery arm
-runs B's model with probes naming no frozen cluster; and the plan names its study author, against whom the
+its minimum and its sheet is complete before the lock (the development phase); Q_task is declared, and Q_fact on
+every task the plan declares factual (``factual_tasks``); the comparison's primary is the experiment's one primary
+endpoint; E3's budgets are "matched" (``MATCHED_BUDGET``) and summed from the run store (``cost_arms``); the
+recovery arm runs B's model with probes naming no frozen cluster; and the plan names its study author, against whom the
 relevance adjudication is checked.
 """
 
@@ -49,7 +50,8 @@ def check_confirmatory(loaded: LoadedPlan) -> None:
 
 
 def _declared_values(loaded: LoadedPlan, params: SemanticParams) -> None:
-    """Study author, support floor, sensitivity, resamples, Q_task, E3's budget: declared, and T_GPT's or stricter."""
+    """Study author, support floor, sensitivity, resamples, Q_task / Q_fact, E3's budget: declared, T_GPT's or
+    stricter."""
     if not (params.study_author or "").strip():
         raise loaded.error(WHERE, "a confirmatory plan names its study author (study_author), against whom the "
                            "relevance adjudication is checked (T_GPT: author_primary_annotation_forbidden)",
@@ -74,10 +76,49 @@ def _declared_values(loaded: LoadedPlan, params: SemanticParams) -> None:
                            "([instruments.semantic.q_task] with 'margin' and a scorer per task)")
     if params.q_task.margin is None:
         raise loaded.error((*WHERE, "q_task"), "the Q_task guardrail needs its 'margin' (judged on its interval)")
-    if params.aggregation is not None and params.aggregation.budget_tolerance > MATCHED_BUDGET:
+    _q_fact(loaded, params)
+    _e3_budget(loaded, params)
+
+
+def _q_fact(loaded: LoadedPlan, params: SemanticParams) -> None:
+    """Which tasks have facts is declared (``factual_tasks``, ``[]`` for none); Q_fact covers those, with a margin.
+
+    T_GPT v0.8.1: Q_fact is the "Factuality measure used only on tasks with externally checkable factual claims",
+    and E1's endpoint holds "Q_task/Q_fact guardrails"; "defined per task before confirmation" like Q_task.
+    """
+    if params.factual_tasks is None:
+        raise loaded.error(WHERE, "a confirmatory plan says which tasks make externally checkable factual claims "
+                           "(factual_tasks; [] when none does): T_GPT's Q_fact guardrail is required on those",
+                           hint='factual_tasks = ["<task id>", ...]   # or [] when no task has facts')
+    if not params.factual_tasks:
+        return
+    if params.q_fact is None:
+        raise loaded.error((*WHERE, "factual_tasks"), f"task(s) {', '.join(params.factual_tasks[:5])} make factual "
+                           "claims, and the plan declares no Q_fact guardrail for them",
+                           hint="[instruments.semantic.q_fact] with 'margin' and a scorer per factual task")
+    if params.q_fact.margin is None:
+        raise loaded.error((*WHERE, "q_fact"), "the Q_fact guardrail needs its 'margin' (judged on its interval)")
+    uncovered = [t for t in params.factual_tasks if t not in params.q_fact.tasks]
+    if uncovered:
+        raise loaded.error((*WHERE, "q_fact", "tasks"), f"factual task(s) {', '.join(uncovered[:5])} have no Q_fact "
+                           "scorer: Q_fact is required wherever the task has facts",
+                           hint=f"add [instruments.semantic.q_fact.tasks.{uncovered[0]}]")
+
+
+def _e3_budget(loaded: LoadedPlan, params: SemanticParams) -> None:
+    """E3's budgets are T_GPT's "matched total-token budget", with the token totals taken from the run store."""
+    if params.aggregation is None:
+        return
+    if params.aggregation.budget_tolerance > MATCHED_BUDGET:
         raise loaded.error((*WHERE, "aggregation", "budget_tolerance"),
                            f"budget_tolerance {params.aggregation.budget_tolerance:g} is not T_GPT's \"matched "
                            f"total-token budget\": a confirmatory E3 allows at most {MATCHED_BUDGET:g}")
+    if params.aggregation.cost_arms is None:
+        raise loaded.error((*WHERE, "aggregation"), "a confirmatory E3 takes each aggregate's token total from the "
+                           "run store, not from the aggregates file: name the arms whose stored requests each "
+                           "compared aggregate cost (cost_arms)",
+                           hint=f'cost_arms = {{ {params.aggregation.control} = ["<branch arm>"], '
+                                f'{params.aggregation.candidate} = ["<branch arm>", "<aggregator arm>"] }}')
 
 
 def _primaries(loaded: LoadedPlan, params: SemanticParams) -> None:

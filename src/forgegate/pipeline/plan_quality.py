@@ -70,6 +70,25 @@ def check_quality_declarations(loaded: LoadedPlan, task_ids: Sequence[str]) -> N
         if measure == "Q_task" and uncovered:
             raise loaded.error(where, f"Q_task is defined per task: task(s) {', '.join(uncovered[:5])} have no "
                                "scorer", hint="add [instruments.semantic.q_task.tasks.<id>] for each fixture task")
+    _check_factual_tasks(loaded, task_ids)
+
+
+def _check_factual_tasks(loaded: LoadedPlan, task_ids: Sequence[str]) -> None:
+    """``factual_tasks`` names fixture tasks, and where it is declared Q_fact scores no other task (T_GPT v0.8.1:
+    Q_fact is "used only on tasks with externally checkable factual claims")."""
+    params = loaded.plan.instruments.semantic
+    if params is None or params.factual_tasks is None:
+        return
+    where = ("instruments", "semantic", "factual_tasks")
+    unknown = [t for t in params.factual_tasks if t not in task_ids]
+    if unknown:
+        raise loaded.error(where, f"no fixture task '{unknown[0]}'",
+                           hint=f"the fixture's item ids are the tasks: {', '.join(task_ids)}")
+    beyond = [t for t in (params.q_fact.tasks if params.q_fact else {}) if t not in params.factual_tasks]
+    if beyond:
+        raise loaded.error(("instruments", "semantic", "q_fact", "tasks", beyond[0]), f"Q_fact scores task "
+                           f"'{beyond[0]}', which factual_tasks does not list: Q_fact is used only on tasks with "
+                           "externally checkable factual claims", hint="list it in factual_tasks, or drop its Q_fact")
 
 
 def check_declarations_at_lock(loaded: LoadedPlan) -> None:

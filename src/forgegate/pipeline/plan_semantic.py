@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from forgegate.core.experiments import RECURRENCE_ENDPOINT, primary_endpoint
+from forgegate.core.records import StoredResponse
 from forgegate.core.verdict import Reason, Verdict
 from forgegate.errors import UsageError
 from forgegate.gate.semantic import (
@@ -128,11 +129,10 @@ def _frozen_assignments(samples: list[TextSample], inputs: SemanticInputs, out_d
     return path, info
 
 
-def _cost(gens: PlanGenerations, n_items: int) -> Json:
-    """Per condition: T_GPT v0.8.1's cost guardrails from the store's answered requests and the plan's structure."""
+def _stored(gens: PlanGenerations) -> list[StoredResponse]:
+    """Every request's current outcome in the run store: the cost guardrails and E3's budgets read these."""
     with RunStore.open(gens.store_path, readonly=True) as store:
-        rows = store.latest()
-    return condition_cost(gens.locked.loaded.plan, rows, n_items)
+        return store.latest()
 
 
 def _relevance(inputs: SemanticInputs, rows: list[SampleRow], *,
@@ -171,7 +171,8 @@ def score_semantic(gens: PlanGenerations) -> SemanticOutcome:
     inputs = semantic_inputs(loaded, [i.id for i in items])
     out_dir = semantic_out_dir(gens.store_path)
     samples = text_samples(gens)
-    cost = _cost(gens, len(items))
+    stored = _stored(gens)
+    cost = condition_cost(loaded.plan, stored, len(items))  # T_GPT v0.8.1's cost guardrails per condition
     if not samples:
         verdict = semantic_unscored("semantic", "no stored generation to score")
         return SemanticOutcome(None, {"mode": "none"}, cost, out_dir, None, verdict)
@@ -196,7 +197,7 @@ def score_semantic(gens: PlanGenerations) -> SemanticOutcome:
         note = f"{exc}; every endpoint of this table is labelled exploratory"
         experiment = None
     declared = params.primary_endpoint if experiment is not None else None
-    topology = topology_inputs(loaded, params, grouped, relevance)
+    topology = topology_inputs(loaded, params, grouped, relevance, stored)
     request = MetricsRequest(grouped, relevance, Roles(params.reference, params.contracted, params.recovery),
                              BootstrapSettings(seed=params.bootstrap_seed, n_resamples=params.bootstrap_resamples),
                              exploratory=exploratory, small_conditions=tuple(small), experiment=experiment,

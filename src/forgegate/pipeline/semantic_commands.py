@@ -8,6 +8,7 @@ wiring (issue 34: the CLI never imports the gate).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -27,14 +28,15 @@ if TYPE_CHECKING:
 
 def semantic_metrics(samples: Path, relevance: Path, roles: Roles, *, aggregates: Path | None, seed: int,
                      exploratory: bool, experiment: str | None, primary: str | None,
-                     json_out: Path | None) -> SemanticMetricsResult:
+                     json_out: Path | None, store: Path | None = None,
+                     cost_arms: Sequence[str] = ()) -> SemanticMetricsResult:
     """The T_GPT table on a samples file and an R(c) file, worded by the gate, as its result (written to
     ``json_out`` when given)."""
     from forgegate.results import SemanticMetricsResult
     from forgegate.semantic import metrics_from_files
 
     table = metrics_from_files(samples, relevance, roles, aggregates=aggregates, seed=seed, exploratory=exploratory,
-                               experiment=experiment, primary=primary)
+                               experiment=experiment, primary=primary, store=store, cost_arms=cost_arms)
     result = SemanticMetricsResult.of(gate_table(table))
     if json_out is not None:
         write_json_atomic(json_out, result.to_json())

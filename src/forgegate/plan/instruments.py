@@ -210,6 +210,10 @@ class SemanticParams(UserFileModel):
     confirmatory E1_STAGE, with its ``margin``."""
     q_fact: QualityDeclaration | None = None
     """T_GPT v0.8.1's Q_fact guardrail, only on the tasks with externally checkable factual claims."""
+    factual_tasks: tuple[str, ...] | None = None
+    """The tasks (fixture item ids) with externally checkable factual claims, declared before confirmation; ``[]``:
+    none has. Where declared, Q_fact scores exactly these tasks; a confirmatory plan must declare it, and Q_fact on
+    each (T_GPT v0.8.1: Q_fact is "used only on tasks with externally checkable factual claims")."""
     validation: SemanticValidation | None = None
     """The codebook's blinded human validation, scored against the clustering (needs the frozen 'codebook')."""
     aggregation: AggregationParams | None = None

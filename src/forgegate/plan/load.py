@@ -128,6 +128,13 @@ def check_cross_references(loaded: LoadedPlan) -> None:
                           hint=f"arms: {', '.join(names)}")
         if semantic.prices is not None:
             _check_prices(plan, semantic.prices, err)
+        cost_arms = semantic.aggregation.cost_arms if semantic.aggregation is not None else None
+        for aggregate, arms in (cost_arms or {}).items():
+            for arm_name in arms:
+                if arm_name not in names:
+                    raise err(("instruments", "semantic", "aggregation", "cost_arms", aggregate),
+                              f"no arm named '{arm_name}': a cost arm of aggregate '{aggregate}' is an arm of this "
+                              "plan, whose requests are in its run store", hint=f"arms: {', '.join(names)}")
         n_samples = len(plan.seed_list())
         if semantic.confirmatory and n_samples < CONFIRMATORY_MIN_SAMPLES:
             raise err(("seeds",), f"{n_samples} samples per task and condition; a confirmatory collection "

@@ -15,7 +15,8 @@ def _value(entry: dict[str, Any] | None) -> str:
 
 
 def topology_lines(topology: dict[str, Any] | None) -> list[str]:
-    """E3: the primary and secondary differences (candidate - control) and both token budgets."""
+    """E3: the primary and secondary differences (candidate - control) and both token budgets, with their source
+    (the run store, or the aggregates file's self-reported figures)."""
     if not topology:
         return []
     if not topology.get("scored"):
@@ -28,7 +29,8 @@ def topology_lines(topology: dict[str, Any] | None) -> list[str]:
         escape(f"E3_TOPOLOGY {candidate} - {control}: AGG_COVERAGE {_value(topology['primary']['difference'])} "
                f"(primary); MINORITY_RECALL {_value(secondary)}, Holm p {holm} (secondary)"),
         escape(f"  total tokens: {control} {budgets['totals'][control]}, {candidate} {budgets['totals'][candidate]} "
-               f"({budgets['gap']:.1%} apart; matched within {budgets['tolerance']:.1%})"),
+               f"({budgets['gap']:.1%} apart; matched within {budgets['tolerance']:.1%})"
+               + (f"; from {budgets['source']}" if budgets.get("source") else "")),
     ]
 
 

@@ -11,7 +11,7 @@ from rich.table import Table
 from forgegate.core.tgpt_caveats import CAVEATS_TITLE, SEMANTIC_CAVEATS
 from forgegate.core.verdict import Gate
 from forgegate.report.semantic_section import relevance_text
-from forgegate.results.semantic import SemanticMetricsBody
+from forgegate.results.semantic import FileInputs, SemanticMetricsBody
 
 
 def fmt(entry: Any, digits: int = 3) -> str:
@@ -57,6 +57,8 @@ def render_metrics(result: SemanticMetricsBody, console: Console) -> None:
     relevance = relevance_text(result.inputs)
     if relevance is not None:
         console.print(escape(relevance))
+    if isinstance(result.inputs, FileInputs) and result.inputs.budget_source is not None:
+        console.print(escape(f"E3 token budgets: {result.inputs.budget_source}"))
     for which in ("AGG_COVERAGE", "MINORITY_RECALL"):
         if across[which]:
             console.print(f"{which} across tasks: " + "; ".join(f"{agg} {fmt(v)}" for agg, v in across[which].items()))

@@ -84,6 +84,11 @@ class FileInputs(Strict):
     samples: str
     relevance: str
     aggregates: str | None
+    store: str | None = None
+    """The run store E3's token budgets were summed from (``--store``); null: none given."""
+    budget_source: str | None = None
+    """Where E3's token budgets came from: the run store, or the aggregates file's self-reported ``total_tokens``
+    (then the table's exploratory reasons say so); null: no E3 budget was checked."""
 
 
 class RelevanceAdjudication(Strict):

@@ -51,8 +51,10 @@ experiment = "E2_RECOVERY"
 confirmatory = true           # false = exploratory (development data; N < 64 allowed). True is refused at plan
                               # check / lock unless: the codebook was frozen under an entailment judge (nli or
                               # llm), the values below are T_GPT's or stricter, the validation sheet is filled,
-                              # Q_task is declared, R runs B's model, and the study author annotates nothing
+                              # Q_task is declared (Q_fact on factual_tasks), R runs B's model, and the study
+                              # author annotates nothing
 study_author = "..."          # who designed the study: may not be a primary relevance annotator
+factual_tasks = []            # the tasks with externally checkable factual claims; Q_fact is required on each
 codebook = "codebook.json"    # frozen before confirmation: forgegate semantic freeze
 relevance = "relevance.adjudicated.jsonl" # adjudicated R(c) record: forgegate semantic sheets, then semantic relevance
 tau_support = 0.02            # k_X = max(minimum_count, ceil(tau_support * N_X))
@@ -68,7 +70,7 @@ sheet = "validation_sheet.csv"
 key = "validation_key.csv"
 min_agreement = 0.8           # below it the semantic verdict is INVALID
 
-# Q_task (and Q_fact, on tasks with checkable factual claims): a scorer per task, declared before confirmation
+# Q_task (and Q_fact, on the factual_tasks): a scorer per task, declared before confirmation
 # (battery-rule, exact, numeric or human-review; see docs/guides/tgpt.md). Required for a confirmatory plan.
 [instruments.semantic.q_task]
 margin = 0.1                  # a stage change (A -> B) losing more than this is flagged
