@@ -88,7 +88,8 @@ def cluster(
     backend: str | None = typer.Option(None, "--backend", help="Backend for the llm judge."),
     model: str | None = typer.Option(None, "--model", help="Model for the llm judge's backend."),
     base_url: list[str] | None = typer.Option(None, "--base-url", help=BASE_URL_HELP),
-    cache: Path | None = typer.Option(None, "--judge-cache", help="JSONL cache of llm judge answers."),
+    cache: Path | None = typer.Option(None, "--judge-cache", help="Run store (SQLite) of the llm judge's requests: every raw answer kept; "
+                                                   "the same command resumes from it."),
     loose: bool = typer.Option(False, "--loose", help="Reference rule: no contradiction, not both neutral."),
     embedding: bool = typer.Option(True, "--embedding/--no-embedding", help="MiniLM sensitivity analysis."),
     threshold: float = typer.Option(DEFAULT_THRESHOLD, "--embedding-threshold",
@@ -149,7 +150,8 @@ def assign_cmd(
     backend: str | None = typer.Option(None, "--backend", help="Backend for the llm judge."),
     model: str | None = typer.Option(None, "--model", help="Model for the llm judge's backend."),
     base_url: list[str] | None = typer.Option(None, "--base-url", help=BASE_URL_HELP),
-    cache: Path | None = typer.Option(None, "--judge-cache", help="JSONL cache of llm judge answers."),
+    cache: Path | None = typer.Option(None, "--judge-cache", help="Run store (SQLite) of the llm judge's requests: every raw answer kept; "
+                                                   "the same command resumes from it."),
     exploratory: bool = typer.Option(False, "--exploratory",
                                      help="Accept a codebook frozen before it recorded its development samples "
                                           "(separation unchecked, noted in the report)."),

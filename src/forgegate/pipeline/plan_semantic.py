@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from forgegate.core.verdict import Reason, Verdict
-from forgegate.errors import UsageError
+from forgegate.errors import RequestsIncomplete, UsageError
 from forgegate.gate.semantic import (
     plan_semantic_verdict,
     relevance_reason,
@@ -76,6 +76,12 @@ def semantic_out_dir(store_path: Path) -> Path:
     return store_path.with_name(store_path.stem + ".semantic")
 
 
+def judge_store_path(out_dir: Path) -> Path:
+    """The run store of an llm judge's requests, in the plan run's semantic folder: a killed run's answers are
+    reused when it is scored again."""
+    return out_dir / "judge.sqlite"
+
+
 def text_samples(gens: PlanGenerations) -> list[TextSample]:
     """Every stored answer as ``{task, condition, sample, text}``, ordered by task, condition, seed."""
     rows = [TextSample(task=g.item or "", condition=g.arm, sample=g.seed, text=g.text) for g in gens.generations]
@@ -110,7 +116,7 @@ def _frozen_assignments(samples: list[TextSample], inputs: SemanticInputs, out_d
                         confirmatory: bool = True) -> tuple[Path, Json]:
     book, book_path = inputs.codebook, inputs.codebook_path
     assert book is not None and book_path is not None
-    judge = frozen_judge(book.rule.judge, book_path)
+    judge = frozen_judge(book.rule.judge, book_path, judge_store_path(out_dir))
     try:
         path = confirm(book_path, samples, judge, out_dir, confirmatory=confirmatory)
     finally:
@@ -177,7 +183,13 @@ def score_semantic(gens: PlanGenerations) -> SemanticOutcome:
     if inputs.codebook is None:
         path, book_info = _draft_assignments(samples, {i.id: i.prompt for i in items}, params, out_dir)
     else:
-        path, book_info = _frozen_assignments(samples, inputs, out_dir, confirmatory=params.confirmatory)
+        try:
+            path, book_info = _frozen_assignments(samples, inputs, out_dir, confirmatory=params.confirmatory)
+        except RequestsIncomplete as exc:  # a judge request failed for good: no assignment, no table
+            verdict = semantic_unscored("semantic judge", str(exc))
+            return SemanticOutcome(None, {"mode": "frozen", "path": str(inputs.codebook_path),
+                                          "judge_store": str(judge_store_path(out_dir))}, cost, out_dir, None,
+                                   verdict)
     rows: list[SampleRow] = read_samples(path)
     exploratory = not params.confirmatory
     relevance, relevance_info, relevance_why = _relevance(inputs, rows, confirmatory=params.confirmatory)

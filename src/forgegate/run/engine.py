@@ -134,11 +134,13 @@ async def execute(
     quiet: bool = True,
     retry_seed: int = 0,
     stop_for: StopFor | None = None,
+    description: str = "generating",
 ) -> ExecutionSummary:
     """Generate every planned request not already finished in ``store``; record each outcome.
 
     ``stop_for`` gives a request's stop predicate (the pipeline's loop cut-off); None: every answer runs
-    until the model stops or its cap."""
+    until the model stops or its cap. ``description`` names the work on the progress display (an LLM
+    judge's requests say ``judging``)."""
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
     policy = retry or RetryPolicy()
@@ -149,7 +151,7 @@ async def execute(
     counts = {"generated": 0, "failed": 0, "tokens": 0, "loops_cut": 0, "tokens_saved": 0}
     started = time.perf_counter()
 
-    with RunProgress(total=len(todo), quiet=quiet) as progress:
+    with RunProgress(total=len(todo), quiet=quiet, description=description) as progress:
 
         async def one(item: PlannedRequest) -> None:
             async with semaphore:
