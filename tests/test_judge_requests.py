@@ -19,6 +19,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from backend_fake_http import Behaviour
 from backend_servers import FakeOllamaServer
 
@@ -115,6 +116,7 @@ def _cluster(samples: Path, questions: Path, out: Path, server: FakeOllamaServer
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
+@pytest.mark.slow  # a forgegate subprocess per run, and the engine's retry backoff (several seconds)
 def test_semantic_cluster_killed_mid_judging_resumes_without_repeating_a_stored_request(tmp_path: Path) -> None:
     samples, questions = _write_inputs(tmp_path, 6)
     store = tmp_path / "judge.sqlite"
@@ -149,6 +151,7 @@ def test_semantic_cluster_killed_mid_judging_resumes_without_repeating_a_stored_
     assert len({r[1] for r in _stored(store) if r[2] is not None}) == len(stored_before) + len(set(asked_after))
 
 
+@pytest.mark.slow  # a forgegate subprocess per run, and the engine's retry backoff (several seconds)
 def test_semantic_cluster_with_a_judge_that_always_fails_exits_incomplete(tmp_path: Path) -> None:
     samples, questions = _write_inputs(tmp_path, 3)
     with FakeOllamaServer(Behaviour(default="entailment", fail_first=10**6, models=MODELS)) as server:
