@@ -23,7 +23,7 @@ import pytest
 from backend_fake_http import Behaviour
 from backend_servers import FakeOllamaServer
 
-from forgegate.errors import RequestsIncomplete
+from forgegate.errors import InputError, RequestsIncomplete, UsageError
 from forgegate.pipeline.semantic_judge import make_judge
 from forgegate.run.judge_requests import JUDGE_ARM
 from forgegate.semantic.entailment import LlmJudge
@@ -160,3 +160,23 @@ def test_semantic_cluster_with_a_judge_that_always_fails_exits_incomplete(tmp_pa
     assert done.returncode == 3, err
     assert "INCOMPLETE" in err and "failed for good" in err and "internal error" not in err
     assert not (tmp_path / "out" / "codebook.json").exists()
+
+
+def test_a_dead_judge_server_is_bad_input_before_any_request_not_an_incomplete_run(tmp_path: Path) -> None:
+    with FakeOllamaServer(Behaviour(models=MODELS)) as server:
+        url = server.url
+    judge = make_judge("llm", backend="ollama", model="judge", base_urls=[url], cache=tmp_path / "j.sqlite",
+                       quiet=True)
+    try:
+        with pytest.raises(UsageError, match=f"nothing answers at {url}"):
+            judge.judge(QUESTION, PAIRS[:1])
+    finally:
+        judge.close()
+    assert _stored(tmp_path / "j.sqlite") == []  # the probe refused before a request was planned into the store
+
+
+def test_a_jsonl_judge_cache_from_an_older_forgegate_is_refused_by_name(tmp_path: Path) -> None:
+    old = tmp_path / "judge.jsonl"
+    old.write_text(json.dumps({"question": "q", "premise": "a", "hypothesis": "b", "label": "neutral"}) + "\n")
+    with pytest.raises(InputError, match="JSONL judge cache from an older forgegate"):
+        make_judge("llm", backend="ollama", model="judge", cache=old)

@@ -108,8 +108,7 @@ def make_judge(name: str, *, nli_model: Path | None = None, backend: str | None 
     from forgegate.backends import BackendConfig, make_backend
     from forgegate.run.judge_requests import StoredJudgeRequests
 
-    urls = tuple(base_urls)
-    made = make_backend(backend, BackendConfig(model=model, base_urls=urls))
-    asker = StoredJudgeRequests(made, cache, backend_name=backend, model=model, base_urls=urls,
+    config = BackendConfig(model=model, base_urls=tuple(base_urls))
+    asker = StoredJudgeRequests(make_backend(backend, config), cache, backend_name=backend, config=config,
                                 quiet=not sys.stderr.isatty() if quiet is None else quiet)
     return factory(asker)

@@ -19,9 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from forgegate.activity import note_store
-from forgegate.backends.base import Backend
+from forgegate.backends.base import Backend, BackendConfig
+from forgegate.backends.preflight import preflight as probe_endpoint
 from forgegate.console import notice
 from forgegate.core.records import GenerationRequest
+from forgegate.errors import InputError
 from forgegate.run.engine import PlannedRequest, RetryPolicy, execute
 from forgegate.store import RunMeta, RunStore, run_lock
 
@@ -29,6 +31,21 @@ JUDGE_ARM = "judge"
 """The one arm of a judge store: every row is a judge call."""
 JUDGE_SEED = 0
 """A judge asks at temperature 0 once per prompt; the seed is part of its request, fixed."""
+
+
+def refuse_legacy_cache(path: Path) -> None:
+    """A JSONL judge cache written by an older forgegate is refused by name (it is not a run store), with what
+    to do, instead of being reported as a damaged database."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(16)
+    except (FileNotFoundError, IsADirectoryError):
+        return
+    if head.lstrip()[:1] == b"{":
+        raise InputError(path, "is a JSONL judge cache from an older forgegate; --judge-cache is now the run store "
+                               "(SQLite) of the judge's requests",
+                         hint="give --judge-cache a new path (the old answers are asked again) and keep or delete "
+                              "the JSONL file as you wish")
 
 
 def judge_item_id(request: GenerationRequest) -> str:
@@ -46,18 +63,21 @@ class StoredJudgeRequests:
     judge's whole life (a backend may hold loop-bound locks); :meth:`close` ends it and the backend.
     """
 
-    def __init__(self, backend: Backend, store_path: Path | None, *, backend_name: str, model: str | None,
-                 base_urls: Sequence[str] = (), concurrency: int = 4, retry: RetryPolicy | None = None,
-                 quiet: bool = True) -> None:
+    def __init__(self, backend: Backend, store_path: Path | None, *, backend_name: str, config: BackendConfig,
+                 concurrency: int = 4, retry: RetryPolicy | None = None, quiet: bool = True) -> None:
+        if store_path is not None:
+            refuse_legacy_cache(store_path)
         self.backend = backend
+        self.config = config
         self._tmp: tempfile.TemporaryDirectory[str] | None = None
         if store_path is None:
             self._tmp = tempfile.TemporaryDirectory(prefix="forgegate-judge-")
             store_path = Path(self._tmp.name) / "judge.sqlite"
         self.store_path = store_path
         self.backend_name = backend_name
-        self.model = model
-        self.base_urls = tuple(base_urls)
+        self.model = config.model
+        self.base_urls = tuple(config.base_urls)
+        self._probed = False
         self.concurrency = concurrency
         self.retry = retry
         self.quiet = quiet
@@ -87,6 +107,11 @@ class StoredJudgeRequests:
         async with run_lock(self.store_path, wait=True, on_wait=notice):
             with RunStore.open(self.store_path) as store:
                 store.init_meta(self._identity())
+                if not self._probed and any(p.key not in store.finished_keys() for p in planned):
+                    # a dead server, a wrong URL or an unserved model is bad input (exit 2), as for an eval's
+                    # model: not a judge whose every request "failed for good" after the retries
+                    await probe_endpoint(self.backend_name, self.config)
+                    self._probed = True
                 if self.base_urls:
                     store.update_meta(RunMeta(base_urls=list(self.base_urls)))
                 summary = await execute(store, planned, {JUDGE_ARM: self.backend}, concurrency=self.concurrency,
