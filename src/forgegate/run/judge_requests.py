@@ -78,6 +78,7 @@ class StoredJudgeRequests:
         self.model = config.model
         self.base_urls = tuple(config.base_urls)
         self._probed = False
+        self._seen: set[str] = set()
         self.concurrency = concurrency
         self.retry = retry
         self.quiet = quiet
@@ -103,11 +104,15 @@ class StoredJudgeRequests:
         return [rows.get(PlannedRequest(JUDGE_ARM, judge_item_id(r), JUDGE_SEED, r).key) for r in requests]
 
     async def _run(self, planned: list[PlannedRequest]) -> dict[str, str | None]:
-        note_store(self.store_path, len(planned))  # on Ctrl-C the CLI says what this store holds
+        self._seen.update(p.key for p in planned)
         async with run_lock(self.store_path, wait=True, on_wait=notice):
             with RunStore.open(self.store_path) as store:
                 store.init_meta(self._identity())
-                if not self._probed and any(p.key not in store.finished_keys() for p in planned):
+                finished = store.finished_keys()
+                # on Ctrl-C the CLI says what this store holds, of the judge requests known so far (the judge
+                # learns its pairs as it clusters, so the whole count is not known in advance)
+                note_store(self.store_path, len(self._seen | finished))
+                if not self._probed and any(p.key not in finished for p in planned):
                     # a dead server, a wrong URL or an unserved model is bad input (exit 2), as for an eval's
                     # model: not a judge whose every request "failed for good" after the retries
                     await probe_endpoint(self.backend_name, self.config)
