@@ -111,7 +111,8 @@ class StoredJudgeRequests:
                 finished = store.finished_keys()
                 # on Ctrl-C the CLI says what this store holds, of the judge requests known so far (the judge
                 # learns its pairs as it clusters, so the whole count is not known in advance)
-                note_store(self.store_path, len(self._seen | finished))
+                if self._tmp is None:  # a temporary store is gone when the command ends: nothing to resume from
+                    note_store(self.store_path, len(self._seen | finished))
                 if not self._probed and any(p.key not in finished for p in planned):
                     # a dead server, a wrong URL or an unserved model is bad input (exit 2), as for an eval's
                     # model: not a judge whose every request "failed for good" after the retries

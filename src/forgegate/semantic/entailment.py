@@ -196,8 +196,8 @@ class LlmJudge:
             if failed:
                 raise RequestsIncomplete(
                     f"{failed} of {len(todo)} entailment requests to the llm judge failed for good (after "
-                    f"retries) on the question {question[:60]!r}: no codebook rests on a missing answer; the "
-                    "answers that arrived are stored, run the same command again to ask only for the rest")
+                    f"retries) on the question {question[:60]!r}: no codebook rests on a missing answer (the "
+                    "judge's run store keeps every answer that arrived; asked again, it sends only the rest)")
             for pair, text in zip(todo, answers, strict=True):
                 label = parse_llm_label(str(text))
                 if label is None:
