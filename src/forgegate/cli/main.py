@@ -164,13 +164,14 @@ def _failed(exc: Exception, argv: list[str], activity: Activity) -> int:
     from forgegate.errors import RequestsIncomplete
     from forgegate.textsafe import visible  # a path or message may carry ESC from a file name or a file
 
-    if isinstance(exc, RequestsIncomplete):  # a request failed for good: the contract's INCOMPLETE, never 2 or 70
-        from forgegate.core.verdict import Gate
+    if isinstance(exc, RequestsIncomplete):  # a request failed for good: the gate's word (INCOMPLETE), never 2 or 70
+        from forgegate.pipeline.semantic_judge import judge_failed
 
+        verdict = judge_failed(exc)
         kept = f"\n{interrupted_message(activity, argv, 'kept')}" if activity.stores else ""
-        err_console.print(f"[bold yellow]INCOMPLETE:[/] {escape(visible(str(exc) + kept))}",
+        err_console.print(f"[{verdict.gate.colour}]{verdict.gate.value}:[/] {escape(visible(str(exc) + kept))}",
                           markup=True, soft_wrap=True)
-        return Gate.INCOMPLETE.exit_code
+        return verdict.gate.exit_code
     message = user_fault(exc, activity.stores[-1].path if activity.stores else None)
     if message is not None:
         err_console.print(f"[bold red]error:[/] {escape(visible(message))}", markup=True, soft_wrap=True)

@@ -27,7 +27,7 @@ from forgegate.pipeline.plan_cost import condition_cost
 from forgegate.pipeline.plan_fixture import fixture_items
 from forgegate.pipeline.plan_generate import PlanGenerations
 from forgegate.pipeline.plan_quality import score_quality
-from forgegate.pipeline.semantic_judge import draft_judge, frozen_judge
+from forgegate.pipeline.semantic_judge import draft_judge, frozen_judge, judge_failed
 from forgegate.pipeline.semantic_recurrence import recurrence_outcome
 from forgegate.pipeline.semantic_topology import finish_topology, topology_inputs
 from forgegate.pipeline.semantic_validation import add_validation
@@ -186,7 +186,7 @@ def score_semantic(gens: PlanGenerations) -> SemanticOutcome:
         try:
             path, book_info = _frozen_assignments(samples, inputs, out_dir, confirmatory=params.confirmatory)
         except RequestsIncomplete as exc:  # a judge request failed for good: no assignment, no table
-            verdict = semantic_unscored("semantic judge", str(exc))
+            verdict = judge_failed(exc)
             return SemanticOutcome(None, {"mode": "frozen", "path": str(inputs.codebook_path),
                                           "judge_store": str(judge_store_path(out_dir))}, cost, out_dir, None,
                                    verdict)

@@ -18,7 +18,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from forgegate.errors import InputError, UsageError
+from forgegate.core.verdict import Verdict
+from forgegate.errors import InputError, RequestsIncomplete, UsageError
+from forgegate.gate.semantic import semantic_unscored
 from forgegate.semantic.embedding import DEFAULT_THRESHOLD, load_embedder
 from forgegate.semantic.entailment import JUDGES, EntailmentJudge, Label
 
@@ -112,3 +114,13 @@ def make_judge(name: str, *, nli_model: Path | None = None, backend: str | None 
     asker = StoredJudgeRequests(make_backend(backend, config), cache, backend_name=backend, config=config,
                                 quiet=not sys.stderr.isatty() if quiet is None else quiet)
     return factory(asker)
+
+
+JUDGE_RULE = "semantic judge"
+"""The reason's rule when a judge request failed for good."""
+
+
+def judge_failed(exc: RequestsIncomplete) -> Verdict:
+    """The word for a judge whose request failed for good: the gate's (no table without its answers: INCOMPLETE),
+    for a plan's semantic instrument and for ``semantic cluster`` / ``assign`` alike."""
+    return semantic_unscored(JUDGE_RULE, str(exc))
