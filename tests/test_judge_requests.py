@@ -180,3 +180,20 @@ def test_a_jsonl_judge_cache_from_an_older_forgegate_is_refused_by_name(tmp_path
     old.write_text(json.dumps({"question": "q", "premise": "a", "hypothesis": "b", "label": "neutral"}) + "\n")
     with pytest.raises(InputError, match="JSONL judge cache from an older forgegate"):
         make_judge("llm", backend="ollama", model="judge", cache=old)
+
+
+def test_the_store_reads_a_judge_batch_by_key_latest_row_each_across_query_chunks(tmp_path: Path) -> None:
+    from forgegate.core.records import Completion, GenerationRequest
+    from forgegate.store import RunStore
+
+    request = GenerationRequest(prompt="p", max_tokens=8, temperature=0.0, seed=0)
+    with RunStore.open(tmp_path / "s.sqlite") as store:
+        for i in range(600):  # more keys than one IN (...) query binds
+            store.record(request_key=f"judge/{i}/0", arm=JUDGE_ARM, item_id=str(i), seed=0, request=request,
+                         completion=None, error="HTTP 500", attempts=4)
+        store.record(request_key="judge/7/0", arm=JUDGE_ARM, item_id="7", seed=0, request=request,
+                     completion=Completion(text="neutral", tokens=1, token_source="server", finish="stop",
+                                           latency_s=0.1), error=None, attempts=1)
+        rows = store.latest_for([f"judge/{i}/0" for i in range(600)] + ["judge/absent/0"])
+    assert len(rows) == 600 and "judge/absent/0" not in rows
+    assert rows["judge/7/0"].response == "neutral" and rows["judge/599/0"].error == "HTTP 500"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from forgegate.backends.base import Backend, BackendError
@@ -135,18 +135,20 @@ async def execute(
     retry_seed: int = 0,
     stop_for: StopFor | None = None,
     description: str = "generating",
+    finished: Collection[str] | None = None,
 ) -> ExecutionSummary:
     """Generate every planned request not already finished in ``store``; record each outcome.
 
     ``stop_for`` gives a request's stop predicate (the pipeline's loop cut-off); None: every answer runs
     until the model stops or its cap. ``description`` names the work on the progress display (an LLM
-    judge's requests say ``judging``)."""
+    judge's requests say ``judging``). ``finished``: the planned keys the caller has already read as finished
+    from ``store`` (None: the whole store is read for them)."""
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
     policy = retry or RetryPolicy()
     rng = random.Random(retry_seed)
-    finished = store.finished_keys()
-    todo = [p for p in planned if p.key not in finished]
+    done = store.finished_keys() if finished is None else set(finished)
+    todo = [p for p in planned if p.key not in done]
     semaphore = asyncio.Semaphore(concurrency)
     counts = {"generated": 0, "failed": 0, "tokens": 0, "loops_cut": 0, "tokens_saved": 0}
     started = time.perf_counter()

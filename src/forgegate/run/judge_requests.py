@@ -15,6 +15,7 @@ import asyncio
 import hashlib
 import tempfile
 from collections.abc import Sequence
+from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
 
@@ -89,6 +90,8 @@ class StoredJudgeRequests:
         self.failed = 0
         """Requests that failed for good (after the engine's retries)."""
         self._loop = asyncio.new_event_loop()
+        self._stack = AsyncExitStack()
+        self._store: RunStore | None = None
 
     def _identity(self) -> RunMeta:
         return RunMeta(backend=self.backend_name, model=self.model)
@@ -99,33 +102,44 @@ class StoredJudgeRequests:
                                            for r in requests)}.values())
         if not planned:
             return []
-        self.store_path.parent.mkdir(parents=True, exist_ok=True)
         rows = self._loop.run_until_complete(self._run(planned))
         return [rows.get(PlannedRequest(JUDGE_ARM, judge_item_id(r), JUDGE_SEED, r).key) for r in requests]
 
+    async def _open(self) -> RunStore:
+        """The store, opened and locked once for the judge's life (one writer per judge store; a batch does not
+        pay for opening, locking and checking the identity again)."""
+        if self._store is None:
+            self.store_path.parent.mkdir(parents=True, exist_ok=True)
+            await self._stack.enter_async_context(run_lock(self.store_path, wait=True, on_wait=notice))
+            store = self._stack.enter_context(RunStore.open(self.store_path))
+            store.init_meta(self._identity())
+            self._store = store
+        return self._store
+
     async def _run(self, planned: list[PlannedRequest]) -> dict[str, str | None]:
+        """One batch. Only this batch's keys are read (a keyed query), so a long clustering run does not re-read
+        its whole store per batch; the store still decides what is finished."""
         self._seen.update(p.key for p in planned)
-        async with run_lock(self.store_path, wait=True, on_wait=notice):
-            with RunStore.open(self.store_path) as store:
-                store.init_meta(self._identity())
-                finished = store.finished_keys()
-                # on Ctrl-C the CLI says what this store holds, of the judge requests known so far (the judge
-                # learns its pairs as it clusters, so the whole count is not known in advance)
-                if self._tmp is None:  # a temporary store is gone when the command ends: nothing to resume from
-                    note_store(self.store_path, len(self._seen | finished))
-                if not self._probed and any(p.key not in finished for p in planned):
-                    # a dead server, a wrong URL or an unserved model is bad input (exit 2), as for an eval's
-                    # model: not a judge whose every request "failed for good" after the retries
-                    await probe_endpoint(self.backend_name, self.config)
-                    self._probed = True
-                if self.base_urls:
-                    store.update_meta(RunMeta(base_urls=list(self.base_urls)))
-                summary = await execute(store, planned, {JUDGE_ARM: self.backend}, concurrency=self.concurrency,
-                                        retry=self.retry, quiet=self.quiet, description="judging")
-                wanted = {p.key for p in planned}
-                latest = {r.request_key: r for r in store.latest() if r.request_key in wanted}
+        store = await self._open()
+        before = store.latest_for([p.key for p in planned])
+        finished = {key for key, row in before.items() if row.ok and not row.unconfirmed}
+        if self._tmp is None:  # a temporary store is gone when the command ends: nothing to resume from
+            # on Ctrl-C the CLI says what this store holds, of the judge requests known so far (the judge learns
+            # its pairs as it clusters, so the whole count is not known in advance)
+            note_store(self.store_path, len(self._seen))
+        todo = [p for p in planned if p.key not in finished]
+        if todo and not self._probed:
+            # a dead server, a wrong URL or an unserved model is bad input (exit 2), as for an eval's model: not
+            # a judge whose every request "failed for good" after the retries
+            await probe_endpoint(self.backend_name, self.config)
+            self._probed = True
+            if self.base_urls:
+                store.update_meta(RunMeta(base_urls=list(self.base_urls)))
+        summary = await execute(store, todo, {JUDGE_ARM: self.backend}, concurrency=self.concurrency,
+                                retry=self.retry, quiet=self.quiet, description="judging", finished=())
+        latest = {**before, **store.latest_for([p.key for p in todo])}
         self.generated += summary.generated
-        self.reused += summary.skipped_finished
+        self.reused += len(finished)
         self.failed += summary.failed
         return {key: (row.response if row.ok else None) for key, row in latest.items()}
 
@@ -137,6 +151,8 @@ class StoredJudgeRequests:
         """Close the backend and the loop, finalising its async generators first (a streamed answer's generator
         left open is otherwise collected after the loop closed: "Task was destroyed but it is pending!")."""
         if not self._loop.is_closed():
+            self._loop.run_until_complete(self._stack.aclose())  # the store closed, its lock released
+            self._store = None
             self._loop.run_until_complete(self.backend.aclose())
             self._loop.run_until_complete(self._loop.shutdown_asyncgens())
             self._loop.close()
