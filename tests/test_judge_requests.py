@@ -197,3 +197,12 @@ def test_the_store_reads_a_judge_batch_by_key_latest_row_each_across_query_chunk
         rows = store.latest_for([f"judge/{i}/0" for i in range(600)] + ["judge/absent/0"])
     assert len(rows) == 600 and "judge/absent/0" not in rows
     assert rows["judge/7/0"].response == "neutral" and rows["judge/599/0"].error == "HTTP 500"
+
+
+def test_a_frozen_llm_judge_record_with_malformed_base_urls_is_refused_at_its_field(tmp_path: Path) -> None:
+    from forgegate.pipeline.semantic_judge import frozen_judge
+
+    with pytest.raises(InputError, match="base_urls is not a list of URLs") as caught:
+        frozen_judge({"judge": "llm", "backend": "ollama", "model": "judge", "base_urls": "http://127.0.0.1:1"},
+                     tmp_path / "codebook.json", tmp_path / "judge.sqlite")
+    assert caught.value.field == "rule.judge.base_urls"

@@ -186,10 +186,12 @@ def score_semantic(gens: PlanGenerations) -> SemanticOutcome:
         try:
             path, book_info = _frozen_assignments(samples, inputs, out_dir, confirmatory=params.confirmatory)
         except RequestsIncomplete as exc:  # a judge request failed for good: no assignment, no table
-            verdict = judge_failed(exc)
-            return SemanticOutcome(None, {"mode": "frozen", "path": str(inputs.codebook_path),
-                                          "judge_store": str(judge_store_path(out_dir))}, cost, out_dir, None,
-                                   verdict)
+            book = inputs.codebook
+            assert book is not None
+            verdict = judge_failed(RequestsIncomplete(f"{exc}; the judge's store: {judge_store_path(out_dir)}"))
+            return SemanticOutcome(None, {"mode": "frozen: no sample assigned, a judge request failed for good",
+                                          "frozen": True, "path": str(inputs.codebook_path),
+                                          "content_hash": book.content_hash}, cost, out_dir, None, verdict)
     rows: list[SampleRow] = read_samples(path)
     exploratory = not params.confirmatory
     relevance, relevance_info, relevance_why = _relevance(inputs, rows, confirmatory=params.confirmatory)
