@@ -206,3 +206,19 @@ def test_a_frozen_llm_judge_record_with_malformed_base_urls_is_refused_at_its_fi
         frozen_judge({"judge": "llm", "backend": "ollama", "model": "judge", "base_urls": "http://127.0.0.1:1"},
                      tmp_path / "codebook.json", tmp_path / "judge.sqlite")
     assert caught.value.field == "rule.judge.base_urls"
+
+
+def test_one_progress_display_serves_every_judge_batch_and_grows_with_them(tmp_path: Path) -> None:
+    with FakeOllamaServer(Behaviour(default="neutral", models=MODELS)) as server:
+        judge = make_judge("llm", backend="ollama", model="judge", base_urls=[server.url],
+                           cache=tmp_path / "j.sqlite", quiet=False)
+        assert isinstance(judge, LlmJudge)
+        try:
+            judge.judge(QUESTION, PAIRS[:2])
+            display = judge.requests._progress  # type: ignore[attr-defined]
+            judge.judge(QUESTION, PAIRS)  # two stored, two new
+            assert judge.requests._progress is display  # type: ignore[attr-defined]  # the same display
+        finally:
+            judge.close()
+    assert display is not None and not display.quiet
+    assert display.total == len(PAIRS) and display.tokens == len(PAIRS)  # one token ('neutral') per answer

@@ -26,6 +26,7 @@ from forgegate.console import notice
 from forgegate.core.records import GenerationRequest
 from forgegate.errors import InputError
 from forgegate.run.engine import PlannedRequest, RetryPolicy, execute
+from forgegate.run.progress import RunProgress
 from forgegate.store import RunMeta, RunStore, run_lock
 
 JUDGE_ARM = "judge"
@@ -92,6 +93,7 @@ class StoredJudgeRequests:
         self._loop = asyncio.new_event_loop()
         self._stack = AsyncExitStack()
         self._store: RunStore | None = None
+        self._progress: RunProgress | None = None
 
     def _identity(self) -> RunMeta:
         return RunMeta(backend=self.backend_name, model=self.model)
@@ -114,6 +116,9 @@ class StoredJudgeRequests:
             store = self._stack.enter_context(RunStore.open(self.store_path))
             store.init_meta(self._identity())
             self._store = store
+            # one display for the judge's life, growing as its pairs are learned (not one bar per batch)
+            self._progress = self._stack.enter_context(RunProgress(0, quiet=self.quiet, description="judging",
+                                                                   growing=True))
         return self._store
 
     async def _run(self, planned: list[PlannedRequest]) -> dict[str, str | None]:
@@ -136,7 +141,7 @@ class StoredJudgeRequests:
             if self.base_urls:
                 store.update_meta(RunMeta(base_urls=list(self.base_urls)))
         summary = await execute(store, todo, {JUDGE_ARM: self.backend}, concurrency=self.concurrency,
-                                retry=self.retry, quiet=self.quiet, description="judging", finished=())
+                                retry=self.retry, quiet=self.quiet, finished=(), progress=self._progress)
         latest = {**before, **store.latest_for([p.key for p in todo])}
         self.generated += summary.generated
         self.reused += len(finished)
