@@ -99,7 +99,7 @@ LABELS_2 = {"t1:c1": 1, "t1:c2": 1, "t1:c3": 0, "t2:c1": 1, "t2:c2": 1, "t2:c3":
 
 @pytest.fixture
 def oracle(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("forgegate.pipeline.plan_semantic.frozen_judge", lambda record, path: FrozenOracle())
+    monkeypatch.setattr("forgegate.pipeline.plan_semantic.frozen_judge", lambda record, path, *_: FrozenOracle())
 
 
 def run_plan(folder: Path, name: str, server_url: str, relevance: str, tmp_path: Path, capsys, monkeypatch

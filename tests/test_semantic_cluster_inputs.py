@@ -4,8 +4,9 @@ that did not parse, and the llm judge reaches the server given by ``--base-url``
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
-from types import SimpleNamespace
+from typing import Any
 
 import pytest
 from test_semantic_separation import DEV, QUESTIONS
@@ -30,14 +31,21 @@ def test_a_sample_id_given_twice_is_refused_naming_both_lines(tmp_path: Path) ->
 
 
 class Mumbling:
-    """A scripted backend whose every answer names no entailment label. The real LlmJudge parses it; a real model
-    that mumbles on cue cannot be had here, so this stands in for one (it is not a model)."""
+    """Scripted judge requests whose every answer names no entailment label. The real LlmJudge parses them; a real
+    model that mumbles on cue cannot be had here, so this stands in for the engine-backed asker (it is not a model)."""
 
-    name = "scripted"
-    config = SimpleNamespace(model="mumble")
+    generated = 0
+    reused = 0
 
-    async def generate(self, request: GenerationRequest) -> SimpleNamespace:
-        return SimpleNamespace(text="hmm, hard to say")
+    def answer(self, requests: Sequence[GenerationRequest]) -> list[str | None]:
+        self.generated += len(requests)
+        return ["hmm, hard to say"] * len(requests)
+
+    def describe(self) -> dict[str, Any]:
+        return {"backend": "scripted", "model": "mumble", "base_urls": []}
+
+    def close(self) -> None:
+        return None
 
 
 def test_a_codebook_is_not_frozen_when_the_judges_answers_did_not_parse(tmp_path: Path) -> None:
@@ -57,7 +65,8 @@ def test_the_llm_judge_takes_the_base_url() -> None:
     judge = make_judge("llm", backend="openai", model="judge-model", base_urls=["http://127.0.0.1:8081/v1"])
     try:
         assert isinstance(judge, LlmJudge)
-        assert judge.backend.config.base_urls == ("http://127.0.0.1:8081/v1",)
+        assert judge.requests.backend.config.base_urls == ("http://127.0.0.1:8081/v1",)  # type: ignore[attr-defined]
+        assert judge.describe()["base_urls"] == ["http://127.0.0.1:8081/v1"]
     finally:
         judge.close()
 

@@ -46,17 +46,24 @@ def test_llm_answer_parsing_and_prompt() -> None:
 
 
 @pytest.mark.slow
-def test_llm_judge_runs_through_the_embedded_backend_and_caches_to_disk(tmp_path) -> None:
-    from forgegate.backends import BackendConfig, make_backend
+def test_llm_judge_runs_through_the_engine_on_the_embedded_model_and_resumes_from_its_store(tmp_path) -> None:
+    from forgegate.pipeline.semantic_judge import make_judge
 
-    cache = tmp_path / "judge.jsonl"
-    judge = LlmJudge(make_backend("embedded", BackendConfig()), cache_path=cache)
+    store = tmp_path / "judge.sqlite"
     pairs = [("Paris.", "The capital is Paris."), ("Paris.", "Lyon.")]
-    labels = judge.judge("What is the capital of France?", pairs)
-    judge.close()
-    assert len(labels) == 2 and set(labels) <= set(LABELS) and judge.calls == 2
-    again = LlmJudge(object(), cache_path=cache)  # answers come from the cache: the backend is never called
-    assert again.judge("What is the capital of France?", pairs) == labels and again.calls == 0
+    judge = make_judge("llm", backend="embedded", cache=store, quiet=True)
+    try:
+        labels = judge.judge("What is the capital of France?", pairs)
+    finally:
+        judge.close()
+    assert isinstance(judge, LlmJudge)
+    assert len(labels) == 2 and set(labels) <= set(LABELS) and judge.requests.generated == 2
+    again = make_judge("llm", backend="embedded", cache=store, quiet=True)  # the answers come from the store
+    try:
+        assert again.judge("What is the capital of France?", pairs) == labels
+    finally:
+        again.close()
+    assert isinstance(again, LlmJudge) and (again.requests.generated, again.requests.reused) == (0, 2)
 
 
 @pytest.mark.slow

@@ -49,6 +49,14 @@ class StoreError(ForgegateError):
         self.remedy = remedy
 
 
+
+class RequestsIncomplete(Exception):  # noqa: N818 - named for the gate word it ends in, INCOMPLETE
+    """Requests an instrument needed failed for good (after the engine's retries): no measurement, so no verdict
+    can stand. Not the user's to fix by editing a file, so not a :class:`ForgegateError`: the CLI ends the command
+    INCOMPLETE (exit 3), never a pass and never bad input; the answers that did arrive are stored and the same
+    command asks only for the rest."""
+
+
 def closest(word: str, known: Collection[str]) -> str | None:
     """The known name nearest to a mistyped ``word``, if any is near enough."""
     close = difflib.get_close_matches(word, list(known), n=1)

@@ -159,10 +159,19 @@ def _interrupted(activity: Activity, argv: list[str], *, terminated: bool = Fals
 
 
 def _failed(exc: Exception, argv: list[str], activity: Activity) -> int:
-    from forgegate.cli.failure import crash_message, user_fault, write_crash_report
+    from forgegate.cli.failure import crash_message, interrupted_message, user_fault, write_crash_report
     from forgegate.core.verdict import EXIT_BAD_INPUT, EXIT_INTERNAL_ERROR
+    from forgegate.errors import RequestsIncomplete
     from forgegate.textsafe import visible  # a path or message may carry ESC from a file name or a file
 
+    if isinstance(exc, RequestsIncomplete):  # a request failed for good: the gate's word (INCOMPLETE), never 2 or 70
+        from forgegate.pipeline.semantic_judge import judge_failed
+
+        verdict = judge_failed(exc)
+        kept = f"\n{interrupted_message(activity, argv, 'kept')}" if activity.stores else ""
+        err_console.print(f"[{verdict.gate.colour}]{verdict.gate.value}:[/] {escape(visible(str(exc) + kept))}",
+                          markup=True, soft_wrap=True)
+        return verdict.gate.exit_code
     message = user_fault(exc, activity.stores[-1].path if activity.stores else None)
     if message is not None:
         err_console.print(f"[bold red]error:[/] {escape(visible(message))}", markup=True, soft_wrap=True)

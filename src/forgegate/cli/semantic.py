@@ -74,6 +74,8 @@ def _close(judge: object) -> None:
 
 
 JUDGE_HELP = f"Entailment judge: {', '.join(JUDGES.names())}."
+JUDGE_CACHE_HELP = ("Run store (SQLite) of the llm judge's requests: every raw answer is kept, and the same "
+                    "command resumes from it.")
 BASE_URL_HELP = "The llm judge's server URL (an openai or ollama backend); repeat to spread load over replicas."
 
 
@@ -87,7 +89,7 @@ def cluster(
     backend: str | None = typer.Option(None, "--backend", help="Backend for the llm judge."),
     model: str | None = typer.Option(None, "--model", help="Model for the llm judge's backend."),
     base_url: list[str] | None = typer.Option(None, "--base-url", help=BASE_URL_HELP),
-    cache: Path | None = typer.Option(None, "--judge-cache", help="JSONL cache of llm judge answers."),
+    cache: Path | None = typer.Option(None, "--judge-cache", help=JUDGE_CACHE_HELP),
     loose: bool = typer.Option(False, "--loose", help="Reference rule: no contradiction, not both neutral."),
     embedding: bool = typer.Option(True, "--embedding/--no-embedding", help="MiniLM sensitivity analysis."),
     threshold: float = typer.Option(DEFAULT_THRESHOLD, "--embedding-threshold",
@@ -145,7 +147,7 @@ def assign_cmd(
     backend: str | None = typer.Option(None, "--backend", help="Backend for the llm judge."),
     model: str | None = typer.Option(None, "--model", help="Model for the llm judge's backend."),
     base_url: list[str] | None = typer.Option(None, "--base-url", help=BASE_URL_HELP),
-    cache: Path | None = typer.Option(None, "--judge-cache", help="JSONL cache of llm judge answers."),
+    cache: Path | None = typer.Option(None, "--judge-cache", help=JUDGE_CACHE_HELP),
     exploratory: bool = typer.Option(False, "--exploratory",
                                      help="Accept a codebook frozen before it recorded its development samples "
                                           "(separation unchecked, noted in the report)."),

@@ -17,7 +17,7 @@ from typing import Any
 from forgegate.core.experiments import RECURRENCE_ENDPOINT, primary_endpoint
 from forgegate.core.records import StoredResponse
 from forgegate.core.verdict import Reason, Verdict
-from forgegate.errors import UsageError
+from forgegate.errors import RequestsIncomplete, UsageError
 from forgegate.gate.semantic import (
     plan_semantic_verdict,
     relevance_reason,
@@ -29,7 +29,7 @@ from forgegate.pipeline.plan_cost import condition_cost
 from forgegate.pipeline.plan_fixture import fixture_items
 from forgegate.pipeline.plan_generate import PlanGenerations
 from forgegate.pipeline.plan_quality import score_quality
-from forgegate.pipeline.semantic_judge import draft_judge, frozen_judge
+from forgegate.pipeline.semantic_judge import draft_judge, frozen_judge, judge_failed
 from forgegate.pipeline.semantic_recurrence import recurrence_outcome
 from forgegate.pipeline.semantic_table import gate_table
 from forgegate.pipeline.semantic_topology import finish_topology, topology_inputs
@@ -78,6 +78,12 @@ def semantic_out_dir(store_path: Path) -> Path:
     return store_path.with_name(store_path.stem + ".semantic")
 
 
+def judge_store_path(out_dir: Path) -> Path:
+    """The run store of an llm judge's requests, in the plan run's semantic folder: a killed run's answers are
+    reused when it is scored again."""
+    return out_dir / "judge.sqlite"
+
+
 def text_samples(gens: PlanGenerations) -> list[TextSample]:
     """Every stored answer as ``{task, condition, sample, text}``, ordered by task, condition, seed."""
     rows = [TextSample(task=g.item or "", condition=g.arm, sample=g.seed, text=g.text) for g in gens.generations]
@@ -112,7 +118,7 @@ def _frozen_assignments(samples: list[TextSample], inputs: SemanticInputs, out_d
                         confirmatory: bool = True) -> tuple[Path, Json]:
     book, book_path = inputs.codebook, inputs.codebook_path
     assert book is not None and book_path is not None
-    judge = frozen_judge(book.rule.judge, book_path)
+    judge = frozen_judge(book.rule.judge, book_path, judge_store_path(out_dir))
     try:
         path = confirm(book_path, samples, judge, out_dir, confirmatory=confirmatory)
     finally:
@@ -179,7 +185,15 @@ def score_semantic(gens: PlanGenerations) -> SemanticOutcome:
     if inputs.codebook is None:
         path, book_info = _draft_assignments(samples, {i.id: i.prompt for i in items}, params, out_dir)
     else:
-        path, book_info = _frozen_assignments(samples, inputs, out_dir, confirmatory=params.confirmatory)
+        try:
+            path, book_info = _frozen_assignments(samples, inputs, out_dir, confirmatory=params.confirmatory)
+        except RequestsIncomplete as exc:  # a judge request failed for good: no assignment, no table
+            book = inputs.codebook
+            assert book is not None
+            verdict = judge_failed(RequestsIncomplete(f"{exc}; the judge's store: {judge_store_path(out_dir)}"))
+            return SemanticOutcome(None, {"mode": "frozen: no sample assigned, a judge request failed for good",
+                                          "frozen": True, "path": str(inputs.codebook_path),
+                                          "content_hash": book.content_hash}, cost, out_dir, None, verdict)
     rows: list[SampleRow] = read_samples(path)
     exploratory = not params.confirmatory
     relevance, relevance_info, relevance_why = _relevance(inputs, rows, confirmatory=params.confirmatory)

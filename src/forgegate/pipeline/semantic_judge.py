@@ -10,6 +10,7 @@ that rests on it is exploratory.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from forgegate.errors import InputError, UsageError
+from forgegate.core.verdict import Verdict
+from forgegate.errors import InputError, RequestsIncomplete, UsageError
+from forgegate.gate.semantic import semantic_unscored
 from forgegate.semantic.embedding import DEFAULT_THRESHOLD, load_embedder
 from forgegate.semantic.entailment import JUDGES, EntailmentJudge, Label
 
@@ -63,8 +66,11 @@ def draft_judge() -> EmbeddingJudge:
     return EmbeddingJudge(load_embedder(), DEFAULT_THRESHOLD)
 
 
-def frozen_judge(record: dict[str, Any], codebook: Path) -> EntailmentJudge:
-    """Rebuild the judge a frozen codebook names, so confirmation samples are assigned under the frozen rule."""
+def frozen_judge(record: dict[str, Any], codebook: Path, judge_store: Path | None = None) -> EntailmentJudge:
+    """Rebuild the judge a frozen codebook names, so confirmation samples are assigned under the frozen rule.
+
+    An llm judge is asked at the servers its record names (``base_urls``; a codebook frozen before the record
+    kept them is asked at the backend's default), its requests stored in ``judge_store`` (resumable)."""
     kind = record.get("judge")
     if kind == "embedding":
         threshold = record.get("threshold")
@@ -75,18 +81,24 @@ def frozen_judge(record: dict[str, Any], codebook: Path) -> EntailmentJudge:
     if kind == "nli":
         return make_judge("nli", nli_model=Path(str(record.get("model"))))
     if kind == "llm":
-        model = record.get("model")
-        return make_judge("llm", backend=str(record.get("backend")), model=None if model is None else str(model))
+        model, urls = record.get("model"), record.get("base_urls") or []
+        if not isinstance(urls, list) or not all(isinstance(u, str) for u in urls):
+            raise InputError(codebook, f"the llm judge record's base_urls is not a list of URLs: {urls!r}",
+                             field="rule.judge.base_urls")
+        return make_judge("llm", backend=str(record.get("backend")), model=None if model is None else str(model),
+                          cache=judge_store, base_urls=urls)
     raise InputError(codebook, f"judge {kind!r} cannot be rebuilt", field="rule.judge.judge")
 
 
 def make_judge(name: str, *, nli_model: Path | None = None, backend: str | None = None,
                model: str | None = None, cache: Path | None = None,
-               base_urls: Sequence[str] = ()) -> EntailmentJudge:
+               base_urls: Sequence[str] = (), quiet: bool | None = None) -> EntailmentJudge:
     """A registered judge from CLI-style options (required options are required).
 
-    It lives in ``pipeline/``, not ``semantic/``, because the LLM judge builds a backend: the semantic
-    instruments only ever receive a judge (the import contract forbids ``semantic`` importing ``backends``).
+    It lives in ``pipeline/``, not ``semantic/``, because the LLM judge builds a backend and hands its
+    requests to the run engine: the semantic instruments only ever receive a judge (the import contracts
+    forbid ``semantic`` importing ``backends`` or ``run``). ``cache`` is the run store of the llm judge's
+    requests (None: a temporary one); ``quiet`` None shows the progress display on a terminal only.
     """
     factory = JUDGES.get(name)
     if name == "nli":
@@ -96,5 +108,19 @@ def make_judge(name: str, *, nli_model: Path | None = None, backend: str | None 
     if backend is None:
         raise UsageError("--judge llm needs --backend NAME")
     from forgegate.backends import BackendConfig, make_backend
+    from forgegate.run.judge_requests import StoredJudgeRequests
 
-    return factory(make_backend(backend, BackendConfig(model=model, base_urls=tuple(base_urls))), cache_path=cache)
+    config = BackendConfig(model=model, base_urls=tuple(base_urls))
+    asker = StoredJudgeRequests(make_backend(backend, config), cache, backend_name=backend, config=config,
+                                quiet=not sys.stderr.isatty() if quiet is None else quiet)
+    return factory(asker)
+
+
+JUDGE_RULE = "semantic judge"
+"""The reason's rule when a judge request failed for good."""
+
+
+def judge_failed(exc: RequestsIncomplete) -> Verdict:
+    """The word for a judge whose request failed for good: the gate's (no table without its answers: INCOMPLETE),
+    for a plan's semantic instrument and for ``semantic cluster`` / ``assign`` alike."""
+    return semantic_unscored(JUDGE_RULE, str(exc))

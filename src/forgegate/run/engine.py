@@ -10,7 +10,8 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, replace
 
 from forgegate.backends.base import Backend, BackendError
@@ -134,22 +135,29 @@ async def execute(
     quiet: bool = True,
     retry_seed: int = 0,
     stop_for: StopFor | None = None,
+    finished: Collection[str] | None = None,
+    progress: RunProgress | None = None,
 ) -> ExecutionSummary:
     """Generate every planned request not already finished in ``store``; record each outcome.
 
     ``stop_for`` gives a request's stop predicate (the pipeline's loop cut-off); None: every answer runs
-    until the model stops or its cap."""
+    until the model stops or its cap. ``finished``: the planned keys the caller has already read as finished
+    from ``store`` (None: the whole store is read for them). ``progress``: a display the caller holds open across
+    executions (it grows by this one's requests); None: one for this execution."""
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
     policy = retry or RetryPolicy()
     rng = random.Random(retry_seed)
-    finished = store.finished_keys()
-    todo = [p for p in planned if p.key not in finished]
+    done = store.finished_keys() if finished is None else set(finished)
+    todo = [p for p in planned if p.key not in done]
     semaphore = asyncio.Semaphore(concurrency)
     counts = {"generated": 0, "failed": 0, "tokens": 0, "loops_cut": 0, "tokens_saved": 0}
     started = time.perf_counter()
 
-    with RunProgress(total=len(todo), quiet=quiet) as progress:
+    if progress is not None:
+        progress.extend(len(todo))
+    display = progress if progress is not None else RunProgress(total=len(todo), quiet=quiet)
+    with display if progress is None else nullcontext(display) as bar:
 
         async def one(item: PlannedRequest) -> None:
             async with semaphore:
@@ -168,7 +176,7 @@ async def execute(
                 if completion.finish == "loop":
                     counts["loops_cut"] += 1
                     counts["tokens_saved"] += max(0, item.request.max_tokens - completion.tokens)
-            progress.advance(tokens=completion.tokens if completion else 0, failed=completion is None)
+            bar.advance(tokens=completion.tokens if completion else 0, failed=completion is None)
 
         await asyncio.gather(*(one(item) for item in todo))
 

@@ -13,9 +13,11 @@ from forgegate.console import err_console
 class RunProgress:
     """A context manager; ``quiet`` (CI logs, --quiet) turns it into a no-op."""
 
-    def __init__(self, total: int, *, quiet: bool, description: str = "generating") -> None:
+    def __init__(self, total: int, *, quiet: bool, description: str = "generating", growing: bool = False) -> None:
         self.total = total
-        self.quiet = quiet or total == 0
+        self.quiet = quiet or (total == 0 and not growing)
+        """``growing``: the work is learned as it goes (an LLM judge's batches), so the total grows (:meth:`extend`)
+        and one display serves it all, instead of one bar flashing per batch."""
         self.tokens = 0
         self.failed = 0
         self._started = time.perf_counter()
@@ -38,6 +40,12 @@ class RunProgress:
             self._progress.__enter__()
             self._task = self._progress.add_task(self._description, total=self.total, rate="-", failed=0)
         return self
+
+    def extend(self, more: int) -> None:
+        """``more`` requests joined the work (a growing display)."""
+        self.total += more
+        if self._progress is not None and self._task is not None:
+            self._progress.update(self._task, total=self.total)
 
     def advance(self, *, tokens: int, failed: bool) -> None:
         self.tokens += tokens

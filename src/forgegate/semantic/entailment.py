@@ -2,19 +2,22 @@
 
 A judge answers batches of directed (premise, hypothesis) pairs about one question with
 ``entailment`` / ``neutral`` / ``contradiction``, caches every answer and counts the calls it
-really made (cache hits are not calls).
+really made (cache hits are not calls). The LLM judge's calls are requests through the run engine
+into a run store, handed in by the pipeline (:class:`JudgeRequests`).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from forgegate.errors import InputError
+from forgegate.errors import InputError, RequestsIncomplete
 from forgegate.registry import Registry
+
+if TYPE_CHECKING:  # core.records loads pydantic, and --help reads JUDGES: imported where a request is built
+    from forgegate.core.records import GenerationRequest
 
 Label = Literal["entailment", "neutral", "contradiction"]
 LABELS: tuple[Label, ...] = ("entailment", "neutral", "contradiction")
@@ -140,81 +143,76 @@ def parse_llm_label(text: str) -> Label | None:
     return min(found)[1] if found else None
 
 
+class JudgeRequests(Protocol):
+    """How an LLM judge's prompts are answered. The pipeline hands in the run engine's store-backed asker
+    (``forgegate.run.judge_requests.StoredJudgeRequests``): retries, resume after a kill, one progress display.
+    An instrument runs no engine of its own and builds no backend (the import contracts forbid both)."""
+
+    generated: int
+    reused: int
+
+    def answer(self, requests: Sequence[GenerationRequest]) -> list[str | None]:
+        """Each request's answer text, in order; None where it failed for good."""
+        ...
+
+    def describe(self) -> dict[str, Any]:
+        """Backend, model and the servers asked: what a codebook records to rebuild the judge."""
+        ...
+
+    def close(self) -> None: ...
+
+
 @JUDGES.register("llm")
 class LlmJudge:
-    """Any forgegate backend answering the Farquhar prompt at temperature 0; answers cached (optionally on disk).
+    """Any forgegate backend answering the Farquhar prompt at temperature 0, each call a stored request.
 
-    An answer naming no label counts as ``neutral`` (not entailment) and is counted in ``unparsed``.
+    An answer naming no label counts as ``neutral`` (not entailment) and is counted in ``unparsed``. A call
+    that failed for good is no label at all: :class:`RequestsIncomplete`, never a guess.
     """
 
     name = "llm"
 
-    def __init__(self, backend: Any, *, cache_path: Path | None = None, max_tokens: int = 8,
-                 concurrency: int = 4) -> None:
-        self.backend = backend
-        self.cache_path = cache_path
+    def __init__(self, requests: JudgeRequests, *, max_tokens: int = 8) -> None:
+        self.requests = requests
         self.max_tokens = max_tokens
-        self.concurrency = concurrency
         self.calls = 0
+        """Pairs this judge needed answered (an answer stored by an earlier run counts: the number a codebook
+        reports must not depend on whether the run was resumed; ``requests.reused`` says how many were)."""
         self.unparsed = 0
         self._cache = _Cache()
-        import asyncio  # here, not at module level: the CLI reads JUDGES at --help
 
-        self._loop = asyncio.new_event_loop()  # one loop for the judge's life: backends may hold loop-bound locks
-        if cache_path is not None and cache_path.is_file():
-            from forgegate.jsonio import parse_json_strict  # here: jsonio loads pydantic, and --help reads JUDGES
-
-            for line in cache_path.read_text(encoding="utf-8").splitlines():
-                row = parse_json_strict(line)
-                self._cache.answers[(row["question"], row["premise"], row["hypothesis"])] = row["label"]
-
-    async def _ask(self, question: str, pairs: list[tuple[str, str]]) -> list[str]:
-        import asyncio
-
+    def request(self, question: str, pair: tuple[str, str]) -> GenerationRequest:
+        """Exactly what is sent for one directed pair (its hash is the request's key in the store)."""
         from forgegate.core.records import GenerationRequest
 
-        gate = asyncio.Semaphore(self.concurrency)
-
-        async def one(pair: tuple[str, str]) -> str:
-            async with gate:
-                request = GenerationRequest(prompt=farquhar_prompt(question, *pair), max_tokens=self.max_tokens,
-                                            temperature=0.0, seed=0)
-                return str((await self.backend.generate(request)).text)
-
-        return list(await asyncio.gather(*(one(p) for p in pairs)))
+        return GenerationRequest(prompt=farquhar_prompt(question, *pair), max_tokens=self.max_tokens,
+                                 temperature=0.0, seed=0)
 
     def judge(self, question: str, pairs: Sequence[tuple[str, str]]) -> list[Label]:
         todo = self._cache.split(question, pairs)
         if todo:
-            answers = self._loop.run_until_complete(self._ask(question, todo))
-            new_rows = []
+            answers = self.requests.answer([self.request(question, pair) for pair in todo])
+            failed = sum(text is None for text in answers)
+            if failed:
+                raise RequestsIncomplete(
+                    f"{failed} of {len(todo)} entailment requests to the llm judge failed for good (after "
+                    f"retries) on the question {question[:60]!r}: no codebook rests on a missing answer (the "
+                    "judge's run store keeps every answer that arrived; asked again, it sends only the rest)")
             for pair, text in zip(todo, answers, strict=True):
-                label = parse_llm_label(text)
+                label = parse_llm_label(str(text))
                 if label is None:
                     self.unparsed += 1
                     label = "neutral"
                 self._cache.answers[(question, *pair)] = label
-                new_rows.append({"question": question, "premise": pair[0], "hypothesis": pair[1], "label": label,
-                                 "raw": text})
             self.calls += len(todo)
-            if self.cache_path is not None:
-                with self.cache_path.open("a", encoding="utf-8") as handle:
-                    handle.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in new_rows)
         return self._cache.read(question, pairs)
 
     def close(self) -> None:
-        """Close the backend and the judge's event loop, finalising its async generators first (a streamed answer's
-        generator left open is otherwise collected after the loop closed: "Task was destroyed but it is pending!")."""
-        if self._loop.is_closed():
-            return
-        closer = getattr(self.backend, "aclose", None)
-        if closer is not None:
-            self._loop.run_until_complete(closer())
-        self._loop.run_until_complete(self._loop.shutdown_asyncgens())
-        self._loop.close()
+        """End the asker (its backend and event loop)."""
+        self.requests.close()
 
     def describe(self) -> dict[str, Any]:
-        config = getattr(self.backend, "config", None)
-        return {"judge": "llm", "backend": getattr(self.backend, "name", type(self.backend).__name__),
-                "model": getattr(config, "model", None), "prompt": "Farquhar et al. 2024 entailment prompt",
+        transport = self.requests.describe()
+        return {"judge": "llm", "backend": transport.get("backend"), "model": transport.get("model"),
+                "base_urls": transport.get("base_urls", []), "prompt": "Farquhar et al. 2024 entailment prompt",
                 "temperature": 0.0, "unparsed_answers": self.unparsed}

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -77,6 +77,9 @@ REPLACE``, ``REPLACE`` and an UPSERT would rewrite one (REPLACE deletes the old 
 trigger unless ``recursive_triggers`` is on, so the guard is on the insert). An insert that leaves ``seq`` to
 SQLite is seen by a BEFORE trigger as ``-1``; the AFTER trigger refuses a row numbered 0 or below, so no row can
 hold that number and block every later decision."""
+
+_KEYS_PER_QUERY = 500
+"""Keys bound in one ``IN (...)`` (SQLite's default limit on bound parameters is 999 in older builds)."""
 
 ADDED_COLUMNS: tuple[tuple[str, str], ...] = (("prompt_tokens", "INTEGER"), ("finished_at", "REAL"),
                                               ("extra", "TEXT"))
@@ -247,6 +250,22 @@ class RunStore:
             " WHERE f.request_key = r.request_key)"
         )
         return [self._to_stored(dict(zip(names, row, strict=True))) for row in rows]
+
+    def latest_for(self, keys: Collection[str]) -> dict[str, StoredResponse]:
+        """The current outcome of each of ``keys`` that the store holds (a keyed read: a caller asking for a few
+        keys at a time, an LLM judge's batches, does not re-read the whole run each time)."""
+        out: dict[str, StoredResponse] = {}
+        wanted = list(dict.fromkeys(keys))
+        for start in range(0, len(wanted), _KEYS_PER_QUERY):
+            chunk = wanted[start:start + _KEYS_PER_QUERY]
+            marks = ", ".join("?" * len(chunk))
+            names, rows = self._fetch(
+                f"SELECT r.* FROM responses r WHERE r.seq IN (SELECT MAX(seq) FROM responses"
+                f" WHERE request_key IN ({marks}) GROUP BY request_key)", tuple(chunk))
+            for row in rows:
+                stored = self._to_stored(dict(zip(names, row, strict=True)))
+                out[stored.request_key] = stored
+        return out
 
     def history(self, request_key: str) -> Iterator[dict[str, Any]]:
         names, rows = self._fetch("SELECT * FROM responses WHERE request_key = ? ORDER BY seq", (request_key,))
