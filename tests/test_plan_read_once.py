@@ -78,3 +78,44 @@ def test_a_battery_and_gate_config_rewritten_after_the_lock_check_are_not_what_t
     assert arm["battery"]["sha256"] == original_sha  # the bytes the plan hash covers
     assert (result["gate"], done.exit_code) == ("PASS", 0)  # scored against the locked battery and gate
     assert "nobody" in (folder / "battery.jsonl").read_text(encoding="utf-8")  # the rewrite did happen
+
+
+def test_a_codebook_and_relevance_file_rewritten_after_the_lock_check_are_not_what_the_run_scores(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The semantic instrument's frozen codebook and R(c) file come from the lock check's bytes: the codebook
+    broken and every cluster made relevant right after it, the run still scores the locked ones (issue 34, item 6).
+    An exploratory plan (a confirmatory one's own checks, pipeline/confirmatory.py, read the files again)."""
+    from semantic_helpers import run_cli
+    from test_run_semantic import SeededOllamaServer, answers_for, plan_text, write_plan
+    from test_run_semantic_relevance import LABELS_1, SEEDS, FrozenOracle, folder_with_codebook, table
+
+    monkeypatch.setattr("forgegate.pipeline.plan_semantic.frozen_judge", lambda record, path: FrozenOracle())
+    folder = tmp_path / "sem"
+    book_hash = folder_with_codebook(folder)
+    (folder / "relevance.jsonl").write_text("".join(json.dumps({"cluster": c, "relevant": v}) + "\n"
+                                                    for c, v in LABELS_1.items()), encoding="utf-8")
+    real_check_lock = plan_generate.check_lock
+
+    def check_then_rewrite(*args: object, **kwargs: object) -> object:
+        locked = real_check_lock(*args, **kwargs)  # type: ignore[arg-type]
+        (folder / "codebook.json").write_text("{ not json", encoding="utf-8")
+        (folder / "relevance.jsonl").write_text("".join(json.dumps({"cluster": c, "relevant": 1}) + "\n"
+                                                        for c in LABELS_1), encoding="utf-8")
+        return locked
+
+    monkeypatch.setattr(plan_generate, "check_lock", check_then_rewrite)
+    with SeededOllamaServer(answers_for(SEEDS, table(), table())) as server:
+        plan = write_plan(folder, plan_text("tgpt-read-once", SEEDS, server.url,
+                                            'codebook = "codebook.json"\nrelevance = "relevance.jsonl"\n'))
+        lock_plan(plan)
+        out = tmp_path / "result.json"
+        code, stdout, stderr = run_cli(["run", str(plan), "--store", str(tmp_path / "runs"), "--json", str(out)],
+                                       capsys, monkeypatch)
+    assert out.is_file(), stdout + stderr
+    result = json.loads(out.read_text(encoding="utf-8"))
+    assert "{ not json" in (folder / "codebook.json").read_text(encoding="utf-8")  # the rewrite did happen
+    semantic = result["semantic"]
+    assert semantic["codebook"]["content_hash"] == book_hash  # the locked codebook, though the file is now broken
+    # the locked R(c): t1:c3 irrelevant, so A's support keeps c1 and c2 (the rewrite made every cluster relevant)
+    assert semantic["metrics"]["tasks"]["t1"]["conditions"]["A"]["support"] == ["t1:c1", "t1:c2"]
+    assert code in (0, 1), stdout + stderr

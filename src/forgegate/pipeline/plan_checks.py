@@ -69,8 +69,11 @@ class SemanticInputs:
     """The adjudicated record (annotators, adjudicator, kappa) when the relevance file is one; None: a bare file."""
 
 
-def semantic_inputs(loaded: LoadedPlan, task_ids: list[str]) -> SemanticInputs:
-    """Roles, experiment, frozen codebook (covering every task) and relevance (covering every frozen cluster)."""
+def semantic_inputs(loaded: LoadedPlan, task_ids: list[str],
+                    contents: Mapping[str, bytes] | None = None) -> SemanticInputs:
+    """Roles, experiment, frozen codebook (covering every task) and relevance (covering every frozen cluster).
+    With ``contents`` (the plan's inputs as its lock check read and hashed them) the codebook and relevance file
+    are parsed from those bytes, not read again."""
     params = loaded.plan.instruments.semantic
     assert params is not None
     where = ("instruments", "semantic")
@@ -91,7 +94,8 @@ def semantic_inputs(loaded: LoadedPlan, task_ids: list[str]) -> SemanticInputs:
                                     "as relevant: the unfiltered analysis)")
         return SemanticInputs(None, None, None, None)
     book_path = loaded.resolve(params.codebook)
-    book = load_codebook(book_path, require_frozen=True)
+    book = load_codebook(book_path, require_frozen=True,
+                         raw=None if contents is None else contents[params.codebook])
     if params.confirmatory and book.development_samples is None:  # refused before generating, not after
         raise loaded.error((*where, "codebook"), "the frozen codebook records no development-sample hashes, so "
                            "nothing shows the confirmation samples are not its development samples",
@@ -110,7 +114,7 @@ def semantic_inputs(loaded: LoadedPlan, task_ids: list[str]) -> SemanticInputs:
     record: RelevanceRecord | None = None
     if params.relevance is not None:
         rel_path = loaded.resolve(params.relevance)
-        read = load_relevance(rel_path)
+        read = load_relevance(rel_path, None if contents is None else contents[params.relevance])
         relevance, record = read.labels, read.record
         if record is not None and record.header.codebook_hash not in (None, book.content_hash):
             raise loaded.error((*where, "relevance"), f"{rel_path} was annotated on codebook "
@@ -137,6 +141,6 @@ def preflight(loaded: LoadedPlan, task_ids: list[str], contents: Mapping[str, by
     if inst.gloss is not None:
         gloss_inputs(loaded, contents)
     if inst.semantic is not None:
-        semantic_inputs(loaded, task_ids)
+        semantic_inputs(loaded, task_ids, contents)
         check_confirmatory(loaded)
         check_quality_declarations(loaded, task_ids)

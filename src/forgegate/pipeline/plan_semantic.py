@@ -112,7 +112,7 @@ def _frozen_assignments(samples: list[TextSample], inputs: SemanticInputs, out_d
     assert book is not None and book_path is not None
     judge = frozen_judge(book.rule.judge, book_path)
     try:
-        path = confirm(book_path, samples, judge, out_dir, confirmatory=confirmatory)
+        path = confirm(book_path, samples, judge, out_dir, confirmatory=confirmatory, book=book)  # read once
     finally:
         closer = getattr(judge, "close", None)
         if callable(closer):
@@ -167,7 +167,7 @@ def score_semantic(gens: PlanGenerations) -> SemanticOutcome:
     params = loaded.plan.instruments.semantic
     assert params is not None and params.recovery is not None
     items = fixture_items(gens.locked)
-    inputs = semantic_inputs(loaded, [i.id for i in items])
+    inputs = semantic_inputs(loaded, [i.id for i in items], gens.locked.contents)  # the bytes the plan hash covers
     out_dir = semantic_out_dir(gens.store_path)
     samples = text_samples(gens)
     cost = _cost(gens, len(items))
