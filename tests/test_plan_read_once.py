@@ -82,8 +82,9 @@ def test_a_battery_and_gate_config_rewritten_after_the_lock_check_are_not_what_t
 
 def test_a_codebook_and_relevance_file_rewritten_after_the_lock_check_are_not_what_the_run_scores(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    """The semantic instrument's frozen codebook and R(c) file come from the lock check's bytes: the codebook
-    broken and every cluster made relevant right after it, the run still scores the locked ones (issue 34, item 6).
+    """The semantic instrument's frozen codebook, R(c) file and validation key come from the lock check's bytes:
+    the codebook and key broken and every cluster made relevant right after it, the run still scores the locked
+    ones (issue 34, item 6).
     An exploratory plan (a confirmatory one's own checks, pipeline/confirmatory.py, read the files again)."""
     from semantic_helpers import run_cli
     from test_run_semantic import SeededOllamaServer, answers_for, plan_text, write_plan
@@ -99,6 +100,7 @@ def test_a_codebook_and_relevance_file_rewritten_after_the_lock_check_are_not_wh
     def check_then_rewrite(*args: object, **kwargs: object) -> object:
         locked = real_check_lock(*args, **kwargs)  # type: ignore[arg-type]
         (folder / "codebook.json").write_text("{ not json", encoding="utf-8")
+        (folder / "validation_key.csv").write_text("not,a,key\n", encoding="utf-8")
         (folder / "relevance.jsonl").write_text("".join(json.dumps({"cluster": c, "relevant": 1}) + "\n"
                                                         for c in LABELS_1), encoding="utf-8")
         return locked
@@ -106,7 +108,9 @@ def test_a_codebook_and_relevance_file_rewritten_after_the_lock_check_are_not_wh
     monkeypatch.setattr(plan_generate, "check_lock", check_then_rewrite)
     with SeededOllamaServer(answers_for(SEEDS, table(), table())) as server:
         plan = write_plan(folder, plan_text("tgpt-read-once", SEEDS, server.url,
-                                            'codebook = "codebook.json"\nrelevance = "relevance.jsonl"\n'))
+                                            'codebook = "codebook.json"\nrelevance = "relevance.jsonl"\n'
+                                            '[instruments.semantic.validation]\nsheet = "validation_sheet.csv"\n'
+                                            'key = "validation_key.csv"\nmin_agreement = 0.8\n'))
         lock_plan(plan)
         out = tmp_path / "result.json"
         code, stdout, stderr = run_cli(["run", str(plan), "--store", str(tmp_path / "runs"), "--json", str(out)],
@@ -118,4 +122,46 @@ def test_a_codebook_and_relevance_file_rewritten_after_the_lock_check_are_not_wh
     assert semantic["codebook"]["content_hash"] == book_hash  # the locked codebook, though the file is now broken
     # the locked R(c): t1:c3 irrelevant, so A's support keeps c1 and c2 (the rewrite made every cluster relevant)
     assert semantic["metrics"]["tasks"]["t1"]["conditions"]["A"]["support"] == ["t1:c1", "t1:c2"]
+    validation = semantic["codebook"]["validation"]  # scored against the locked key (the file is now no key)
+    assert validation["scored"] and validation["agreement"]["value"] == 1.0, validation
     assert code in (0, 1), stdout + stderr
+
+
+def test_a_review_sheet_is_read_once_so_its_recorded_sha256_is_of_the_bytes_scored(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The quality guardrail's filled review sheet: a reviewer saving the sheet again while it is scored (here:
+    right after it is read) does not give a result whose scores and sha256 come from two different files."""
+    import hashlib
+
+    from test_quality_guardrails import HUMAN, PROMPTS, SETTINGS, gens, plan
+
+    import forgegate.pipeline.plan_quality as plan_quality
+
+    loaded = plan(HUMAN, tmp_path)
+    out = tmp_path / "run.semantic"
+    rows = gens("colour", {"A": ["Red", "blue"], "B": ["Red", "nothing"], "R": ["x", "y"]}) + gens(
+        "sum", {"A": ["1234", "1234"], "B": ["1234", "1234"], "R": ["1", "1234"]})
+    [sheet] = plan_quality.write_review_sheets(loaded, rows, PROMPTS, out, seed=7)
+    lines = [json.loads(x) for x in sheet.read_text(encoding="utf-8").splitlines()]
+    filled = "".join(json.dumps({**x, "score": 1.0 if x["answer"] in ("Red", "blue") else 0.0}) + "\n"
+                     for x in lines)
+    sheet.write_text(filled, encoding="utf-8")
+    real_read = plan_quality.read_bounded_bytes
+    reads: list[Path] = []
+
+    def read_then_resave(path: Path, **kwargs: object) -> bytes:
+        raw = real_read(path, **kwargs)  # type: ignore[arg-type]
+        if path == sheet:
+            reads.append(path)
+            sheet.write_text("".join(json.dumps({**x, "score": 0.0}) + "\n" for x in lines), encoding="utf-8")
+        return raw
+
+    monkeypatch.setattr(plan_quality, "read_bounded_bytes", read_then_resave)
+    done = plan_quality.score_quality(loaded, rows, PROMPTS, out, SETTINGS)
+    assert done is not None and done["Q_task"]["missing"] == []
+    assert reads == [sheet]  # once
+    colour = done["Q_task"]["tasks"]["colour"]
+    assert (colour["A"]["value"], colour["B"]["value"], colour["R"]["value"]) == (1.0, 0.5, 0.0)  # the first save
+    recorded = done["Q_task"]["sheets"]["review/q_task.jsonl"]
+    assert recorded == hashlib.sha256(filled.encode("utf-8")).hexdigest()  # of those bytes, not of the re-save
+    assert recorded != hashlib.sha256(sheet.read_bytes()).hexdigest()

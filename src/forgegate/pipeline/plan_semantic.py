@@ -210,7 +210,7 @@ def score_semantic(gens: PlanGenerations) -> SemanticOutcome:
                                     relevance=relevance_why)
     quality = score_quality(loaded, gens.generations, {i.id: i.prompt for i in items}, out_dir, request.settings)
     verdict = with_quality_guardrails(verdict, quality)
-    verdict = add_validation(loaded, params, inputs.codebook, verdict, book_info)
+    verdict = add_validation(loaded, params, inputs.codebook, verdict, book_info, gens.locked.contents)
     e3, verdict = finish_topology(params, topology, metrics, verdict)
     e4, verdict = recurrence_outcome(loaded, params, samples, {i.id: i.prompt for i in items}, out_dir, verdict)
     return SemanticOutcome(metrics, book_info, cost, out_dir, note, verdict, quality=quality, topology=e3,
