@@ -165,3 +165,60 @@ def test_a_review_sheet_is_read_once_so_its_recorded_sha256_is_of_the_bytes_scor
     recorded = done["Q_task"]["sheets"]["review/q_task.jsonl"]
     assert recorded == hashlib.sha256(filled.encode("utf-8")).hexdigest()  # of those bytes, not of the re-save
     assert recorded != hashlib.sha256(sheet.read_bytes()).hexdigest()
+
+
+def test_a_leak_audit_result_rewritten_while_the_plan_locks_is_hashed_as_it_was_audited(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``plan lock`` reads the plan's leak audit result once: the record's sha256 and the lock's input digest are
+    of the bytes the audit was judged on, though the file is rewritten right after that read."""
+    from test_plan_fixture_audit import audit_of, built_plan
+
+    import forgegate.pipeline.plan_audit as plan_audit
+
+    plan, pairs = built_plan(tmp_path)
+    audited = json.dumps(audit_of(pairs)).encode("utf-8")
+    (tmp_path / "leak.json").write_bytes(audited)
+    real_read = plan_audit.read_bounded_bytes
+
+    def read_then_rewrite(path: Path, **kwargs: object) -> bytes:
+        raw = real_read(path, **kwargs)  # type: ignore[arg-type]
+        path.write_text(json.dumps(audit_of(pairs, val_leaks=0)) + "\n", encoding="utf-8")  # another file
+        return raw
+
+    monkeypatch.setattr(plan_audit, "read_bounded_bytes", read_then_rewrite)
+    lock, _ = plan_audit.lock_with_audit(plan)
+    original = hashlib.sha256(audited).hexdigest()
+    assert hashlib.sha256((tmp_path / "leak.json").read_bytes()).hexdigest() != original  # the rewrite happened
+    assert lock.leak_audit is not None and lock.leak_audit["sha256"] == original
+    assert lock.inputs["leak.json"] == original  # the plan hash covers the audited bytes
+
+
+def test_pairs_rewritten_after_the_lock_time_audit_read_them_are_hashed_as_audited(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A leak audit run at ``plan lock`` reads each pairs file once: the audit, the fixture's pairs check and the
+    lock's digest all see the same bytes (the check used to hash the file again, seeing the rewrite)."""
+    from audit_helpers import build_leak_fixture
+    from plan_helpers import PLAN, write_plan_folder
+
+    import forgegate.pipeline.plan_audit as plan_audit
+    from forgegate.fixture.provenance import write_provenance
+
+    leak = build_leak_fixture(tmp_path / "leak")  # train leaks planted, val clean
+    audit = (f'\n[leak_audit]\nsource = "{leak["source"]}"\nrenamed = ["{leak["renamed"]}"]\n'
+             f'pairs = ["{leak["pairs"]}"]\nclean_splits = ["val"]\n')
+    plan = write_plan_folder(tmp_path / "p", PLAN + audit)
+    write_provenance(tmp_path / "p" / "fixture.jsonl", leak["pairs"], "val")
+    original = hashlib.sha256(leak["pairs"].read_bytes()).hexdigest()
+    real_read = plan_audit.read_bytes_or_input_error
+
+    def read_then_append(path: Path, **kwargs: object) -> bytes:
+        raw = real_read(path, **kwargs)  # type: ignore[arg-type]
+        with path.open("a", encoding="utf-8") as handle:
+            handle.write('{"split": "val", "instruction": "x", "response": "y"}\n')
+        return raw
+
+    monkeypatch.setattr(plan_audit, "read_bytes_or_input_error", read_then_append)
+    lock, reason = plan_audit.lock_with_audit(plan)
+    assert hashlib.sha256(leak["pairs"].read_bytes()).hexdigest() != original  # the rewrite happened
+    assert reason is not None and reason.outcome.value == "PASS", reason
+    assert lock.inputs[str(leak["pairs"])] == original
