@@ -19,7 +19,8 @@ from typing import Any
 import numpy as np
 from pydantic import Field, ValidationError
 
-from forgegate.core.quality import QUALITY_MEASURES, QUALITY_SCORERS, QualityMeasure
+from forgegate.checks.quality import QUALITY_SCORERS
+from forgegate.core.quality import QUALITY_MEASURES, QualityMeasure
 from forgegate.core.records import Completion
 from forgegate.errors import InputError, UsageError
 from forgegate.jsonio import iter_jsonl_lines, validation_to_input_error, write_json_atomic
