@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -21,8 +22,9 @@ from forgegate.backends.options import option_backends
 from forgegate.pipeline.semantic_judge import rebuildable_judges
 from forgegate.semantic.entailment import JUDGES, judge_capability
 
+CAPABILITIES_PAGE = Path(__file__).resolve().parents[1] / "docs" / "gen" / "capabilities.py"
 REGISTER_STAND_INS = """
-import json
+import json, sys
 from typing import ClassVar
 from forgegate.backends.names import BACKENDS
 from forgegate.semantic.entailment import JUDGES
@@ -61,7 +63,12 @@ try:
     arm_refusal = None
 except Exception as exc:
     arm_refusal = str(exc)
-print("PROBE", json.dumps({
+import importlib.util
+spec = importlib.util.spec_from_file_location("capabilities", sys.argv[1])
+capabilities = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(capabilities)
+page = capabilities.capabilities_page()
+print("PROBE", json.dumps({"page": page,
     "backend_help": backend_help, "judge_help": judge_help,
     "device": option_backends()["device"], "replicas": option_backends()["replicas"],
     "adapter": adapter_refusal("standin"), "device_refusal": option_refusal("device", "standin"),
@@ -70,8 +77,8 @@ print("PROBE", json.dumps({
 
 
 def test_a_registered_backend_and_judge_show_up_in_every_list_with_no_second_edit() -> None:
-    done = subprocess.run([sys.executable, "-c", REGISTER_STAND_INS], capture_output=True, text=True, timeout=300,
-                          check=False)
+    done = subprocess.run([sys.executable, "-c", REGISTER_STAND_INS, str(CAPABILITIES_PAGE)], capture_output=True,
+                          text=True, timeout=300, check=False)
     line = next((line for line in done.stdout.splitlines() if line.startswith("PROBE ")), None)
     assert line is not None, done.stdout + done.stderr
     found = json.loads(line.removeprefix("PROBE "))
@@ -81,6 +88,8 @@ def test_a_registered_backend_and_judge_show_up_in_every_list_with_no_second_edi
     assert "standin" in found["arm_refusal"]  # the plan's arm table names it among the backends taking replicas
     assert "standin-judge" in found["rebuildable"]
     assert found["needs"] == "--judge standin-judge needs --nli-model DIR (the stand-in's folder)"
+    assert "| `standin` | no | peft | `device`, `replicas` |" in found["page"]  # the docs' capabilities table
+    assert "| `standin-judge` | `nli_model`: --nli-model DIR (the stand-in's folder) | no |" in found["page"]
 
 
 def test_the_derived_lists_are_the_built_in_declarations() -> None:
