@@ -22,9 +22,10 @@ from forgegate.pipeline.session_options import SessionOptions
 
 ADD_A_FIELD = """
 import inspect, json, sys
+from typing import Annotated
 import forgegate.pipeline.session_fields as fields
 
-fields.SessionFields.__annotations__["probe_depth"] = 'Annotated[int, Opt("How deep the probe goes.")]'
+fields.SessionFields.__annotations__["probe_depth"] = Annotated[int, fields.Opt("How deep the probe goes.")]
 fields.SessionFields.probe_depth = 7
 from typer.main import get_command
 import forgegate

@@ -7,10 +7,9 @@ line and the API with no second edit. This module imports no pydantic: ``forgega
 from it, and pydantic costs ~30 ms there.
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations``: the annotations below are built once, as objects, when the class is
+# made, so reading them (``declared``) evaluates no strings (about a millisecond of ``--help`` otherwise).
 import typing
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -30,28 +29,26 @@ from forgegate.core.sampling import (
 SessionKind = Literal["eval", "live"]
 
 
-@dataclass(frozen=True)
 class Opt:
     """How one field shows on the command line (``help``; ``flag`` when it is not ``--`` + the name with dashes;
     a ``--no-X`` flag is the field negated; ``cli_default`` where the command line's default differs from the
-    API's) and whether it is a flag at all (``cli=False``: the command decides it, e.g. ``kind``)."""
+    API's) and whether it is a flag at all (``cli=False``: the command decides it, e.g. ``kind``). A plain class,
+    not a dataclass: making a dataclass costs ``--help`` more than this whole declaration."""
 
-    help: str
-    flag: str | None = None
-    cli: bool = True
-    cli_default: Any = None
+    __slots__ = ("help", "flag", "cli", "cli_default")
+
+    def __init__(self, help: str, flag: str | None = None, cli: bool = True, cli_default: Any = None) -> None:
+        self.help, self.flag, self.cli, self.cli_default = help, flag, cli, cli_default
 
 
-@dataclass(frozen=True)
 class Declared:
     """One session option as the faces see it: the field, its type with the pydantic markers stripped, whether
     it is optional, its default, and how the command line shows it."""
 
-    name: str
-    type: Any
-    optional: bool
-    default: Any
-    opt: Opt
+    __slots__ = ("name", "type", "optional", "default", "opt")
+
+    def __init__(self, name: str, type: Any, optional: bool, default: Any, opt: Opt) -> None:
+        self.name, self.type, self.optional, self.default, self.opt = name, type, optional, default, opt
 
     @property
     def flag(self) -> str:
@@ -133,9 +130,8 @@ def _plain(annotation: Any) -> tuple[Any, bool, Opt]:
 @cache
 def declared() -> tuple[Declared, ...]:
     """Every option of :class:`SessionFields` in declaration order (read by the CLI and the API)."""
-    hints = typing.get_type_hints(SessionFields, include_extras=True)
     out = []
-    for name, annotation in hints.items():
+    for name, annotation in SessionFields.__annotations__.items():
         plain, optional, opt = _plain(annotation)
         out.append(Declared(name, plain, optional, getattr(SessionFields, name), opt))
     return tuple(out)
