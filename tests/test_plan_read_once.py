@@ -88,7 +88,11 @@ def test_a_codebook_and_relevance_file_rewritten_after_the_lock_check_are_not_wh
     An exploratory plan (a confirmatory one's own checks, pipeline/confirmatory.py, read the files again)."""
     from semantic_helpers import run_cli
     from test_run_semantic import SeededOllamaServer, answers_for, plan_text, write_plan
-    from test_run_semantic_relevance import LABELS_1, SEEDS, FrozenOracle, folder_with_codebook, table
+    from test_run_semantic_relevance import LABELS_1, TEXTS, FrozenOracle, folder_with_codebook
+
+    seeds = list(range(1, 9))  # exploratory: 8 samples per task and condition keep the test cheap
+    counts = {"A": {"m1": 4, "m2": 2, "m3": 2}, "B": {"m1": 8}, "R": {"m1": 6, "m2": 2}}
+    table = {cond: [TEXTS[m] for m, n in c.items() for _ in range(n)] for cond, c in counts.items()}
 
     monkeypatch.setattr("forgegate.pipeline.plan_semantic.frozen_judge", lambda record, path: FrozenOracle())
     folder = tmp_path / "sem"
@@ -106,8 +110,8 @@ def test_a_codebook_and_relevance_file_rewritten_after_the_lock_check_are_not_wh
         return locked
 
     monkeypatch.setattr(plan_generate, "check_lock", check_then_rewrite)
-    with SeededOllamaServer(answers_for(SEEDS, table(), table())) as server:
-        plan = write_plan(folder, plan_text("tgpt-read-once", SEEDS, server.url,
+    with SeededOllamaServer(answers_for(seeds, table, table)) as server:
+        plan = write_plan(folder, plan_text("tgpt-read-once", seeds, server.url,
                                             'codebook = "codebook.json"\nrelevance = "relevance.jsonl"\n'
                                             '[instruments.semantic.validation]\nsheet = "validation_sheet.csv"\n'
                                             'key = "validation_key.csv"\nmin_agreement = 0.8\n'))
