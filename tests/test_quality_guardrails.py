@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from forgegate.core.quality import QUALITY_SCORERS
+from forgegate.checks.quality import QUALITY_SCORERS
 from forgegate.core.records import Completion
 from forgegate.core.verdict import Gate, Reason, Verdict
 from forgegate.errors import InputError

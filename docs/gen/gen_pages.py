@@ -16,7 +16,12 @@ reference = importlib.util.module_from_spec(spec)
 sys.modules[spec.name] = reference  # dataclasses look their module up while the class is built
 spec.loader.exec_module(reference)
 
-for path, text in reference.pages().items():
+capabilities_spec = importlib.util.spec_from_file_location("forgegate_docs_capabilities", HERE / "capabilities.py")
+assert capabilities_spec is not None and capabilities_spec.loader is not None
+capabilities = importlib.util.module_from_spec(capabilities_spec)
+capabilities_spec.loader.exec_module(capabilities)
+
+for path, text in {**reference.pages(), "reference/capabilities.md": capabilities.capabilities_page()}.items():
     with mkdocs_gen_files.open(path, "w") as handle:
         handle.write(text)
 

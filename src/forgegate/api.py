@@ -10,52 +10,40 @@ helper thread with its own loop, because ``asyncio.run`` cannot nest.
 from __future__ import annotations
 
 import asyncio
+import inspect
+import typing
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
-from forgegate.core.limits import (
-    DEFAULT_BOOTSTRAP_RESAMPLES,
-    DEFAULT_CONCURRENCY,
-    DEFAULT_RETRIES,
-    DEFAULT_TIMEOUT_S,
-    bootstrap_problem,
-    whole_number_problem,
-)
-from forgegate.core.sampling import DEFAULT_SEED, DEFAULT_TEMPERATURE, DEFAULT_TOP_P, shown
+from forgegate.core.limits import DEFAULT_BOOTSTRAP_RESAMPLES, bootstrap_problem, whole_number_problem
+from forgegate.core.sampling import shown
 from forgegate.core.sync import run_sync
 from forgegate.errors import UsageError
 from forgegate.lineage import compare_runs
 from forgegate.pipeline.eval_session import run_session_async
 from forgegate.pipeline.plan_generate import generate_plan_async
 from forgegate.pipeline.plan_score import score_plan
+from forgegate.pipeline.session_fields import Declared, declared
 from forgegate.pipeline.session_options import SessionOptions
 from forgegate.pipeline.sources import eval_run_scores
 from forgegate.results import ComparisonResult, EvalResult, PlanRunResult
 
 
-async def evaluate_async(
-    battery: str | Path | None = None, *, backend: str = "embedded", model: str | None = None,
-    base_urls: Sequence[str] = (), adapter: str | None = None, device: str = "auto", dtype: str = "auto",
-    batch_size: int | None = None, gate_config: str | Path | None = None, store: str | Path | None = None,
-    concurrency: int = DEFAULT_CONCURRENCY, seed: int = DEFAULT_SEED, temperature: float = DEFAULT_TEMPERATURE,
-    top_p: float = DEFAULT_TOP_P, system: str | None = None, retries: int = DEFAULT_RETRIES,
-    timeout: float = DEFAULT_TIMEOUT_S, idle_timeout: float | None = None, api_key_env: str | None = None,
-    check_failure_modes: bool = False, quiet: bool = True, wait: bool = True, live: bool = False,
-    loop_cutoff: bool = True, training_corpus: str | Path | None = None,
-) -> EvalResult:
+async def evaluate_async(battery: str | Path | None = None, *, live: bool = False, **options: Any) -> EvalResult:
     """Run a battery (default: the bundled GLOSS v2) against a model and gate it, as ``forgegate eval`` does.
 
-    The keywords are the CLI's options (``base_urls`` is ``--base-url`` repeated, ``wait=False`` is
-    ``--no-wait``), checked by the same options model with the same words. ``live=True`` runs the 10-task live
-    test instead (``forgegate live``); ``loop_cutoff=False`` lets a looping answer run to its cap
-    (``--no-loop-cutoff``); ``training_corpus`` runs the format audit when LX-B, LX-G or LX-X fail
-    (``--training-corpus``). The run resumes from the store like the CLI's. The result's ``.gate`` is
-    the verdict word; ``.model_dump()`` is the JSON contract.
+    The keywords are the CLI's options, generated from the one declaration of the session options
+    (``forgegate.pipeline.session_fields``), and checked by the same options model with the same words
+    (``base_urls`` is ``--base-url`` repeated, ``wait=False`` is ``--no-wait``, ``loop_cutoff=False`` is
+    ``--no-loop-cutoff``); an unknown keyword is refused naming the known ones. ``live=True`` runs the 10-task
+    live test instead (``forgegate live``); ``training_corpus`` runs the format audit when LX-B, LX-G or LX-X fail
+    (``--training-corpus``). The run resumes from the store like the CLI's. The result's ``.gate`` is the verdict
+    word; ``.model_dump()`` is the JSON contract.
     """
-    keywords = dict(locals())  # every keyword but ``live`` is a SessionOptions field of the same name
-    del keywords["live"]
-    options = SessionOptions.model_validate({"kind": _live_kind(live), **keywords})
-    return (await run_session_async(options)).result
+    _SESSION_SIGNATURE.bind(battery, live=live, **options)  # an unknown keyword: a TypeError, as for any function
+    session = SessionOptions.model_validate({"kind": _live_kind(live), "battery": battery, **options})
+    return (await run_session_async(session)).result
 
 
 def _live_kind(live: object) -> str:
@@ -64,21 +52,37 @@ def _live_kind(live: object) -> str:
     return "live" if live else "eval"
 
 
-def evaluate(
-    battery: str | Path | None = None, *, backend: str = "embedded", model: str | None = None,
-    base_urls: Sequence[str] = (), adapter: str | None = None, device: str = "auto", dtype: str = "auto",
-    batch_size: int | None = None, gate_config: str | Path | None = None, store: str | Path | None = None,
-    concurrency: int = DEFAULT_CONCURRENCY, seed: int = DEFAULT_SEED, temperature: float = DEFAULT_TEMPERATURE,
-    top_p: float = DEFAULT_TOP_P, system: str | None = None, retries: int = DEFAULT_RETRIES,
-    timeout: float = DEFAULT_TIMEOUT_S, idle_timeout: float | None = None, api_key_env: str | None = None,
-    check_failure_modes: bool = False, quiet: bool = True, wait: bool = True, live: bool = False,
-    loop_cutoff: bool = True, training_corpus: str | Path | None = None,
-) -> EvalResult:
+def evaluate(battery: str | Path | None = None, *, live: bool = False, **options: Any) -> EvalResult:
     """`evaluate_async` from synchronous code (a script, or a notebook cell whose loop is running): the same
     keywords, the same typed result."""
-    # The signature is written out, not copied from evaluate_async's at import time, so that help(), IDEs and the
-    # API page (mkdocstrings reads the source) show it; tests/test_docs_api_page.py holds the two equal.
-    return run_sync(evaluate_async(**locals()))
+    return run_sync(evaluate_async(battery, live=live, **options))
+
+
+def _keyword(option: Declared) -> inspect.Parameter:
+    """One session option as an API keyword: a path may be text, a list of URLs any sequence."""
+    annotation: Any = option.type
+    if annotation is Path:
+        annotation = str | Path
+    elif typing.get_origin(annotation) is tuple:
+        annotation = Sequence[typing.get_args(annotation)[0]]  # type: ignore[misc]
+    if option.optional:
+        annotation = annotation | None
+    return inspect.Parameter(option.name, inspect.Parameter.KEYWORD_ONLY, default=option.default,
+                             annotation=annotation)
+
+
+def _session_signature() -> inspect.Signature:
+    """``evaluate``'s signature as help(), IDEs and the API page show it: ``battery``, every declared session
+    option (``kind`` is ``live``), then ``live``: generated, so a new option needs no edit here."""
+    keywords = [_keyword(option) for option in declared() if option.name not in ("kind", "battery")]
+    battery = inspect.Parameter("battery", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None,
+                                annotation=str | Path | None)
+    live = inspect.Parameter("live", inspect.Parameter.KEYWORD_ONLY, default=False, annotation=bool)
+    return inspect.Signature([battery, *keywords, live], return_annotation=EvalResult)
+
+
+_SESSION_SIGNATURE = _session_signature()
+evaluate_async.__signature__ = evaluate.__signature__ = _SESSION_SIGNATURE  # type: ignore[attr-defined]
 
 
 async def run_plan_async(path: str | Path, *, store: str | Path | None = None, concurrency: int = 1,
@@ -96,7 +100,7 @@ def run_plan(path: str | Path, *, store: str | Path | None = None, concurrency: 
              quiet: bool = True) -> PlanRunResult:
     """`run_plan_async` from synchronous code (a script, or a notebook cell whose loop is running): the same
     keywords, the same typed result."""
-    # Written out for the same reason as evaluate's; the same test holds it equal to run_plan_async's.
+    # Written out (mkdocstrings reads the source); tests/test_docs_api_page.py holds it equal to run_plan_async's.
     return run_sync(run_plan_async(**locals()))
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import string
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -69,8 +69,10 @@ def run_leak_audit(
     planted: int = 6,
     glob: str = "**/*.txt",
     matcher_factory: MatcherFactory = WordMatcher,
+    pair_bytes: Mapping[Path, bytes] | None = None,
 ) -> LeakReport:
-    """Run the audit and its three controls; ``matcher_factory`` exists so tests can break it."""
+    """Run the audit and its three controls; ``matcher_factory`` exists so tests can break it. ``pair_bytes``:
+    the pairs files' bytes as the caller read and hashed them (``plan lock``), so they are not read again."""
     if not renamed_dirs:
         raise InputError("--renamed", "no renamed tree given",
                          hint="pass the renamed copy with --renamed DIR")
@@ -79,7 +81,7 @@ def run_leak_audit(
                          hint="a control that plants nothing cannot fail")
     source = read_tree(source_dir, glob)
     renamed = [read_tree(d, glob) for d in renamed_dirs]
-    pairs = read_pairs(pair_paths)
+    pairs = read_pairs(pair_paths, pair_bytes)
     if rename_map is not None:
         surfaces = sorted(load_rename_map(rename_map))
         names_from = f"rename map {rename_map}"

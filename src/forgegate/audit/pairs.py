@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,13 +23,14 @@ class Pair:
     response: str
 
 
-def read_pairs(paths: list[Path]) -> list[Pair]:
-    """Every pair of every file, in order; an empty file is an error, not a clean result."""
+def read_pairs(paths: list[Path], raw: Mapping[Path, bytes] | None = None) -> list[Pair]:
+    """Every pair of every file, in order; an empty file is an error, not a clean result. ``raw``: each file's
+    bytes when the caller read (and hashed) them, so the pairs audited are the bytes on its record."""
     if not paths:
         raise InputError("--pairs", "no pairs file given", hint="pass one or more JSONL files of pairs")
     pairs: list[Pair] = []
     for path in paths:
-        rows = read_jsonl_models(Path(path), SftPair)
+        rows = read_jsonl_models(Path(path), SftPair, None if raw is None else raw[path])
         if not rows:
             raise InputError(path, "no pairs in the file",
                              hint='each line is {"split": ..., "instruction": ..., "response": ...}')

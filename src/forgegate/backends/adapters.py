@@ -8,11 +8,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from forgegate.backends.names import BACKENDS, adapter_kind
 from forgegate.jsonio import parse_json_strict
 
-ADAPTER_BACKENDS: tuple[str, ...] = ("transformers", "vllm", "llamacpp")
-"""Backends that load ``adapter`` on top of ``model``: a PEFT LoRA folder, or for llamacpp a GGUF LoRA file."""
-GGUF_ADAPTER_BACKENDS: tuple[str, ...] = ("llamacpp",)
+
+def adapter_backends() -> tuple[str, ...]:
+    """Backends that load ``adapter`` on top of ``model`` (a PEFT LoRA folder, or a GGUF LoRA file), as each
+    registered class declares (``adapter``)."""
+    return tuple(name for name in BACKENDS.names() if adapter_kind(name) is not None)
 
 _INSTEAD: dict[str, str] = {
     "openai": "the server loads adapters, not forgegate: use backend = \"vllm\" (forgegate then starts "
@@ -27,16 +30,16 @@ _INSTEAD: dict[str, str] = {
 
 def adapter_refusal(backend: str) -> str | None:
     """Why ``backend`` cannot take an adapter (with what to do instead), or None when it loads one."""
-    if backend in ADAPTER_BACKENDS:
+    if backend in BACKENDS and adapter_kind(backend) is not None:
         return None
-    instead = _INSTEAD.get(backend, f"use one of: {', '.join(ADAPTER_BACKENDS)}")
+    instead = _INSTEAD.get(backend, f"use one of: {', '.join(adapter_backends())}")
     return (f"the {backend} backend cannot load an adapter and would run the base model under this name; "
             f"{instead}")
 
 
 def adapter_problem(folder: Path, backend: str = "transformers") -> str | None:
     """Why ``folder`` is not an adapter ``backend`` loads (a PEFT folder; a GGUF file for llamacpp), or None."""
-    if backend in GGUF_ADAPTER_BACKENDS:
+    if backend in BACKENDS and adapter_kind(backend) == "gguf":
         if not folder.is_file():
             return f"adapter file not found: {folder} (the {backend} backend takes a GGUF LoRA file)"
         return None

@@ -54,6 +54,7 @@ from typing import Any, ClassVar, TypeVar
 
 from forgegate.backends.base import BACKENDS, BackendConfig, BackendError
 from forgegate.backends.embedded_pool import ModelKey, ModelPool, choose_openmp_wait
+from forgegate.backends.names import AdapterKind
 from forgegate.core.records import Completion, FinishReason, GenerationRequest, StreamStop
 from forgegate.errors import ForgegateError, UsageError
 
@@ -230,6 +231,11 @@ class EmbeddedBackend:
     name = "embedded"
     remote: ClassVar[bool] = False
     """Capability (``backends.names.is_remote``): forgegate runs or starts the model itself."""
+    adapter: ClassVar[AdapterKind | None] = None
+    """Capability (``backends.names.adapter_kind``): the adapter it loads itself:
+    none: it cannot load one."""
+    options: ClassVar[tuple[str, ...]] = ("n_threads",)
+    """Capability (``backends.options``): the per-arm options it uses beyond model, adapter and base URLs."""
 
     def __init__(self, config: BackendConfig, pool: ModelPool[LoadedModel] | None = None) -> None:
         self.config = config

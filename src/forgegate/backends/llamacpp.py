@@ -17,6 +17,7 @@ from typing import ClassVar
 from forgegate.backends.base import BACKENDS, BackendConfig
 from forgegate.backends.embedded import file_sha256, resolve_model_path
 from forgegate.backends.managed import LaunchSpec, ManagedBackend
+from forgegate.backends.names import AdapterKind
 from forgegate.errors import UsageError
 
 SERVER_MODULE = "llama_cpp.server"
@@ -64,6 +65,11 @@ class LlamaCppBackend(ManagedBackend):
     name = "llamacpp"
     remote: ClassVar[bool] = False
     """Capability (``backends.names.is_remote``): forgegate runs or starts the model itself."""
+    adapter: ClassVar[AdapterKind | None] = "gguf"
+    """Capability (``backends.names.adapter_kind``): the adapter it loads itself:
+    a GGUF LoRA file on top of ``model``."""
+    options: ClassVar[tuple[str, ...]] = ("n_threads", "replicas", "max_model_len", "port", "startup_timeout_s")
+    """Capability (``backends.options``): the per-arm options it uses beyond model, adapter and base URLs."""
 
     def __init__(self, config: BackendConfig) -> None:
         self.model_path = resolve_model_path(config.model)

@@ -40,6 +40,7 @@ from forgegate.backends._http import (
     typed,
 )
 from forgegate.backends.base import BACKENDS, BackendConfig, BackendError
+from forgegate.backends.names import AdapterKind
 from forgegate.core.records import Completion, FinishReason, GenerationRequest, StreamStop, TokenSource
 from forgegate.errors import UsageError
 
@@ -99,6 +100,11 @@ class OllamaBackend:
     name = "ollama"
     remote: ClassVar[bool] = True
     """Capability (``backends.names.is_remote``): a server forgegate does not start: --model labels the result."""
+    adapter: ClassVar[AdapterKind | None] = None
+    """Capability (``backends.names.adapter_kind``): the adapter it loads itself:
+    none: it cannot load one."""
+    options: ClassVar[tuple[str, ...]] = ()
+    """Capability (``backends.options``): the per-arm options it uses beyond model, adapter and base URLs."""
 
     def __init__(self, config: BackendConfig) -> None:
         if not config.model:

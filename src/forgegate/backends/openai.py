@@ -61,6 +61,7 @@ from forgegate.backends._http import (
 )
 from forgegate.backends._tokencount import ServerTokenizer
 from forgegate.backends.base import BACKENDS, BackendConfig, BackendError
+from forgegate.backends.names import AdapterKind
 from forgegate.console import notice
 from forgegate.core.records import ENDED_BY, Completion, FinishReason, GenerationRequest, StreamStop, TokenSource
 from forgegate.errors import UsageError
@@ -94,6 +95,11 @@ class OpenAIBackend:
     name = "openai"
     remote: ClassVar[bool] = True
     """Capability (``backends.names.is_remote``): a server forgegate does not start: --model labels the result."""
+    adapter: ClassVar[AdapterKind | None] = None
+    """Capability (``backends.names.adapter_kind``): the adapter it loads itself:
+    none: it cannot load one."""
+    options: ClassVar[tuple[str, ...]] = ()
+    """Capability (``backends.options``): the per-arm options it uses beyond model, adapter and base URLs."""
 
     def __init__(self, config: BackendConfig) -> None:
         if not config.base_urls:

@@ -1,34 +1,31 @@
 """Which backend takes which per-arm option (plan arm table and CLI flags), and the allowed values.
 
-One table, read by the plan schema and the CLI: an option a backend would silently ignore
+Each backend class declares the options it uses (``options``); the table here is derived from those
+declarations, read by the plan schema and the CLI: an option a backend would silently ignore
 (``replicas`` on transformers, ``device`` on vllm) is refused where it is written.
 """
 
 from __future__ import annotations
 
 import re
+from functools import cache
 
-from forgegate.backends.names import BACKENDS, is_remote
+from forgegate.backends.names import BACKENDS, backend_options, is_remote
 
 DEVICES_HELP = "auto (cuda, then mps, then cpu), cpu, mps, cuda or cuda:N"
 DTYPES: tuple[str, ...] = ("auto", "float32", "float16", "bfloat16")
 DISTRIBUTED_EXECUTORS: tuple[str, ...] = ("ray", "mp")
 
-OPTION_BACKENDS: dict[str, tuple[str, ...]] = {
-    "device": ("transformers",),
-    "dtype": ("transformers",),
-    "batch_size": ("transformers",),
-    "n_threads": ("transformers", "llamacpp", "embedded"),
-    "replicas": ("llamacpp", "vllm"),
-    "tensor_parallel_size": ("vllm",),
-    "pipeline_parallel_size": ("vllm",),
-    "distributed_executor_backend": ("vllm",),
-    "max_model_len": ("llamacpp", "vllm"),
-    "port": ("llamacpp", "vllm"),
-    "startup_timeout_s": ("llamacpp", "vllm"),
-}
-"""Option name -> the backends that use it. Options at their default are never refused. ``base_urls`` is not
-here: the backends that take it are the remote ones, as each registered class declares (:func:`is_remote`)."""
+@cache
+def option_backends() -> dict[str, tuple[str, ...]]:
+    """Option name -> the backends that use it, from each registered class's ``options``. Options at their
+    default are never refused. ``base_urls`` is not here: the backends that take it are the remote ones, as each
+    registered class declares (:func:`is_remote`)."""
+    table: dict[str, list[str]] = {}
+    for name in BACKENDS.names():
+        for option in backend_options(name):
+            table.setdefault(option, []).append(name)
+    return {option: tuple(names) for option, names in sorted(table.items())}
 
 
 def device_problem(device: str) -> str | None:
@@ -43,7 +40,7 @@ def option_refusal(option: str, backend: str) -> str | None:
     if option == "base_urls":
         takers = tuple(name for name in BACKENDS.names() if is_remote(name))
     else:
-        takers = OPTION_BACKENDS.get(option, ())
+        takers = option_backends().get(option, ())
     if backend in takers:
         return None
     return f"'{option}' is an option of the {' / '.join(takers)} backend, not {backend}"

@@ -32,6 +32,7 @@ from forgegate.backends._row_lora import RowLoRA
 from forgegate.backends.adapters import adapter_base_problem, adapter_problem
 from forgegate.backends.base import BACKENDS, BackendConfig, BackendError
 from forgegate.backends.embedded import file_sha256
+from forgegate.backends.names import AdapterKind
 from forgegate.core.records import Completion, GenerationRequest, StreamStop
 from forgegate.errors import UsageError
 
@@ -236,6 +237,11 @@ class TransformersBackend:
     name = "transformers"
     remote: ClassVar[bool] = False
     """Capability (``backends.names.is_remote``): forgegate runs or starts the model itself."""
+    adapter: ClassVar[AdapterKind | None] = "peft"
+    """Capability (``backends.names.adapter_kind``): the adapter it loads itself:
+    a PEFT LoRA folder on top of ``model``."""
+    options: ClassVar[tuple[str, ...]] = ("device", "dtype", "batch_size", "n_threads")
+    """Capability (``backends.options``): the per-arm options it uses beyond model, adapter and base URLs."""
 
     def __init__(self, config: BackendConfig) -> None:
         if not config.model:

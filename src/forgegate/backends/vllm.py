@@ -21,6 +21,7 @@ from typing import ClassVar
 
 from forgegate.backends.base import BACKENDS, BackendConfig
 from forgegate.backends.managed import LaunchSpec, ManagedBackend
+from forgegate.backends.names import AdapterKind
 from forgegate.backends.transformers_backend import weights_digest
 from forgegate.errors import UsageError
 from forgegate.jsonio import parse_json_strict
@@ -118,6 +119,13 @@ class VllmBackend(ManagedBackend):
     name = "vllm"
     remote: ClassVar[bool] = False
     """Capability (``backends.names.is_remote``): forgegate runs or starts the model itself."""
+    adapter: ClassVar[AdapterKind | None] = "peft"
+    """Capability (``backends.names.adapter_kind``): the adapter it loads itself:
+    a PEFT LoRA folder on top of ``model``."""
+    options: ClassVar[tuple[str, ...]] = ("replicas", "tensor_parallel_size", "pipeline_parallel_size",
+                                          "distributed_executor_backend", "max_model_len", "port",
+                                          "startup_timeout_s")
+    """Capability (``backends.options``): the per-arm options it uses beyond model, adapter and base URLs."""
 
     def launch_specs(self, config: BackendConfig) -> list[LaunchSpec]:
         executable = vllm_executable()

@@ -10,19 +10,19 @@ import typer
 
 from forgegate.cli.common import console, err_console, exit_with
 from forgegate.cli.options import (
-    BATTERY_OPTION,
     HTML_OPTION,
     JSON_OPTION,
     MARKDOWN_OPTION,
-    MODEL_OPTIONS,
     session_options,
+    session_parameter,
+    session_parameters,
     with_options,
 )
 from forgegate.core.gloss_v2 import GLOSS_V2_TITLE
 
 if TYPE_CHECKING:
     from forgegate.core.verdict import Gate
-    from forgegate.pipeline.session_options import SessionKind
+    from forgegate.pipeline.session_fields import SessionKind
     from forgegate.results import EvalResult
     from forgegate.run.engine import ExecutionSummary
 
@@ -66,29 +66,20 @@ def finish(result: EvalResult, json_path: Path | None, title: str, *, html: Path
     return result.gate
 
 
-_CHECK = typer.Option(False, "--check-failure-modes",
-                      help="Gate on the v9 failure-mode signatures too: any present makes the verdict FAIL.")
+_CHECK = session_parameter("check_failure_modes").default
 _VERBOSE = typer.Option(False, "--verbose", "-v",
                         help="Print the full report: every reason and every failing prompt with its prompt, "
                         "observed output and check (default: one screen, ending on a summary line).")
 QUIET_HELP = ("Print only the closing summary line (the word, failed categories, loops, walls, the exit code, "
               "where to look) and errors: no progress bar, no report; the JSON and report files are written as "
               "ever. The engine's one line of counts (generated, resumed, failed) stays on stderr.")
-_CORPUS = typer.Option(None, "--training-corpus",
-                       help="The training corpus (JSONL): when LX-B, LX-G or LX-X fail, run the format audit "
-                       "against it and show its finding (GLOSS v2's follow-up; the verdict stays FAIL).")
+_CORPUS = session_parameter("training_corpus").default
 
 
 def _session_command(kind: SessionKind, title: str) -> Any:
-    extra = inspect.Parameter("check_failure_modes", inspect.Parameter.KEYWORD_ONLY, default=_CHECK,
-                              annotation=bool)
-    corpus = inspect.Parameter("training_corpus", inspect.Parameter.KEYWORD_ONLY, default=_CORPUS,
-                               annotation=Path | None)
     verbose = inspect.Parameter("verbose", inspect.Parameter.KEYWORD_ONLY, default=_VERBOSE, annotation=bool)
-    model_options = [option.replace(default=typer.Option(False, "--quiet", help=QUIET_HELP))
-                     if option.name == "quiet" else option for option in MODEL_OPTIONS]
 
-    @with_options([BATTERY_OPTION, *model_options, JSON_OPTION, HTML_OPTION, MARKDOWN_OPTION, extra, corpus,
+    @with_options([*session_parameters(help_for={"quiet": QUIET_HELP}), JSON_OPTION, HTML_OPTION, MARKDOWN_OPTION,
                    verbose])
     def command(**kw: Any) -> None:
         from forgegate.errors import UsageError

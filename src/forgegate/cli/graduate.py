@@ -11,7 +11,7 @@ from rich.markup import escape
 
 from forgegate.cli.common import console, exit_with
 from forgegate.cli.eval import finish, report_summary
-from forgegate.cli.options import BATTERY_OPTION, JSON_OPTION, MODEL_OPTIONS, session_options, with_options
+from forgegate.cli.options import JSON_OPTION, session_options, session_parameters, with_options
 from forgegate.core.gloss_v2 import GLOSS_V2_TITLE
 
 _P = inspect.Parameter
@@ -38,7 +38,9 @@ GRADUATE_OPTIONS = [
 def register(app: typer.Typer) -> None:
     @app.command("graduate", help="Battery + live test + regression check vs the last graduated version; "
                                   "appends one lineage record.")
-    @with_options([BATTERY_OPTION, *MODEL_OPTIONS, *GRADUATE_OPTIONS, JSON_OPTION])
+    # GLOSS v2 always checks failure modes before graduation, and graduate runs no format follow-up
+    @with_options([*session_parameters(leave_out=("check_failure_modes", "training_corpus")), *GRADUATE_OPTIONS,
+                   JSON_OPTION])
     def graduate(**kw: Any) -> None:
         import hashlib
 

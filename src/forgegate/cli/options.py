@@ -1,26 +1,28 @@
-"""The model/battery/sampling options shared by `eval`, `live` and `graduate`, declared once.
+"""The session options of `eval`, `live` and `graduate`, generated from their one declaration.
 
-Typer reads a command's parameters from its signature, so the shared options are one
-list of ``inspect.Parameter`` and each command's signature is that list plus its own.
+Typer reads a command's parameters from its signature, so each command's signature is a list of
+``inspect.Parameter``: the session's are made here from ``pipeline.session_fields`` (name, type, default,
+help), so a field added there is a flag of every session command with no line here. The declaration imports no
+pydantic, so ``--help`` stays light.
 """
 
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+import typing
+from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
+from types import GenericAlias
 from typing import TYPE_CHECKING, Any
 
 import typer
 
-from forgegate.backends import BACKENDS
-from forgegate.backends.options import DEVICES_HELP
 from forgegate.cli.common import quiet_default
-from forgegate.core.limits import DEFAULT_CONCURRENCY, DEFAULT_IDLE_S, DEFAULT_RETRIES, DEFAULT_TIMEOUT_S
-from forgegate.core.sampling import DEFAULT_SEED, DEFAULT_TEMPERATURE, DEFAULT_TOP_P
+from forgegate.pipeline.session_fields import Declared, declared
 
 if TYPE_CHECKING:
-    from forgegate.pipeline.session_options import SessionKind, SessionOptions
+    from forgegate.pipeline.session_fields import SessionKind
+    from forgegate.pipeline.session_options import SessionOptions
 
 _P = inspect.Parameter
 
@@ -30,40 +32,39 @@ def _opt(name: str, annotation: Any, default: Any, help_text: str, *decls: str, 
     return _P(name, _P.KEYWORD_ONLY, default=option, annotation=annotation)
 
 
-NO_WAIT_HELP = "If another process is generating this run, exit 2 at once instead of waiting for it."
+def flag_parameter(option: Declared, help_text: str | None = None) -> inspect.Parameter:
+    """The command-line parameter of one declared option: ``--no-X`` flags are plain switches, a tuple field is a
+    repeatable flag, a bool is the one flag it names (no ``--no-`` twin)."""
+    name = option.flag.removeprefix("--").replace("-", "_")
+    annotation: Any = option.type
+    default = option.default
+    if option.negated:
+        default = False
+    elif option.opt.cli_default is not None:
+        default = option.opt.cli_default
+    elif typing.get_origin(annotation) is tuple:  # repeated: typer collects a list, the model takes a tuple
+        annotation, default = GenericAlias(list, typing.get_args(annotation)[:1]), None
+    if option.optional or default is None:
+        annotation = annotation | None
+    decls = (option.flag,) if annotation is bool or option.opt.flag is not None else ()
+    return _opt(name, annotation, default, help_text or option.opt.help, *decls)
 
 
-MODEL_OPTIONS: list[inspect.Parameter] = [
-    _opt("backend", str, "embedded", f"Model backend: {', '.join(BACKENDS.names())}."),
-    _opt("model", str | None, None, "Model name/tag/path (required for ollama and openai)."),
-    _opt("base_url", list[str] | None, None, "Server URL; repeat to spread load over replicas.", "--base-url"),
-    _opt("adapter", str | None, None, "LoRA adapter: a PEFT folder (transformers, vllm) or GGUF file (llamacpp)."),
-    _opt("device", str, "auto", f"Where the model runs (transformers): {DEVICES_HELP}."),
-    _opt("dtype", str, "auto", "Weights dtype (transformers): auto (bfloat16/float16 on GPU, float32 on CPU), "
-         "float32, float16, bfloat16."),
-    _opt("batch_size", int | None, None, "Most requests decoded together (transformers; default from the device; "
-         "1 = strict, unbatched)."),
-    _opt("gate_config", Path | None, None, "Gate config TOML (default: the bundled GLOSS v2 gate)."),
-    _opt("concurrency", int, DEFAULT_CONCURRENCY, "Requests in flight at once (at least 1)."),
-    _opt("seed", int, DEFAULT_SEED, "Sampling seed passed to the backend (printed with every result; a 64-bit "
-         "whole number)."),
-    _opt("temperature", float, DEFAULT_TEMPERATURE, "Sampling temperature (0 = greedy; finite, 0 or more)."),
-    _opt("top_p", float, DEFAULT_TOP_P, "Nucleus sampling p (above 0, at most 1)."),
-    _opt("system", str | None, None, "System prompt for chat requests."),
-    _opt("retries", int, DEFAULT_RETRIES, "Attempts per request (at least 1), the later ones only after a "
-         "transient error (5xx, a dropped connection, a missed deadline)."),
-    _opt("timeout", float, DEFAULT_TIMEOUT_S, "Whole-request deadline in seconds, connect to last byte (server "
-         "backends); a request that misses it is retried, and recorded as an error if it never succeeds."),
-    _opt("idle_timeout", float | None, None, f"Seconds of silence (no byte at all) after which a server "
-         f"request counts as stalled [default: the smaller of --timeout and {DEFAULT_IDLE_S:g}].", "--idle-timeout"),
-    _opt("no_wait", bool, False, NO_WAIT_HELP, "--no-wait"),
-    _opt("no_loop_cutoff", bool, False, "Let a looping answer run to its cap instead of cutting it off as the loop "
-         "starts (same score either way; recorded in the run).", "--no-loop-cutoff"),
-    _opt("api_key_env", str | None, None, "Environment variable holding the API key (openai)."),
-    _opt("store", Path | None, None, "Run store directory (default: $FORGEGATE_HOME/runs, ./.forgegate/runs)."),
-    _opt("quiet", bool, False, "No progress bar (also off when stderr is not a terminal)."),
-]
-BATTERY_OPTION = _opt("battery", Path | None, None, "Battery JSONL (default: the bundled GLOSS v2 battery).")
+def session_parameters(*, leave_out: Collection[str] = (),
+                       help_for: Mapping[str, str] | None = None) -> list[inspect.Parameter]:
+    """Every declared session option a command takes, in declaration order (``leave_out``: fields the command
+    decides itself; ``help_for``: a field whose help this command words its own way)."""
+    helps = help_for or {}
+    return [flag_parameter(option, helps.get(option.name)) for option in declared()
+            if option.opt.cli and option.name not in leave_out]
+
+
+def session_parameter(field: str) -> inspect.Parameter:
+    """One declared option's parameter (a command outside the session, like ``rescore``, that takes it too)."""
+    return next(flag_parameter(option) for option in declared() if option.name == field)
+
+
+NO_WAIT_HELP = session_parameter("wait").default.help
 JSON_OPTION = _opt("json_out", Path | None, None, "Write the full result (JSON) here.", "--json")
 HTML_OPTION = _opt("html", Path | None, None, "Write a self-contained HTML report here.", "--html")
 MARKDOWN_OPTION = _opt("markdown", Path | None, None, "Write a Markdown summary (for a PR comment) here.",

@@ -2,10 +2,9 @@
 
 T_GPT v0.8.1's ``quality_guardrails``: "Q_task: Task-success measure defined per task before
 confirmation"; "Q_fact: Factuality measure used only on tasks with externally checkable factual
-claims". A plan declares, per task, a scorer by one of these names; the plan schema, the docs and
-the run read ``QUALITY_SCORERS.names()``. The scorers themselves register in
-``forgegate.checks.quality`` (they match answers with the battery's rules), which is imported on the
-first ``get``: the plan layer validates a declaration without importing an instrument.
+claims". A plan declares, per task, a scorer by name: the declarations are ``battery.quality_rules``' models (the plan
+schema validates with them), the scorers ``checks.quality``'s, registered there (the pipeline imports that
+module; no layer loads another through a name).
 """
 
 from __future__ import annotations
@@ -15,7 +14,6 @@ from typing import Any, Literal, Protocol, get_args
 from pydantic import BaseModel
 
 from forgegate.core.records import Completion
-from forgegate.registry import Registry
 
 QualityMeasure = Literal["Q_task", "Q_fact"]
 """T_GPT v0.8.1's two quality guardrails."""
@@ -31,22 +29,18 @@ SPEC_QUALITY: dict[str, str] = {
 class QualityScorer(Protocol):
     """One way to score an answer for Q_task or Q_fact: 1.0 succeeds, 0.0 fails (a human may give a share)."""
 
-    declaration: type[BaseModel]
-    """The strict model of a task's declaration under this scorer (its ``scorer`` field included)."""
-    human: bool
-    """True: scored by a person from a filled review sheet, never from the text."""
+    @property
+    def declaration(self) -> type[BaseModel]:
+        """The strict model of a task's declaration under this scorer (its ``scorer`` field included)."""
+        ...
+
+    @property
+    def human(self) -> bool:
+        """True: scored by a person from a filled review sheet, never from the text."""
+        ...
 
     def score(self, declaration: Any, prompt: str, completion: Completion) -> float:
         """The answer's score in [0, 1] under the task's declaration (never called for a human scorer)."""
         ...
 
 
-QUALITY_SCORERS: Registry[QualityScorer] = Registry("quality scorer")
-
-_BUILT_IN = ("battery-rule", "exact", "numeric", "human-review")
-"""The one list of built-in scorers; ``forgegate.checks.quality`` registers each."""
-for _name in _BUILT_IN:
-    QUALITY_SCORERS.declare(_name, "forgegate.checks.quality")
-
-HUMAN_REVIEW = "human-review"
-"""The scorer whose answers a person scores on a blinded sheet."""

@@ -8,6 +8,9 @@ the fixture's split clean (issue 36). ``pipeline.plan_audit.lock_with_audit`` ca
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Mapping
+
 from forgegate.core.verdict import Reason
 from forgegate.fixture.provenance import FixtureProvenance, read_provenance, record_path, sha256_bytes_of
 from forgegate.gate.audit import fixture_split_reason
@@ -72,10 +75,13 @@ def check_fixture_audit(loaded: LoadedPlan, result: LeakAuditResult, audited: di
     return fixture_split_reason(record.split, split.leaking_instruction + split.leaking_response, split.pairs)
 
 
-def audited_pairs(loaded: LoadedPlan, result: LeakAuditResult) -> dict[str, str] | None:
-    """The pairs the plan's leak audit covered: hashed here when ``plan lock`` ran it, else the result's record."""
+def audited_pairs(loaded: LoadedPlan, result: LeakAuditResult,
+                  audited: Mapping[str, bytes] | None = None) -> dict[str, str] | None:
+    """The pairs the plan's leak audit covered: when ``plan lock`` ran it, the sha256 of the bytes it audited
+    (``audited``, by path as written; read here only without them), else the result's record."""
     audit = loaded.plan.leak_audit
     assert audit is not None
     if audit.result is None:
-        return {p: sha256_bytes_of(loaded.resolve(p)) for p in audit.pairs}
+        return {p: hashlib.sha256(audited[p]).hexdigest() if audited is not None and p in audited
+                else sha256_bytes_of(loaded.resolve(p)) for p in audit.pairs}
     return result.pairs_sha256

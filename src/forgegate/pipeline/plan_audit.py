@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -18,16 +19,16 @@ from forgegate.core.audit_finding import AuditFinding
 from forgegate.core.verdict import Gate, Reason
 from forgegate.errors import InputError
 from forgegate.gate.audit import audit_verdict, lock_audit_reason
+from forgegate.jsonio import decode_utf8_or_input_error, read_bytes_or_input_error
 from forgegate.pipeline.audits import leak_result
 from forgegate.pipeline.confirmatory import check_confirmatory
 from forgegate.pipeline.fixture_audit import audited_pairs, check_fixture_audit, require_no_pairs_fixture
 from forgegate.pipeline.plan_quality import check_declarations_at_lock
-from forgegate.plan.inputs import sha256_file
 from forgegate.plan.load import LoadedPlan, load_plan
 from forgegate.plan.lock import LockRefusedError, PlanLock, lock_plan
 from forgegate.plan.preflight import LeakAudit
 from forgegate.results.audit import LeakAuditResult
-from forgegate.semantic.sheet_reader import read_bounded_text
+from forgegate.semantic.sheet_reader import read_bounded_bytes
 
 RAN_AT_LOCK = "ran at lock"
 
@@ -41,15 +42,27 @@ class AuditLockRefusedError(LockRefusedError):
         self.gate = gate
 
 
-def _from_file(loaded: LoadedPlan, audit: LeakAudit) -> tuple[LeakAuditResult, str, str]:
+@dataclass(frozen=True)
+class _Audited:
+    """The leak audit as the lock records it, and the bytes of every file it read (by path as the plan writes
+    it): the lock hashes those bytes, so what was audited is what the plan's hash covers."""
+
+    result: LeakAuditResult
+    sha256: str
+    origin: str
+    read: dict[str, bytes]
+
+
+def _from_file(loaded: LoadedPlan, audit: LeakAudit) -> _Audited:
     assert audit.result is not None
     path = loaded.resolve(audit.result)
     where = ("leak_audit", "result")
     if not path.exists():
         raise loaded.error(where, f"file not found: {audit.result} (resolved to {path})",
                            hint="write it with forgegate audit leak ... --json FILE, or name the audit's inputs")
-    try:
-        text = read_bounded_text(path, what="leak audit result")
+    try:  # read once: the bytes parsed are the bytes hashed (here and in the lock)
+        raw = read_bounded_bytes(path, what="leak audit result")
+        text = decode_utf8_or_input_error(path, raw, bom=True)
     except InputError as exc:  # a device, a FIFO, a folder, over the size limit, not UTF-8: said at the plan's line
         raise loaded.error(where, f"{audit.result} (resolved to {path}): {exc.message}",
                            hint="write it with forgegate audit leak ... --json FILE") from None
@@ -70,7 +83,7 @@ def _from_file(loaded: LoadedPlan, audit: LeakAudit) -> tuple[LeakAuditResult, s
         raise loaded.error(where, f"{audit.result} is not a forgegate audit leak --json result: {why}",
                            hint="write it with forgegate audit leak ... --json FILE") from None
     _check_recomputed(loaded, result, audit.result)
-    return result, sha256_file(path), audit.result
+    return _Audited(result, hashlib.sha256(raw).hexdigest(), audit.result, {audit.result: raw})
 
 
 def _check_recomputed(loaded: LoadedPlan, result: LeakAuditResult, name: str) -> None:
@@ -94,29 +107,37 @@ def _check_recomputed(loaded: LoadedPlan, result: LeakAuditResult, name: str) ->
                            "it", hint="run forgegate audit leak ... --json FILE again, or name the audit's inputs")
 
 
-def _run(loaded: LoadedPlan, audit: LeakAudit) -> tuple[LeakAuditResult, str, str]:
+def _run(loaded: LoadedPlan, audit: LeakAudit) -> _Audited:
     from forgegate.audit import run_leak_audit
 
     assert audit.source is not None
+    pairs = {written: read_bytes_or_input_error(loaded.resolve(written)) for written in audit.pairs}  # read once
     report = run_leak_audit(loaded.resolve(audit.source), [loaded.resolve(p) for p in audit.renamed],
                             [loaded.resolve(p) for p in audit.pairs], seed=audit.seed,
                             rename_map=loaded.resolve(audit.map) if audit.map is not None else None,
-                            planted=audit.planted, glob=audit.glob)
+                            planted=audit.planted, glob=audit.glob,
+                            pair_bytes={loaded.resolve(written): raw for written, raw in pairs.items()})
     result = leak_result(report)
     canonical = json.dumps(result.to_json(), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return result, hashlib.sha256(canonical.encode("utf-8")).hexdigest(), RAN_AT_LOCK
+    return _Audited(result, hashlib.sha256(canonical.encode("utf-8")).hexdigest(), RAN_AT_LOCK, pairs)
 
 
-def leak_audit_on_record(loaded: LoadedPlan) -> tuple[dict[str, str], Reason] | None:
-    """The plan's leak audit (read or run) as the lock records it, and whether the plan may lock on it."""
+def leak_audit_on_record(loaded: LoadedPlan, read: dict[str, bytes] | None = None
+                         ) -> tuple[dict[str, str], Reason] | None:
+    """The plan's leak audit (read or run) as the lock records it, and whether the plan may lock on it.
+    ``read`` (given): filled with the bytes of the files the audit read, by path as written, for the lock."""
     audit = loaded.plan.leak_audit
     if audit is None:
         return None
-    result, digest, origin = _from_file(loaded, audit) if audit.result is not None else _run(loaded, audit)
+    audited = _from_file(loaded, audit) if audit.result is not None else _run(loaded, audit)
+    result, digest, origin = audited.result, audited.sha256, audited.origin
+    if read is not None:
+        read.update(audited.read)
     leaking = {name: (split.leaking_instruction + split.leaking_response, split.pairs)
                for name, split in result.splits.items()}
     reason = lock_audit_reason(result.gate, result.finding, origin, leaking, audit.clean_splits)
-    fixture = check_fixture_audit(loaded, result, audited_pairs(loaded, result))  # the fixture's own pairs, clean
+    # the fixture's own pairs, clean (hashed from the bytes the audit read)
+    fixture = check_fixture_audit(loaded, result, audited_pairs(loaded, result, audited.read))
     if fixture is not None and reason.outcome is Gate.PASS:
         reason = fixture
     record = {"sha256": digest, "gate": result.gate.value, "finding": result.finding, "origin": origin,
@@ -130,7 +151,8 @@ def lock_with_audit(plan_path: Path | str, *, run_has_generations: bool = False,
     loaded = load_plan(plan_path)
     check_declarations_at_lock(loaded)  # Q_task / Q_fact against the fixture's tasks, before anything freezes
     check_confirmatory(loaded)  # a confirmatory plan on exploratory footing does not lock (issue 36)
-    on_record = leak_audit_on_record(loaded)
+    audited: dict[str, bytes] = {}
+    on_record = leak_audit_on_record(loaded, audited)
     if on_record is None:
         require_no_pairs_fixture(loaded)  # a fixture drawn from pairs locks only with their audit
     if on_record is not None and on_record[1].outcome is not Gate.PASS:
@@ -138,5 +160,5 @@ def lock_with_audit(plan_path: Path | str, *, run_has_generations: bool = False,
         raise AuditLockRefusedError(f"plan {plan_path} is not locked: {reason.rule}: {reason.outcome.value}: "
                                     f"{reason.detail}", reason.outcome)
     lock = lock_plan(plan_path, run_has_generations=run_has_generations, stored_plan_hash=stored_plan_hash,
-                     leak_audit=on_record[0] if on_record is not None else None)
+                     leak_audit=on_record[0] if on_record is not None else None, read_already=audited)
     return lock, on_record[1] if on_record is not None else None

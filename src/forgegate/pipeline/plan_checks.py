@@ -15,13 +15,11 @@ from forgegate.battery.loader import parse_battery
 from forgegate.gate.gloss_config import GateConfig, load_gate_config, parse_gate_config
 from forgegate.pipeline.confirmatory import check_confirmatory
 from forgegate.pipeline.plan_quality import check_quality_declarations
+from forgegate.pipeline.semantic_judge import rebuildable_judges
 from forgegate.plan import LoadedPlan, is_bundled
 from forgegate.semantic.codebook import Codebook, load_codebook
 from forgegate.semantic.relevance_record import RelevanceRecord, load_relevance
 from forgegate.semantic.separation import REBUILD
-
-KNOWN_FROZEN_JUDGES = ("embedding", "nli", "llm")
-"""Judges a frozen codebook may name and ``forgegate run`` can rebuild to assign confirmation samples."""
 
 
 @dataclass(frozen=True)
@@ -71,8 +69,11 @@ class SemanticInputs:
     """The adjudicated record (annotators, adjudicator, kappa) when the relevance file is one; None: a bare file."""
 
 
-def semantic_inputs(loaded: LoadedPlan, task_ids: list[str]) -> SemanticInputs:
-    """Roles, experiment, frozen codebook (covering every task) and relevance (covering every frozen cluster)."""
+def semantic_inputs(loaded: LoadedPlan, task_ids: list[str],
+                    contents: Mapping[str, bytes] | None = None) -> SemanticInputs:
+    """Roles, experiment, frozen codebook (covering every task) and relevance (covering every frozen cluster).
+    With ``contents`` (the plan's inputs as its lock check read and hashed them) the codebook and relevance file
+    are parsed from those bytes, not read again."""
     params = loaded.plan.instruments.semantic
     assert params is not None
     where = ("instruments", "semantic")
@@ -93,15 +94,16 @@ def semantic_inputs(loaded: LoadedPlan, task_ids: list[str]) -> SemanticInputs:
                                     "as relevant: the unfiltered analysis)")
         return SemanticInputs(None, None, None, None)
     book_path = loaded.resolve(params.codebook)
-    book = load_codebook(book_path, require_frozen=True)
+    book = load_codebook(book_path, require_frozen=True,
+                         raw=None if contents is None else contents[params.codebook])
     if params.confirmatory and book.development_samples is None:  # refused before generating, not after
         raise loaded.error((*where, "codebook"), "the frozen codebook records no development-sample hashes, so "
                            "nothing shows the confirmation samples are not its development samples",
                            hint=f"{REBUILD}; or set confirmatory = false for an exploratory run")
     judge = str(book.rule.judge.get("judge"))
-    if judge not in KNOWN_FROZEN_JUDGES:
+    if judge not in rebuildable_judges():
         raise loaded.error((*where, "codebook"), f"the codebook's judge {judge!r} is not one forgegate run can "
-                           f"rebuild ({', '.join(KNOWN_FROZEN_JUDGES)})")
+                           f"rebuild ({', '.join(rebuildable_judges())})")
     missing_tasks = [t for t in task_ids if t not in book.tasks]
     if missing_tasks:
         raise loaded.error((*where, "codebook"), f"the frozen codebook has no clusters for task(s) "
@@ -112,7 +114,7 @@ def semantic_inputs(loaded: LoadedPlan, task_ids: list[str]) -> SemanticInputs:
     record: RelevanceRecord | None = None
     if params.relevance is not None:
         rel_path = loaded.resolve(params.relevance)
-        read = load_relevance(rel_path)
+        read = load_relevance(rel_path, None if contents is None else contents[params.relevance])
         relevance, record = read.labels, read.record
         if record is not None and record.header.codebook_hash not in (None, book.content_hash):
             raise loaded.error((*where, "relevance"), f"{rel_path} was annotated on codebook "
@@ -139,6 +141,6 @@ def preflight(loaded: LoadedPlan, task_ids: list[str], contents: Mapping[str, by
     if inst.gloss is not None:
         gloss_inputs(loaded, contents)
     if inst.semantic is not None:
-        semantic_inputs(loaded, task_ids)
+        semantic_inputs(loaded, task_ids, contents)
         check_confirmatory(loaded)
         check_quality_declarations(loaded, task_ids)

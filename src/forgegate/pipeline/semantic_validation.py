@@ -6,6 +6,7 @@ sheet is not an input error but an INCOMPLETE semantic verdict (``gate.semantic.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from forgegate.core.verdict import Verdict
@@ -17,8 +18,9 @@ from forgegate.semantic.human_validation import score_validation
 
 
 def add_validation(loaded: LoadedPlan, params: SemanticParams, book: Codebook | None, verdict: Verdict,
-                   book_info: dict[str, Any]) -> Verdict:
-    """``verdict`` with the validation's reason; the score (or why there is none) goes to ``book_info``."""
+                   book_info: dict[str, Any], contents: Mapping[str, bytes] | None = None) -> Verdict:
+    """``verdict`` with the validation's reason; the score (or why there is none) goes to ``book_info``. With
+    ``contents`` (the plan's inputs as its lock check hashed them) the locked key is scored from those bytes."""
     declared = params.validation
     if declared is None:
         return verdict
@@ -31,6 +33,7 @@ def add_validation(loaded: LoadedPlan, params: SemanticParams, book: Codebook | 
         return with_validation(verdict, None, declared.min_agreement, missing)
     ids = None if book is None else {c.id for task in book.tasks.values() for c in task.clusters}
     settings = BootstrapSettings(seed=params.bootstrap_seed, n_resamples=params.bootstrap_resamples)
-    score = score_validation(sheet, key, settings, ids)
+    key_raw = None if contents is None else contents[declared.key]
+    score = score_validation(sheet, key, settings, ids, key_raw=key_raw)
     book_info["validation"] = score | {"scored": True, "min_agreement": declared.min_agreement}
     return with_validation(verdict, score, declared.min_agreement)

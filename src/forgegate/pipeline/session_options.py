@@ -8,18 +8,14 @@ is sent or stored. A refusal is a :class:`UsageError` worded with the CLI's flag
 
 from __future__ import annotations
 
+import typing
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     SkipValidation,
-    Strict,
-    StrictBool,
-    StrictFloat,
-    StrictInt,
-    StrictStr,
     ValidationError,
     ValidatorFunctionWrapHandler,
     field_validator,
@@ -30,88 +26,49 @@ from forgegate.backends import BACKENDS, Backend, BackendConfig
 from forgegate.backends.adapters import adapter_base_problem, adapter_refusal
 from forgegate.backends.names import is_remote
 from forgegate.backends.options import DTYPES, base_url_refusal, device_problem, option_refusal
-from forgegate.core.limits import DEFAULT_CONCURRENCY, DEFAULT_RETRIES, DEFAULT_TIMEOUT_S
-from forgegate.core.sampling import (
-    DEFAULT_SEED,
-    DEFAULT_TEMPERATURE,
-    DEFAULT_TOP_P,
-    StoredSeed,
-    Temperature,
-    TopP,
-    shown,
-)
+from forgegate.core.sampling import shown
 from forgegate.errors import UsageError
-
-SessionKind = Literal["eval", "live"]
-
-_FLAGS = {"base_urls": "--base-url", "wait": "--no-wait", "loop_cutoff": "--no-loop-cutoff"}
-"""Fields whose flag is not ``--`` + the field's name with dashes."""
+from forgegate.pipeline.session_fields import SessionFields, SessionKind, declared, flag
 
 _TAKES = {"string_type": "text", "int_type": "a whole number", "float_type": "a number", "bool_type": "True or False",
-          "tuple_type": "a list", "path_type": "a path", "literal_error": "one of 'eval', 'live'"}
-"""What a field of each pydantic error type takes, in words."""
+          "tuple_type": "a list", "is_instance_of": "a path", "literal_error": "one of 'eval', 'live'"}
+"""What a field of each pydantic error type takes, in words (``is_instance_of``: only a path field checks a
+class in strict mode)."""
 
-
-def flag(field: str) -> str:
-    """The command-line flag of ``field`` (the API's keyword of the same name)."""
-    return _FLAGS.get(field, f"--{field.replace('_', '-')}")
+_PATHS = tuple(option.name for option in declared() if option.type is Path)
+_LISTS = tuple(option.name for option in declared() if typing.get_origin(option.type) is tuple)
 
 
 def from_flags(kind: SessionKind, flags: dict[str, Any], battery: Path | None, *,
                quiet_default: bool) -> SessionOptions:
-    """The options a command's parsed flags ask for, field by field through :func:`flag` (so a new field needs
-    no line here): ``--no-X`` flags are negated, repeated flags become tuples, a flag the command does not
+    """The options a command's parsed flags ask for, field by field through the declaration (so a new field
+    needs no line here): ``--no-X`` flags are negated, repeated flags become tuples, a flag the command does not
     have leaves its field at the default, and ``--quiet`` also follows ``quiet_default`` (stderr no terminal)."""
     values: dict[str, Any] = {"kind": kind, "battery": battery}
-    for field in SessionOptions.model_fields:
-        name = flag(field).removeprefix("--").replace("-", "_")
-        if field in values or name not in flags:
+    for option in declared():
+        name = option.flag.removeprefix("--").replace("-", "_")
+        if option.name in values or name not in flags:
             continue
         value = flags[name]
-        if name != field and name.startswith("no_"):
+        if option.negated:
             value = not value
-        elif field == "base_urls":
+        elif option.name in _LISTS:
             value = tuple(value or ())
-        elif field == "quiet":
+        elif option.name == "quiet":
             value = bool(value) or quiet_default
-        values[field] = value
+        values[option.name] = value
     return SessionOptions.model_validate(values)
 
 
-class SessionOptions(BaseModel):
-    """Everything an eval or live session is asked to do; built only when every value can work."""
+class SessionOptions(BaseModel, SessionFields):
+    """Everything an eval or live session is asked to do; built only when every value can work.
 
-    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
+    The fields are :class:`SessionFields`' (the one declaration, which the CLI and the API read too), checked
+    strictly: text is text, a whole number is not a float or a bool; a path may be given as text and a list of
+    URLs as a list, as the CLI and a script give them."""
 
-    kind: SessionKind = "eval"
-    backend: StrictStr = "embedded"
-    model: StrictStr | None = None
-    base_urls: tuple[StrictStr, ...] = ()
-    adapter: StrictStr | None = None
-    device: StrictStr = "auto"
-    dtype: StrictStr = "auto"
-    batch_size: StrictInt | None = None
-    """Most requests decoded together (transformers); None: chosen from the device."""
-    battery: Path | None = None
-    gate_config: Path | None = None
-    store: Path | None = None
-    concurrency: StrictInt = DEFAULT_CONCURRENCY
-    retries: StrictInt = DEFAULT_RETRIES
-    seed: Annotated[StoredSeed, Strict()] = DEFAULT_SEED
-    temperature: Annotated[Temperature, Strict()] = DEFAULT_TEMPERATURE
-    top_p: Annotated[TopP, Strict()] = DEFAULT_TOP_P
-    system: StrictStr | None = None
-    timeout: StrictFloat = DEFAULT_TIMEOUT_S
-    idle_timeout: StrictFloat | None = None
-    api_key_env: StrictStr | None = None
-    check_failure_modes: StrictBool = False
-    quiet: StrictBool = True
-    wait: StrictBool = True
-    """Wait for another process generating the same run (False: refuse at once)."""
-    loop_cutoff: StrictBool = True
-    """Stop an answer as soon as the loop detector finds a loop in it (False: ``--no-loop-cutoff``, run to the cap)."""
-    training_corpus: Path | None = None
-    """The training corpus (JSONL) the format audit reads when LX-B, LX-G or LX-X fail (GLOSS v2's follow-up)."""
+    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True, strict=True)
+
     model_in_memory: SkipValidation[Backend | None] = None
     """A backend over a model the caller holds (the training probe); ``backend`` then only labels it."""
 
@@ -121,6 +78,16 @@ class SessionOptions(BaseModel):
         if isinstance(value, str):
             raise ValueError("takes a list of URLs, not one string: base_urls=[url]")
         return value
+
+    @field_validator(*_LISTS, mode="before")
+    @classmethod
+    def _a_list_is_a_tuple(cls, value: object) -> object:
+        return tuple(value) if isinstance(value, list) else value
+
+    @field_validator(*_PATHS, mode="before")
+    @classmethod
+    def _text_is_a_path(cls, value: object) -> object:
+        return Path(value) if isinstance(value, str) else value
 
     @model_validator(mode="wrap")
     @classmethod

@@ -104,10 +104,13 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
-def read_inputs(loaded: LoadedPlan) -> dict[str, bytes]:
+def read_inputs(loaded: LoadedPlan, already: Mapping[str, bytes] | None = None) -> dict[str, bytes]:
     """``{path as written: bytes}`` of every input, each file read once: what the plan hash covers is what the
-    run then reads (a second read could see a file changed in between)."""
-    return {item.written: item.path.read_bytes() for item in check_inputs(loaded)}
+    run then reads (a second read could see a file changed in between). ``already``: inputs the caller read
+    before (the leak audit at ``plan lock``): their bytes are the ones hashed, and they are not read again."""
+    done = already or {}
+    return {item.written: done[item.written] if item.written in done else item.path.read_bytes()
+            for item in check_inputs(loaded)}
 
 
 def input_digests(loaded: LoadedPlan, contents: Mapping[str, bytes] | None = None) -> dict[str, str]:

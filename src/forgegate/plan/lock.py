@@ -152,20 +152,23 @@ def _changed_refusal(plan_path: Path, locked: PlanLock, now: PlanLock) -> LockRe
 
 
 def lock_plan(plan_path: Path | str, *, run_has_generations: bool = False,
-              stored_plan_hash: str | None = None, leak_audit: dict[str, str] | None = None) -> PlanLock:
+              stored_plan_hash: str | None = None, leak_audit: dict[str, str] | None = None,
+              read_already: Mapping[str, bytes] | None = None) -> PlanLock:
     """Write ``PLAN.lock``. Re-locking a changed plan is refused once its run has generations.
 
     ``stored_plan_hash`` is the hash the run store recorded when it generated: it decides even when the
     ``.lock`` file was deleted, so deleting the lock cannot unfreeze a plan whose run has begun.
     ``leak_audit`` is the record of the plan's ``[leak_audit]``, already judged lockable by the caller
-    (``pipeline.plan_audit.lock_with_audit``); a plan that names one cannot lock without it.
+    (``pipeline.plan_audit.lock_with_audit``); a plan that names one cannot lock without it. ``read_already``:
+    inputs the caller read (the leak audit's files), hashed as they were audited instead of read again.
     """
     plan_path = Path(plan_path)
     loaded = load_plan(plan_path)
     if loaded.plan.leak_audit is not None and leak_audit is None:
         raise LockRefusedError(f"plan {plan_path} names a [leak_audit]: lock it with forgegate plan lock, which "
                                "puts the audit on the record")
-    now = current_lock(loaded).model_copy(update={"leak_audit": leak_audit})
+    contents = None if read_already is None else read_inputs(loaded, read_already)
+    now = current_lock(loaded, contents).model_copy(update={"leak_audit": leak_audit})
     locked = read_lock(plan_path)
     if run_has_generations and stored_plan_hash is not None and stored_plan_hash != now.plan_hash:
         raise LockRefusedError(

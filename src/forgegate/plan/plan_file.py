@@ -14,7 +14,7 @@ from pydantic import Discriminator, Field, Tag, ValidationInfo, field_validator,
 
 from forgegate.backends.adapters import adapter_refusal
 from forgegate.backends.base import BackendConfig, base_url_problem
-from forgegate.backends.options import OPTION_BACKENDS, device_problem, option_refusal
+from forgegate.backends.options import device_problem, option_backends, option_refusal
 from forgegate.core.checked import checked
 from forgegate.core.limits import MAX_PLAN_NAME_BYTES, MAX_SEEDS
 from forgegate.core.limits import SEED_MAX as SEED_LIMIT
@@ -112,7 +112,7 @@ class Arm(UserFileModel):
 
     @model_validator(mode="after")
     def _options_fit_backend(self) -> Arm:
-        for option in (*OPTION_BACKENDS, "base_urls"):
+        for option in (*option_backends(), "base_urls"):
             if option in self.model_fields_set and (why := option_refusal(option, self.backend)) is not None:
                 raise ValueError(why)
         return self

@@ -1,4 +1,4 @@
-"""A plan's Q_task / Q_fact declarations: per task, a scorer by name (``QUALITY_SCORERS``) and the guardrail margin.
+"""A plan's Q_task / Q_fact declarations: per task, a scorer by name (``QUALITY_RULES``) and the guardrail margin.
 
 ``[instruments.semantic.q_task]`` (and ``q_fact``) is written before confirmation: T_GPT v0.8.1's
 Q_task is a "task-success measure defined per task before confirmation", so the declaration is part
@@ -11,9 +11,8 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, Field, ValidationError
 
-from forgegate.core.quality import QUALITY_SCORERS
+from forgegate.battery.quality_rules import QUALITY_RULES
 from forgegate.errors import not_one_of
-from forgegate.registry import UnknownNameError
 from forgegate.userfile import UserFileModel
 
 
@@ -23,18 +22,17 @@ def _task_declaration(value: Any) -> BaseModel:
         raise ValueError("each task is a table: { scorer = \"<name>\", ... }")
     name = value.get("scorer")
     if not isinstance(name, str):
-        raise ValueError(f"'scorer' is required: one of {', '.join(QUALITY_SCORERS.names())}")
+        raise ValueError(f"'scorer' is required: one of {', '.join(sorted(QUALITY_RULES))}")
+    rule = QUALITY_RULES.get(name)
+    if rule is None:
+        raise ValueError(not_one_of(name, tuple(sorted(QUALITY_RULES))))
     try:
-        scorer = QUALITY_SCORERS.get(name)
-    except UnknownNameError:
-        raise ValueError(not_one_of(name, QUALITY_SCORERS.names())) from None
-    try:
-        return scorer.declaration.model_validate(value, strict=True)
+        return rule.model_validate(value, strict=True)
     except ValidationError as exc:
         problems = []
         for err in exc.errors():
             field = ".".join(str(p) for p in err["loc"])
-            allowed = ", ".join(scorer.declaration.model_fields)
+            allowed = ", ".join(rule.model_fields)
             extra = f" (scorer '{name}' takes: {allowed})" if err["type"] == "extra_forbidden" else ""
             problems.append(f"{field + ': ' if field else ''}{err['msg']}{extra}")
         raise ValueError("; ".join(problems)) from None

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from forgegate.errors import InputError, UsageError
 from forgegate.jsonio import (
     JsonProblem,
+    decode_utf8_or_input_error,
     parse_json_strict,
     read_jsonl_models,
     read_text_or_input_error,
@@ -171,10 +172,12 @@ def write_codebook(codebook: Codebook, path: Path) -> None:
     write_json_atomic(path, codebook.model_dump(by_alias=True))
 
 
-def load_codebook(path: Path, *, require_frozen: bool) -> Codebook:
-    """Read a codebook; a frozen one must match its content hash (edits after the freeze are refused)."""
+def load_codebook(path: Path, *, require_frozen: bool, raw: bytes | None = None) -> Codebook:
+    """Read a codebook; a frozen one must match its content hash (edits after the freeze are refused). ``raw``:
+    the file's bytes as the caller read (and hashed) them, so the file is not read again."""
     try:
-        data = parse_json_strict(read_text_or_input_error(path))
+        text = read_text_or_input_error(path) if raw is None else decode_utf8_or_input_error(path, raw)
+        data = parse_json_strict(text)
     except json.JSONDecodeError as exc:
         raise InputError(path, f"bad JSON: {exc.msg}", line=exc.lineno) from None
     except JsonProblem as exc:

@@ -89,12 +89,13 @@ def develop(samples: list[TextSample], questions: dict[str, str], judge: Entailm
 
 
 def confirm(codebook: Path, samples: list[TextSample], judge: EntailmentJudge, out_dir: Path, *,
-            confirmatory: bool = True) -> Path:
+            confirmatory: bool = True, book: Codebook | None = None) -> Path:
     """Map confirmation samples to frozen IDs or UNMAPPED; writes S.jsonl (the metrics input) and a report.
 
     A development sample of the codebook is refused (``separation``); so is a codebook without development
-    hashes unless ``confirmatory`` is False."""
-    book = load_codebook(codebook, require_frozen=True)
+    hashes unless ``confirmatory`` is False. ``book``: the codebook already read (and checked frozen) from the
+    bytes the caller hashed, so ``codebook`` (then only its name in messages) is not read again."""
+    book = load_codebook(codebook, require_frozen=True) if book is None else book
     separation = check_separation(book, samples, confirmatory=confirmatory, where=str(codebook))
     rows, report = assign(book, samples, judge)
     report["separation"] = separation

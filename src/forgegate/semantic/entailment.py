@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
 from forgegate.errors import InputError, RequestsIncomplete
 from forgegate.registry import Registry
@@ -38,6 +38,20 @@ class EntailmentJudge(Protocol):
 
 JudgeFactory = Callable[..., EntailmentJudge]
 JUDGES: Registry[JudgeFactory] = Registry("entailment judge")
+"""Every entailment judge, registered with its class. What each needs is declared on the class (``needs``:
+the option its factory takes first, and how the CLI asks for it; ``takes_backend``: that option is a backend the
+pipeline builds and hands in; ``rebuilt_from``: the fields of a frozen codebook's judge record that give its
+options back), and read through :func:`judge_capability`; no other module lists judges."""
+
+
+def judge_capability(name: str, attribute: str) -> Any:
+    """What judge ``name``'s registered class declares as ``attribute``; a class that does not declare it is an
+    error, never a guess."""
+    factory = JUDGES.get(name)
+    if not hasattr(factory, attribute):
+        raise TypeError(f"entailment judge '{name}' declares no '{attribute}' capability: set {attribute} on "
+                        f"{getattr(factory, '__qualname__', factory)!r}")
+    return getattr(factory, attribute)
 
 
 @dataclass
@@ -79,6 +93,12 @@ class NliJudge:
     """
 
     name = "nli"
+    needs: ClassVar[tuple[str, str]] = ("nli_model", "--nli-model DIR (a local MNLI-style sequence classifier)")
+    """Capability: the option its factory takes first, and how the CLI asks for it."""
+    takes_backend: ClassVar[bool] = False
+    """Capability: it loads a local model itself; the pipeline builds no backend for it."""
+    rebuilt_from: ClassVar[dict[str, str]] = {"nli_model": "model"}
+    """Capability: option -> the field of a frozen codebook's judge record (:meth:`describe`) that gives it."""
 
     def __init__(self, model: str | Path, *, batch_size: int = 16, prepend_question: bool = True,
                  max_length: int = 512) -> None:
@@ -171,6 +191,12 @@ class LlmJudge:
     """
 
     name = "llm"
+    needs: ClassVar[tuple[str, str]] = ("backend", "--backend NAME")
+    """Capability: the option its factory takes first, and how the CLI asks for it."""
+    takes_backend: ClassVar[bool] = True
+    """Capability: it answers through a backend the pipeline builds and hands in (semantic builds none)."""
+    rebuilt_from: ClassVar[dict[str, str]] = {"backend": "backend", "model": "model"}
+    """Capability: option -> the field of a frozen codebook's judge record (:meth:`describe`) that gives it."""
 
     def __init__(self, requests: JudgeRequests, *, max_tokens: int = 8) -> None:
         self.requests = requests

@@ -21,7 +21,7 @@ import numpy as np
 from forgegate.errors import InputError
 from forgegate.semantic.agreement import cohens_kappa
 from forgegate.semantic.bootstrap import BootstrapSettings, intervals, resample_units, unit_means
-from forgegate.semantic.sheet_reader import read_keyed_sheet
+from forgegate.semantic.sheet_reader import read_bounded_bytes, read_keyed_sheet
 from forgegate.semantic.sheets import VALIDATION_COLUMNS
 
 KEY_COLUMNS = ("row", "clusters", "clustering_same")
@@ -40,15 +40,16 @@ def _agreement(agree: list[int], settings: BootstrapSettings, unit: str) -> dict
 
 
 def score_validation(sheet: Path, key: Path, settings: BootstrapSettings,
-                     cluster_ids: Collection[str] | None = None) -> dict[str, Any]:
+                     cluster_ids: Collection[str] | None = None, *, key_raw: bytes | None = None) -> dict[str, Any]:
     """Agreement of the human ``same_meaning`` labels with the clustering, with intervals.
 
     Blank labels leave the score incomplete (``complete`` False, the rows listed); a value other than
     0 or 1, a row the key does not have, or (given ``cluster_ids``) a key naming clusters of another
-    codebook is an InputError at its line.
+    codebook is an InputError at its line. The sheet is read once: the bytes scored are the bytes whose sha256
+    the result records. ``key_raw``: the key's bytes as a plan's lock check hashed them (the file is not read).
     """
     verdicts: dict[str, tuple[str, int]] = {}
-    for row_id, (line, row) in read_keyed_sheet(key, KEY_COLUMNS, "row", what="key").rows.items():
+    for row_id, (line, row) in read_keyed_sheet(key, KEY_COLUMNS, "row", what="key", raw=key_raw).rows.items():
         if row["clustering_same"] not in LABELS:
             raise InputError(key, f"clustering_same {row['clustering_same']!r} is not 0 or 1", line=line,
                              field="clustering_same", hint="the key is written by forgegate: do not edit it")
@@ -58,7 +59,8 @@ def score_validation(sheet: Path, key: Path, settings: BootstrapSettings,
                 raise InputError(key, f"cluster {unknown[0]!r} is not in the plan's frozen codebook", line=line,
                                  field="clusters", hint="score the key written with this codebook's sheets")
         verdicts[row_id] = (row["clusters"], LABELS[row["clustering_same"]])
-    filled = read_keyed_sheet(sheet, VALIDATION_COLUMNS, "row", label="same_meaning")
+    sheet_raw = read_bounded_bytes(sheet, what="sheet")
+    filled = read_keyed_sheet(sheet, VALIDATION_COLUMNS, "row", label="same_meaning", raw=sheet_raw)
     for row_id, (line, row) in filled.rows.items():
         if row_id not in verdicts:
             raise InputError(sheet, f"row {row_id!r} is not in the key {key}", line=line, field="row",
@@ -78,7 +80,7 @@ def score_validation(sheet: Path, key: Path, settings: BootstrapSettings,
     within = [a for a, m in zip(agree, machine, strict=True) if m == 1]
     between = [a for a, m in zip(agree, machine, strict=True) if m == 0]
     kappa = cohens_kappa(human, machine) if human else None
-    return {"sheet": str(sheet), "sheet_sha256": hashlib.sha256(sheet.read_bytes()).hexdigest(), "key": str(key),
+    return {"sheet": str(sheet), "sheet_sha256": hashlib.sha256(sheet_raw).hexdigest(), "key": str(key),
             "pairs": len(verdicts), "labelled": len(human), "unlabelled_rows": unlabelled,
             "complete": not unlabelled,
             "agreement": _agreement(agree, settings, "validation:all"),

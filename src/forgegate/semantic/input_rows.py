@@ -62,11 +62,12 @@ def read_samples(path: Path) -> list[SampleRow]:
     return rows
 
 
-def read_relevance(path: Path) -> dict[str, int]:
-    """R(c) by cluster; a cluster listed twice or the UNMAPPED label is an error."""
+def read_relevance(path: Path, raw: bytes | None = None) -> dict[str, int]:
+    """R(c) by cluster (from ``raw``, the file's bytes, when the caller read them); a cluster listed twice or
+    the UNMAPPED label is an error."""
     relevance: dict[str, int] = {}
     lines: dict[str, int] = {}
-    for line, row in read_jsonl_models(path, RelevanceRow):
+    for line, row in read_jsonl_models(path, RelevanceRow, raw):
         if row.cluster == UNMAPPED:
             raise InputError(path, "UNMAPPED is not a cluster and has no relevance", line=line, field="cluster")
         if row.cluster in relevance:

@@ -179,9 +179,10 @@ def _check_agreement(path: Path, header: RecordHeader, rows: list[RecordRow]) ->
                                               "do not edit it by hand")
 
 
-def read_record(path: Path) -> RelevanceRecord:
-    """Load and check an adjudicated relevance record (errors at file:line:field)."""
-    lines = list(iter_jsonl_lines(path, read_bounded_bytes(path, what="relevance record")))
+def read_record(path: Path, raw: bytes | None = None) -> RelevanceRecord:
+    """Load and check an adjudicated relevance record (errors at file:line:field); from ``raw`` when the caller
+    holds the file's bytes."""
+    lines = list(iter_jsonl_lines(path, read_bounded_bytes(path, what="relevance record") if raw is None else raw))
     if not lines:
         raise InputError(path, "empty relevance record", hint=f"write it with {ADJUDICATE_COMMAND}")
     number, obj = lines[0]
@@ -195,19 +196,22 @@ def read_record(path: Path) -> RelevanceRecord:
     return RelevanceRecord(path, header, tuple(r for _, r in rows))
 
 
-def is_record(path: Path) -> bool:
-    """True when line 1 of ``path`` is a record header (has ``format``); a bare R(c) file's rows have none."""
-    for _, obj in iter_jsonl_lines(path, read_bounded_bytes(path, what="relevance file")):
+def is_record(path: Path, raw: bytes | None = None) -> bool:
+    """True when line 1 of ``path`` (or of ``raw``, its bytes) is a record header (has ``format``); a bare R(c)
+    file's rows have none."""
+    for _, obj in iter_jsonl_lines(path, read_bounded_bytes(path, what="relevance file") if raw is None else raw):
         return "format" in obj
     return False
 
 
-def load_relevance(path: Path) -> RelevanceInput:
-    """A record (checked, with provenance) or a bare ``{cluster, relevant}`` file (labels only)."""
-    if is_record(path):
-        record = read_record(path)
+def load_relevance(path: Path, raw: bytes | None = None) -> RelevanceInput:
+    """A record (checked, with provenance) or a bare ``{cluster, relevant}`` file (labels only). ``raw``: the
+    file's bytes as the caller read (and hashed) them; without it the file is read once here."""
+    raw = read_bounded_bytes(path, what="relevance file") if raw is None else raw
+    if is_record(path, raw):
+        record = read_record(path, raw)
         return RelevanceInput(record.labels, record)
-    return RelevanceInput(read_relevance(path), None)
+    return RelevanceInput(read_relevance(path, raw), None)
 
 
 def record_lines(first: Annotation, second: Annotation, final: dict[str, int], report: dict[str, Any], *,

@@ -107,12 +107,13 @@ class KeyedSheet:
 
 
 def read_keyed_sheet(path: Path, need: tuple[str, ...], key: str, *, label: str | None = None,
-                     what: str = "sheet") -> KeyedSheet:
+                     what: str = "sheet", raw: bytes | None = None) -> KeyedSheet:
     """A CSV sheet with the columns ``need`` (others allowed), one row per ``key``; ``label`` is the column a person
     fills (named in a conflicting duplicate's message). A column named twice, a row with more cells than the
     header, a missing column, a repeated key, non-UTF-8 and a file over the size limit are InputErrors at their
-    line."""
-    text = read_bounded_text(path, what=what)
+    line. ``raw``: the file's bytes when the caller read (and hashed) them; the file is then not read."""
+    text = (read_bounded_text(path, what=what) if raw is None
+            else decode_utf8_or_input_error(path, raw, bom=True))
     reader = csv.reader(io.StringIO(text, newline=""))
     try:
         header = next(reader, None)

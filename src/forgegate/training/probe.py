@@ -64,12 +64,12 @@ async def probe_async(target: ProbeTarget, *, label: str, store_dir: Path, backe
     """
     started = time.perf_counter()
     arm = arm or ProbeArm(model=label)
-    options = SessionOptions(
+    options = SessionOptions.model_validate(dict(  # the fields are SessionFields': validated, not an __init__
         kind="eval", backend=backend, model=arm.model, adapter=arm.adapter, device=arm.device, dtype=arm.dtype,
         batch_size=arm.batch_size, base_urls=arm.base_urls, api_key_env=arm.api_key_env,
         battery=battery or bundled_probe_battery_path(),
         gate_config=bundled_probe_gate_config_path(), concurrency=concurrency, retries=2, store=store_dir,
-        quiet=True, model_in_memory=model_in_memory)
+        quiet=True, model_in_memory=model_in_memory))
     scored = (await run_session_async(options)).scored
     return summarise(scored, target, label=label, elapsed_s=time.perf_counter() - started)
 
