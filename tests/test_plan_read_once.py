@@ -94,7 +94,8 @@ def test_a_codebook_and_relevance_file_rewritten_after_the_lock_check_are_not_wh
     counts = {"A": {"m1": 4, "m2": 2, "m3": 2}, "B": {"m1": 8}, "R": {"m1": 6, "m2": 2}}
     table = {cond: [TEXTS[m] for m, n in c.items() for _ in range(n)] for cond, c in counts.items()}
 
-    monkeypatch.setattr("forgegate.pipeline.plan_semantic.frozen_judge", lambda record, path: FrozenOracle())
+    monkeypatch.setattr("forgegate.pipeline.plan_semantic.frozen_judge",
+                        lambda record, path, store=None: FrozenOracle())
     folder = tmp_path / "sem"
     book_hash = folder_with_codebook(folder)
     (folder / "relevance.jsonl").write_text("".join(json.dumps({"cluster": c, "relevant": v}) + "\n"
