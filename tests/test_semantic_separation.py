@@ -18,6 +18,8 @@ from forgegate.gate.semantic import validation_reason
 from forgegate.pipeline.semantic_validation import add_validation
 from forgegate.plan import lock_plan
 from forgegate.plan.instruments import SemanticParams
+from forgegate.results import parse_result
+from forgegate.results.semantic_checks import SemanticValidationResult
 from forgegate.semantic.codebook import (
     TextSample,
     assign,
@@ -160,6 +162,9 @@ def test_validate_scores_a_known_sheet_with_intervals_and_enforces_the_minimum(
     assert 0.0 <= low <= 2 / 3 <= high <= 1.0
     assert result["within_cluster"]["pairs"] + result["between_clusters"]["pairs"] == 3
     assert code == 0 and result["gate"] == "PASS" and "agreement: 0.667" in out
+    typed = parse_result(result, "validation.json")  # a registered result kind (issue 34, item 3)
+    assert isinstance(typed, SemanticValidationResult) and typed.minimum == 0.6
+    assert typed.reasons[0].outcome.value == "PASS"
     code, out, result = validate(filled, key, capsys, monkeypatch, "--minimum", "0.9")
     assert code == 4 and result["gate"] == "INVALID" and "below the declared minimum 0.9" in " ".join(out.split())
     perfect, key = filled_validation(tmp_path / "all", flip=0)

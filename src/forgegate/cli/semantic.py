@@ -230,7 +230,9 @@ def relevance_cmd(
         lines = record_lines(anns[0], anns[1], final, report, adjudicator=adjudicator or "",
                              codebook_hash=book_hash, now=datetime.now(UTC))
     if json_out is not None:
-        write_json_atomic(json_out, report)
+        from forgegate.results.semantic_checks import SemanticRelevanceResult
+
+        write_json_atomic(json_out, SemanticRelevanceResult.of(report).to_json())
     if lines is not None:
         write_record(out, lines)
     kappa = report["cohens_kappa"]
@@ -319,7 +321,9 @@ def validate_cmd(
     score = score_validation(sheet, key, BootstrapSettings(seed=seed))
     verdict = validation_verdict(score, minimum)
     if json_out is not None:
-        write_json_atomic(json_out, score | {"minimum": minimum} | verdict.to_json())
+        from forgegate.results.semantic_checks import SemanticValidationResult
+
+        write_json_atomic(json_out, SemanticValidationResult.of(score, minimum, verdict).to_json())
     for name in ("agreement", "within_cluster", "between_clusters"):
         part = score[name]
         value = "NA" if part["value"] is None else f"{part['value']:.3f}"

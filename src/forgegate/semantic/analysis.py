@@ -9,7 +9,9 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
+from pydantic import TypeAdapter
 
+from forgegate.core.verdict import Verdict
 from forgegate.gate.semantic import metrics_verdict
 from forgegate.plan.experiments import RECURRENCE_ENDPOINT, primary_endpoint
 from forgegate.semantic import formulas as f
@@ -289,7 +291,7 @@ def compute_metrics(req: MetricsRequest) -> Json:
     mode = "exploratory" if req.exploratory else "confirmatory"
     return {
         "schema": "T_GPT_METRICS_V0_8_1",
-        **verdict.to_json(),
+        **TypeAdapter(Verdict).dump_python(verdict, mode="json"),  # the type's dump; results validate it
         "field": TABLE_FIELD,
         "bridges": [],
         "mode": mode,
