@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from forgegate.results.base import Estimate
+
 
 def num(value: Any, digits: int = 3) -> str:
     """``0.250``; ``NA`` for None; integers and strings as they are."""
@@ -17,10 +19,14 @@ def num(value: Any, digits: int = 3) -> str:
 
 
 def with_ci(entry: Any, digits: int = 3) -> str:
-    """``0.167 [0.000, 0.255]`` from ``{"value", "ci"}``; ``NA`` when the value is missing."""
-    if not isinstance(entry, dict):
+    """``0.167 [0.000, 0.255]`` from an ``Estimate`` (or a semantic table's ``{"value", "ci"}``); ``NA`` when the
+    value is missing."""
+    if isinstance(entry, Estimate):
+        value, ci = entry.value, entry.ci
+    elif isinstance(entry, dict):
+        value, ci = entry.get("value"), entry.get("ci")
+    else:
         return num(entry, digits)
-    value, ci = entry.get("value"), entry.get("ci")
     if value is None:
         return "NA"
     text = num(value, digits)

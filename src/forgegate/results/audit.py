@@ -125,6 +125,36 @@ class FormatControls(Strict):
     mismatch_by_feature: dict[str, bool]
 
 
+class LengthQuantiles(Strict):
+    """Prompt lengths in characters: the extremes and three percentiles."""
+
+    min: int
+    """The shortest prompt."""
+    p10: float
+    """The 10th percentile."""
+    median: float
+    """The median."""
+    p90: float
+    """The 90th percentile."""
+    max: int
+    """The longest prompt."""
+
+
+class PromptProfile(Strict):
+    """The shape of one side's prompts (``audit.format_shape``): what the format audit compares."""
+
+    template: dict[str, int]
+    """Template (``chat`` / ``raw``) -> prompts."""
+    prefixes: dict[str, int]
+    """The ten most common speaker prefixes -> prompts (``(none)``: no prefix)."""
+    symbols: int
+    """Distinct symbol characters the prompts hold."""
+    length_chars: LengthQuantiles
+    """Prompt lengths in characters."""
+    rows: int
+    """Prompts profiled."""
+
+
 class FormatAuditResult(AuditBody):
     """``forgegate audit format --json``: battery prompts shaped unlike the training prompts."""
 
@@ -138,9 +168,9 @@ class FormatAuditResult(AuditBody):
     categories: dict[str, tuple[int, int]]
     """Category -> [flagged items, items]."""
     flagged: list[FormatFlagged]
-    battery: dict[str, Any]
+    battery: PromptProfile
     """The battery prompts' shape: template, prefixes, symbols, length_chars, rows."""
-    corpus: dict[str, Any]
+    corpus: PromptProfile
     """The corpus prompts' shape, as ``battery``."""
     controls: FormatControls
     kind: Literal["format_audit"]
@@ -155,7 +185,8 @@ class FormatAuditResult(AuditBody):
             features=c.feature_counts(), length_distribution_mismatch=c.length_distribution_mismatch,
             categories={k: (flagged, items) for k, (flagged, items) in report.per_category().items()},
             flagged=[FormatFlagged(id=m.item_id, category=m.category, reasons=m.reasons) for m in c.flagged],
-            battery=c.battery_profile, corpus=c.corpus_profile,
+            battery=PromptProfile.model_validate(c.battery_profile),
+            corpus=PromptProfile.model_validate(c.corpus_profile),
             controls=FormatControls(identical_corpus_flags=report.identical_flags,
                                     mismatch_detected=(sum(mismatch.values()), len(mismatch)),
                                     mismatch_by_feature=dict(mismatch)),

@@ -51,6 +51,15 @@ class Strict(BaseModel):
         return dumped
 
 
+class Estimate(Strict):
+    """A number with its percentile bootstrap interval, as every table cell with a CI carries it."""
+
+    value: float | None
+    """The point estimate; null when nothing was measured."""
+    ci: list[float] | None
+    """[low, high]; null when the interval is not defined (too few units, or no value)."""
+
+
 class ReasonModel(Strict):
     """One rule of a verdict: ``numbers`` holds what it compared (floor, score, n...), for reports to read."""
 

@@ -30,31 +30,38 @@ class BootstrapRecord(Strict):
     """The library and version that resampled (``scipy X.Y.Z``)."""
 
 
-class SemanticRelevanceResult(Strict):
-    """Two annotators' relevance labels, their agreement, and what is left open (``semantic relevance``)."""
+class Adjudication(Strict):
+    """Two annotators' labels of one sheet compared: agreement, kappa, and the disagreements left open."""
 
-    kind: Literal["semantic_relevance"]
-    """Always ``semantic_relevance``."""
-    schema_version: SchemaVersion
-    """The version of this kind's JSON contract."""
     annotators: list[str]
     """The two primary annotators, first then second."""
-    author: str
-    """The plan's author (refused as a primary annotator)."""
+    author: str | None = None
+    """The plan's author (refused as a primary annotator); absent for a validation sheet."""
     clusters: int
-    """How many clusters both sheets label."""
+    """How many rows (clusters, or validation pairs) both sheets label."""
     observed_agreement: float
-    """Share of clusters both annotators labelled alike."""
+    """Share of rows both annotators labelled alike."""
     cohens_kappa: float | None
     """Cohen's kappa between the two annotators; null when chance agreement is 1."""
     disagreements: list[str]
-    """The clusters the annotators labelled differently."""
+    """The rows the annotators labelled differently."""
     adjudicated: list[str]
     """The disagreements the adjudication file settled."""
     open_disagreements: list[str]
     """The disagreements nobody settled yet (the result is INCOMPLETE while any is open)."""
     complete: bool
     """True when no disagreement is open (a relevance record is written only then)."""
+
+
+class SemanticRelevanceResult(Adjudication):
+    """Two annotators' relevance labels, their agreement, and what is left open (``semantic relevance``)."""
+
+    author: str
+    """The plan's author (refused as a primary annotator)."""
+    kind: Literal["semantic_relevance"]
+    """Always ``semantic_relevance``."""
+    schema_version: SchemaVersion
+    """The version of this kind's JSON contract."""
     gate: Gate
     """PASS once every disagreement is settled, else INCOMPLETE (``gate.semantic.relevance_gate``)."""
 
