@@ -34,6 +34,7 @@ from forgegate.pipeline.semantic_validation import add_validation
 from forgegate.plan import SemanticParams
 from forgegate.plan.experiments import RECURRENCE_ENDPOINT, primary_endpoint
 from forgegate.results import PlanSemantic, PlanSemanticMetrics, reason_models
+from forgegate.results.plan_cost import PlanCost
 from forgegate.semantic import MetricsRequest, Roles, SampleRow, compute_metrics
 from forgegate.semantic.bootstrap import BootstrapSettings
 from forgegate.semantic.codebook import TextSample
@@ -66,7 +67,8 @@ class SemanticOutcome:
 
     def model(self) -> PlanSemantic:
         return PlanSemantic(gate=self.verdict.gate, reasons=reason_models(self.verdict), codebook=self.codebook,
-                            cost=self.cost, out_dir=str(self.out_dir), experiment_note=self.experiment_note,
+                            cost=PlanCost.model_validate(self.cost), out_dir=str(self.out_dir),
+                            experiment_note=self.experiment_note,
                             metrics=None if self.metrics is None else PlanSemanticMetrics.model_validate(self.metrics),
                             quality=self.quality, topology=self.topology, recurrence=self.recurrence)
 

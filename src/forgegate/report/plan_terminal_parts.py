@@ -14,6 +14,7 @@ from forgegate.report.eval_terminal import print_eval
 from forgegate.report.quality_section import quality_lines
 from forgegate.report.semantic_extras import codebook_lines, recurrence_lines, topology_lines
 from forgegate.report.semantic_terminal import fmt, render_metrics
+from forgegate.results.plan_cost import ArmCost, TokenCount
 from forgegate.results.plan_run import PlanGloss, PlanSemantic
 
 
@@ -63,25 +64,24 @@ def print_semantic(outcome: PlanSemantic, console: Console) -> None:
             console.print(f"  {reason.outcome.value}: {escape(reason.detail)}")
     for line in quality_lines(outcome):
         console.print(escape(line))
-    cost = {k: v for k, v in outcome.cost.items() if k != "note"}
+    cost = outcome.cost.arms()
     if cost:
         console.print("cost per condition: " + "; ".join(escape(f"{c} {cost_text(v)}") for c, v in cost.items()))
     console.print(f"files: {escape(str(outcome.out_dir))}")
 
 
-def _count(entry: dict[str, Any]) -> str:
-    return str(entry["value"]) if entry["value"] is not None else f"{entry['status']} (null)"
+def _count(entry: TokenCount) -> str:
+    return str(entry.value) if entry.value is not None else f"{entry.status} (null)"
 
 
-def cost_text(v: dict[str, Any]) -> str:
+def cost_text(v: ArmCost) -> str:
     """One condition's cost guardrails as one line: nulls say why instead of printing 0."""
-    wall = v["wall_clock_latency"]["value_s"]
-    money = v["estimated_monetary_cost"]
-    price = (f"{money['value']:.6g} {money['currency']}" if money["value"] is not None
-             else f"cost null: {money['note']}")
-    return (f"{v['requests']} calls (serial depth {v['serial_depth']}, {v['parallelizable_calls']} parallelisable), "
-            f"input {_count(v['input_tokens'])}, output {_count(v['output_tokens'])}, "
-            f"total {_count(v['total_tokens'])} tokens, wall clock "
+    wall = v.wall_clock_latency.value_s
+    money = v.estimated_monetary_cost
+    price = (f"{money.value:.6g} {money.currency}" if money.value is not None else f"cost null: {money.note}")
+    return (f"{v.requests} calls (serial depth {v.serial_depth}, {v.parallelizable_calls} parallelisable), "
+            f"input {_count(v.input_tokens)}, output {_count(v.output_tokens)}, "
+            f"total {_count(v.total_tokens)} tokens, wall clock "
             f"{'unknown' if wall is None else f'{wall:.1f} s'}, {price}")
 
 

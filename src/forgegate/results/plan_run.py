@@ -9,6 +9,7 @@ from forgegate.results.base import Gated, ReasonModel, ReviewSchemaVersion, Stri
 from forgegate.results.damage import DamageAxis
 from forgegate.results.eval import BatteryRef, GateConfigRef, PlanArmGloss
 from forgegate.results.memorization import MemorizationAxis
+from forgegate.results.plan_cost import PlanCost
 from forgegate.results.quality import QualityTable
 from forgegate.results.semantic import PlanSemanticMetrics
 from forgegate.results.voice import VoiceAxis
@@ -59,7 +60,8 @@ class PlanSemantic(Gated):
     """The semantic instrument: codebook used, cost guardrails, and the library's metrics table."""
 
     codebook: dict[str, Any]
-    cost: dict[str, Any]
+    cost: PlanCost
+    """Per condition: T_GPT v0.8.1's cost guardrails."""
     out_dir: str
     experiment_note: str | None
     topology: dict[str, Any] | None = None
