@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -14,28 +12,29 @@ from forgegate.report.eval_terminal import print_eval
 from forgegate.report.quality_section import quality_lines
 from forgegate.report.semantic_extras import codebook_lines, recurrence_lines, topology_lines
 from forgegate.report.semantic_terminal import fmt, render_metrics
+from forgegate.results.base import Estimate
 from forgegate.results.plan_cost import ArmCost, TokenCount
 from forgegate.results.plan_run import PlanGloss, PlanSemantic
+from forgegate.results.primary import GlossArmValue, GlossPrimaryValue, PrimaryValue
 
 
-def primary_text(value: dict[str, Any] | None) -> str:
+def primary_text(value: PrimaryValue | None) -> str:
     """A semantic or gloss primary endpoint's number as one cell."""
     if value is None:
         return ""
-    if "note" in value:
-        return f"{value['endpoint']}: {value['note']}"
-    no_rule = "; no rule" if "pass_rule" in value and value["pass_rule"] is None else ""
-    if "value" in value:
-        return f"{value['endpoint']} {fmt(value)}{no_rule}"
-    cand, ctrl = value.get("candidate"), value.get("control")
-    if isinstance(cand, dict) and isinstance(ctrl, dict) and "gate" in cand:
-        return f"GLOSS {_gloss_cell(cand)} vs control {_gloss_cell(ctrl)}"
-    return f"{value['endpoint']} candidate {fmt(cand)} vs control {fmt(ctrl)}{no_rule}"
+    if isinstance(value, GlossPrimaryValue):
+        return f"GLOSS {_gloss_cell(value.candidate)} vs control {_gloss_cell(value.control)}"
+    if value.note is not None:
+        return f"{value.endpoint}: {value.note}"
+    no_rule = "; no rule" if "pass_rule" in value.model_fields_set and value.pass_rule is None else ""
+    if "value" in value.model_fields_set:
+        return f"{value.endpoint} {fmt(Estimate(value=value.value, ci=value.ci))}{no_rule}"
+    return f"{value.endpoint} candidate {fmt(value.candidate)} vs control {fmt(value.control)}{no_rule}"
 
 
-def _gloss_cell(arm: dict[str, Any]) -> str:
-    sigma = arm.get("sigma_total")
-    return f"{arm['gate']} (sigma_total {'n/a' if sigma is None else f'{sigma:.3f}'})"
+def _gloss_cell(arm: GlossArmValue) -> str:
+    sigma = arm.sigma_total
+    return f"{arm.gate.value} (sigma_total {'n/a' if sigma is None else f'{sigma:.3f}'})"
 
 
 def print_semantic(outcome: PlanSemantic, console: Console) -> None:

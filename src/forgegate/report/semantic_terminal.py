@@ -11,14 +11,18 @@ from rich.table import Table
 from forgegate.core.tgpt_caveats import CAVEATS_TITLE, SEMANTIC_CAVEATS
 from forgegate.core.verdict import Gate
 from forgegate.report.semantic_section import relevance_text
+from forgegate.results.base import Estimate
 from forgegate.results.semantic import SemanticMetricsBody
 
 
 def fmt(entry: Any, digits: int = 3) -> str:
-    """``0.200 [0.120, 0.290]``; NA for null."""
-    if not isinstance(entry, dict):
+    """``0.200 [0.120, 0.290]`` from an ``Estimate`` (or a table's ``{"value", "ci"}``); NA for null."""
+    if isinstance(entry, Estimate):
+        value, ci = entry.value, entry.ci
+    elif isinstance(entry, dict):
+        value, ci = entry.get("value"), entry.get("ci")
+    else:
         return "NA" if entry is None else f"{entry:.{digits}g}" if isinstance(entry, float) else str(entry)
-    value, ci = entry.get("value"), entry.get("ci")
     if value is None:
         return "NA"
     text = f"{value:.{digits}f}"

@@ -10,6 +10,7 @@ from forgegate.results.damage import DamageAxis
 from forgegate.results.eval import BatteryRef, GateConfigRef, PlanArmGloss
 from forgegate.results.memorization import MemorizationAxis
 from forgegate.results.plan_cost import PlanCost
+from forgegate.results.primary import PrimaryValue
 from forgegate.results.quality import QualityTable
 from forgegate.results.semantic import PlanSemanticMetrics
 from forgegate.results.voice import VoiceAxis
@@ -45,8 +46,8 @@ class ComparisonEntry(Gated):
     control: str
     candidate: str
     primary: str
-    primary_value: dict[str, Any] | None
-    """A semantic or gloss primary endpoint's number (its shape is the endpoint's); None for an axis primary."""
+    primary_value: PrimaryValue | None
+    """A semantic or gloss primary endpoint's number (its keys are the endpoint's); None for an axis primary."""
     voice: VoiceAxis | None
     memorization: MemorizationAxis | None
     damage: DamageAxis | None
