@@ -35,6 +35,7 @@ from forgegate.plan import SemanticParams
 from forgegate.plan.experiments import RECURRENCE_ENDPOINT, primary_endpoint
 from forgegate.results import PlanSemantic, PlanSemanticMetrics, reason_models
 from forgegate.results.plan_cost import PlanCost
+from forgegate.results.semantic_blocks import RecurrenceBlock, TopologyBlock
 from forgegate.semantic import MetricsRequest, Roles, SampleRow, compute_metrics
 from forgegate.semantic.bootstrap import BootstrapSettings
 from forgegate.semantic.codebook import TextSample
@@ -70,7 +71,10 @@ class SemanticOutcome:
                             cost=PlanCost.model_validate(self.cost), out_dir=str(self.out_dir),
                             experiment_note=self.experiment_note,
                             metrics=None if self.metrics is None else PlanSemanticMetrics.model_validate(self.metrics),
-                            quality=self.quality, topology=self.topology, recurrence=self.recurrence)
+                            quality=self.quality,
+                            topology=None if self.topology is None else TopologyBlock.model_validate(self.topology),
+                            recurrence=None if self.recurrence is None
+                            else RecurrenceBlock.model_validate(self.recurrence))
 
 
 def semantic_out_dir(store_path: Path) -> Path:

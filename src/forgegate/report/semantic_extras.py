@@ -6,29 +6,32 @@ from typing import Any
 
 from rich.markup import escape
 
+from forgegate.results.base import Estimate
+from forgegate.results.semantic_blocks import RecurrenceBlock, TopologyBlock
 
-def _value(entry: dict[str, Any] | None) -> str:
-    if not entry or entry.get("value") is None:
+
+def _value(entry: Estimate | None) -> str:
+    if entry is None or entry.value is None:
         return "NA"
-    ci = entry.get("ci")
-    return f"{entry['value']:+.3f}" + ("" if ci is None else f" [{ci[0]:+.3f}, {ci[1]:+.3f}]")
+    ci = entry.ci
+    return f"{entry.value:+.3f}" + ("" if ci is None else f" [{ci[0]:+.3f}, {ci[1]:+.3f}]")
 
 
-def topology_lines(topology: dict[str, Any] | None) -> list[str]:
+def topology_lines(topology: TopologyBlock | None) -> list[str]:
     """E3: the primary and secondary differences (candidate - control) and both token budgets."""
-    if not topology:
+    if topology is None:
         return []
-    if not topology.get("scored"):
-        return [f"E3_TOPOLOGY not scored: {escape(str(topology.get('note')))}"]
-    control, candidate = topology["control"], topology["candidate"]
-    budgets = topology["budgets"]
-    secondary = topology["secondary"][0]["difference"]
-    holm = "NA" if secondary.get("p_holm") is None else f"{secondary['p_holm']:.3g}"
+    control, candidate, budgets = topology.control, topology.candidate, topology.budgets
+    if not topology.scored or control is None or candidate is None or budgets is None or topology.primary is None \
+            or not topology.secondary:
+        return [f"E3_TOPOLOGY not scored: {escape(str(topology.note))}"]
+    secondary = topology.secondary[0].difference
+    holm = "NA" if secondary.p_holm is None else f"{secondary.p_holm:.3g}"
     return [
-        escape(f"E3_TOPOLOGY {candidate} - {control}: AGG_COVERAGE {_value(topology['primary']['difference'])} "
+        escape(f"E3_TOPOLOGY {candidate} - {control}: AGG_COVERAGE {_value(topology.primary.difference)} "
                f"(primary); MINORITY_RECALL {_value(secondary)}, Holm p {holm} (secondary)"),
-        escape(f"  total tokens: {control} {budgets['totals'][control]}, {candidate} {budgets['totals'][candidate]} "
-               f"({budgets['gap']:.1%} apart; matched within {budgets['tolerance']:.1%})"),
+        escape(f"  total tokens: {control} {budgets.totals[control]}, {candidate} {budgets.totals[candidate]} "
+               f"({budgets.gap:.1%} apart; matched within {budgets.tolerance:.1%})"),
     ]
 
 
@@ -57,14 +60,14 @@ def codebook_lines(book: dict[str, Any]) -> list[str]:
     return lines
 
 
-def recurrence_lines(recurrence: dict[str, Any] | None) -> list[str]:
+def recurrence_lines(recurrence: RecurrenceBlock | None) -> list[str]:
     """E4: the blinded recurrence rate per arm and structural - style control, or why there is none yet."""
-    if not recurrence:
+    if recurrence is None:
         return []
-    if not recurrence.get("scored"):
-        why = recurrence.get("note") or f"{len(recurrence.get('unlabelled_rows') or [])} rows not labelled yet"
+    if not recurrence.scored or recurrence.rates is None:
+        why = recurrence.note or f"{len(recurrence.unlabelled_rows or [])} rows not labelled yet"
         return [f"E4_R_META not scored: {escape(str(why))}"]
-    rates = "; ".join(f"{arm} {r['recurring']}/{r['n']} {_value(r)}" for arm, r in recurrence["rates"].items())
+    rates = "; ".join(f"{arm} {r.recurring}/{r.n} {_value(r)}" for arm, r in recurrence.rates.items())
     return [escape(f"E4_R_META blinded structural-recurrence rate: {rates}"),
-            escape(f"  {recurrence['structural']} - {recurrence['style_control']}: "
-                   f"{_value(recurrence['difference'])}; ratio {_value(recurrence['ratio'])}")]
+            escape(f"  {recurrence.structural} - {recurrence.style_control}: "
+                   f"{_value(recurrence.difference)}; ratio {_value(recurrence.ratio)}")]

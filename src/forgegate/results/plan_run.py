@@ -13,6 +13,7 @@ from forgegate.results.plan_cost import PlanCost
 from forgegate.results.primary import PrimaryValue
 from forgegate.results.quality import QualityTable
 from forgegate.results.semantic import PlanSemanticMetrics
+from forgegate.results.semantic_blocks import RecurrenceBlock, TopologyBlock
 from forgegate.results.voice import VoiceAxis
 
 
@@ -65,10 +66,10 @@ class PlanSemantic(Gated):
     """Per condition: T_GPT v0.8.1's cost guardrails."""
     out_dir: str
     experiment_note: str | None
-    topology: dict[str, Any] | None = None
+    topology: TopologyBlock | None = None
     """E3_TOPOLOGY: the compared aggregates, their token budgets, AGG_COVERAGE (primary) and MINORITY_RECALL
     (secondary, Holm) candidate - control with intervals; None for other experiments."""
-    recurrence: dict[str, Any] | None = None
+    recurrence: RecurrenceBlock | None = None
     """E4_R_META: the blinded structural-recurrence rate per arm, structural - style control and the ratio with
     intervals (None until the sheet is filled); None when the plan declares no recurrence sheet."""
     metrics: PlanSemanticMetrics | None
