@@ -18,7 +18,9 @@ from forgegate.gate.semantic import validation_reason
 from forgegate.pipeline.semantic_validation import add_validation
 from forgegate.plan import lock_plan
 from forgegate.plan.instruments import SemanticParams
+from forgegate.report.semantic_extras import codebook_lines
 from forgegate.results import parse_result
+from forgegate.results.semantic_blocks import CodebookInfo
 from forgegate.results.semantic_checks import SemanticValidationResult
 from forgegate.semantic.codebook import (
     TextSample,
@@ -202,12 +204,19 @@ def test_a_plan_declaring_validation_gets_its_reason_missing_sheet_incomplete_lo
     low = add_validation(loaded, params(filled.name, 0.9), book, base, info)  # type: ignore[arg-type]
     assert low.gate is Gate.INVALID and info["validation"]["agreement"]["value"] == pytest.approx(2 / 3)
     assert low.reasons[-1].rule == "semantic: codebook validation"
+    typed = CodebookInfo.model_validate({"mode": "frozen", "validation": info["validation"]})  # the result's block
+    assert json.dumps(typed.to_json()["validation"]) == json.dumps(info["validation"])
+    assert codebook_lines(typed) == ["  codebook validation: human/clustering agreement 0.667 "
+                                     f"[{info['validation']['agreement']['ci'][0]:.3f}, "
+                                     f"{info['validation']['agreement']['ci'][1]:.3f}] over 3 of 3 pairs (minimum 0.9)"]
     ok = add_validation(loaded, params(filled.name, 0.5), book, base, {})  # type: ignore[arg-type]
     assert ok.gate is Gate.HOLD  # the validation passes; the metrics' HOLD remains the word
     info = {}
     missing = add_validation(loaded, params("not_yet.csv", 0.5), book, base, info)  # type: ignore[arg-type]
     assert missing.gate is Gate.INCOMPLETE and info["validation"]["scored"] is False
     assert "not_yet.csv not found" in missing.reasons[-1].detail
+    shown = codebook_lines(CodebookInfo.model_validate({"mode": "frozen", "validation": info["validation"]}))
+    assert len(shown) == 1 and "not_yet.csv not found" in shown[0]
     with pytest.raises(ValueError, match="names no 'codebook'"):
         SemanticParams.model_validate({"reference": "A", "contracted": "B", "confirmatory": False,
                                        "experiment": "E2_RECOVERY", "bootstrap_seed": 1,

@@ -35,7 +35,7 @@ from forgegate.plan import SemanticParams
 from forgegate.plan.experiments import RECURRENCE_ENDPOINT, primary_endpoint
 from forgegate.results import PlanSemantic, PlanSemanticMetrics, reason_models
 from forgegate.results.plan_cost import PlanCost
-from forgegate.results.semantic_blocks import RecurrenceBlock, TopologyBlock
+from forgegate.results.semantic_blocks import CodebookInfo, RecurrenceBlock, TopologyBlock
 from forgegate.semantic import MetricsRequest, Roles, SampleRow, compute_metrics
 from forgegate.semantic.bootstrap import BootstrapSettings
 from forgegate.semantic.codebook import TextSample
@@ -67,7 +67,8 @@ class SemanticOutcome:
     """E4_R_META's blinded recurrence block (``semantic.recurrence.score_recurrence``); None when not declared."""
 
     def model(self) -> PlanSemantic:
-        return PlanSemantic(gate=self.verdict.gate, reasons=reason_models(self.verdict), codebook=self.codebook,
+        return PlanSemantic(gate=self.verdict.gate, reasons=reason_models(self.verdict),
+                            codebook=CodebookInfo.model_validate(self.codebook),
                             cost=PlanCost.model_validate(self.cost), out_dir=str(self.out_dir),
                             experiment_note=self.experiment_note,
                             metrics=None if self.metrics is None else PlanSemanticMetrics.model_validate(self.metrics),

@@ -40,15 +40,15 @@ def _gloss_cell(arm: GlossArmValue) -> str:
 def print_semantic(outcome: PlanSemantic, console: Console) -> None:
     book = outcome.codebook
     console.rule("semantic (T_GPT v0.8.1)")
-    judge = book.get("judge") or {}
-    console.print(f"codebook: {escape(str(book.get('mode')))}")
-    if book.get("path"):
-        console.print(f"  {escape(str(book['path']))}; judge {escape(str(judge.get('judge')))} "
+    judge = book.judge or {}  # the judge's own description (CodebookInfo.judge: kept as the judge wrote it)
+    console.print(f"codebook: {escape(str(book.mode))}")
+    if book.path:
+        console.print(f"  {escape(str(book.path))}; judge {escape(str(judge.get('judge')))} "
                       f"{escape(str(judge.get('model')))}"
                       + (f" threshold {judge['threshold']}" if "threshold" in judge else "")
-                      + (f"; content hash {book['content_hash'][:16]}" if book.get("content_hash") else ""))
-    if book.get("clusters"):
-        console.print("  clusters per task: " + ", ".join(f"{escape(t)} {n}" for t, n in book["clusters"].items()))
+                      + (f"; content hash {book.content_hash[:16]}" if book.content_hash else ""))
+    if book.clusters:
+        console.print("  clusters per task: " + ", ".join(f"{escape(t)} {n}" for t, n in book.clusters.items()))
     for line in codebook_lines(book) + topology_lines(outcome.topology) + recurrence_lines(outcome.recurrence):
         console.print(line)
     if outcome.experiment_note:

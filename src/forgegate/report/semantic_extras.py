@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.markup import escape
 
 from forgegate.results.base import Estimate
-from forgegate.results.semantic_blocks import RecurrenceBlock, TopologyBlock
+from forgegate.results.semantic_blocks import CodebookInfo, RecurrenceBlock, TopologyBlock
 
 
 def _value(entry: Estimate | None) -> str:
@@ -35,27 +33,26 @@ def topology_lines(topology: TopologyBlock | None) -> list[str]:
     ]
 
 
-def codebook_lines(book: dict[str, Any]) -> list[str]:
+def codebook_lines(book: CodebookInfo) -> list[str]:
     """Separation from development data, apparent merges (exploratory) and the human validation, when present."""
     lines: list[str] = []
-    separation = book.get("separation")
-    if separation:
-        lines.append(f"  development samples: {escape(str(separation.get('note')))}")
-    merges = {t: m for t, m in (book.get("exploratory_merges") or {}).items() if m}
+    if book.separation is not None:
+        lines.append(f"  development samples: {escape(str(book.separation.note))}")
+    merges = {t: m for t, m in (book.exploratory_merges or {}).items() if m}
     if merges:
-        shown = "; ".join(f"{'+'.join(m['clusters'])} ({m['size']} samples)" for ms in merges.values() for m in ms)
+        shown = "; ".join(f"{'+'.join(m.clusters)} ({m.size} samples)" for ms in merges.values() for m in ms)
         lines.append(f"  apparent merges after the freeze (exploratory, no score changed): {escape(shown)}")
-    validation = book.get("validation")
-    if validation:
-        if not validation.get("scored"):
-            lines.append(f"  codebook validation: {escape(str(validation.get('note')))}")
+    validation = book.validation
+    if validation is not None:
+        agreement = validation.agreement
+        if not validation.scored or agreement is None:
+            lines.append(f"  codebook validation: {escape(str(validation.note))}")
         else:
-            agreement = validation["agreement"]
-            value = "NA" if agreement["value"] is None else f"{agreement['value']:.3f}"
-            ci = "" if agreement["ci"] is None else f" [{agreement['ci'][0]:.3f}, {agreement['ci'][1]:.3f}]"
-            minimum = validation.get("min_agreement")
+            value = "NA" if agreement.value is None else f"{agreement.value:.3f}"
+            ci = "" if agreement.ci is None else f" [{agreement.ci[0]:.3f}, {agreement.ci[1]:.3f}]"
+            minimum = validation.min_agreement
             lines.append(f"  codebook validation: human/clustering agreement {value}{ci} over "
-                         f"{validation['labelled']} of {validation['pairs']} pairs"
+                         f"{validation.labelled} of {validation.pairs} pairs"
                          + ("" if minimum is None else f" (minimum {minimum:g})"))
     return lines
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from forgegate.core.verdict import Gate
 from forgegate.results.base import Gated, ReasonModel, ReviewSchemaVersion, Strict
@@ -13,7 +13,7 @@ from forgegate.results.plan_cost import PlanCost
 from forgegate.results.primary import PrimaryValue
 from forgegate.results.quality import QualityTable
 from forgegate.results.semantic import PlanSemanticMetrics
-from forgegate.results.semantic_blocks import RecurrenceBlock, TopologyBlock
+from forgegate.results.semantic_blocks import CodebookInfo, RecurrenceBlock, TopologyBlock
 from forgegate.results.voice import VoiceAxis
 
 
@@ -61,7 +61,8 @@ class ComparisonEntry(Gated):
 class PlanSemantic(Gated):
     """The semantic instrument: codebook used, cost guardrails, and the library's metrics table."""
 
-    codebook: dict[str, Any]
+    codebook: CodebookInfo
+    """The codebook the run used."""
     cost: PlanCost
     """Per condition: T_GPT v0.8.1's cost guardrails."""
     out_dir: str

@@ -1,4 +1,4 @@
-"""E3_TOPOLOGY's and E4_R_META's blocks in a plan run's semantic result (``semantic.topology``, ``.recurrence``).
+"""A plan run's semantic blocks: the codebook used, E3_TOPOLOGY and E4_R_META (``semantic.codebook``, ...).
 
 Built by ``pipeline.semantic_topology`` (``semantic.topology.topology_block``) and ``pipeline.semantic_recurrence``
 (``semantic.recurrence.score_recurrence``). A block not scored yet carries only ``experiment``, ``scored`` and
@@ -7,12 +7,12 @@ Built by ``pipeline.semantic_topology`` (``semantic.topology.topology_block``) a
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from forgegate.results.base import Estimate, Strict
 from forgegate.results.plan_cost import Sparse
 from forgegate.results.primary import MetricEntry
-from forgegate.results.semantic_checks import BootstrapRecord
+from forgegate.results.semantic_checks import Agreement, BootstrapRecord
 
 
 class Difference(Estimate, Sparse):
@@ -154,3 +154,114 @@ class RecurrenceBlock(Sparse):
     """The blank sheet to label."""
     note: str | None = None
     """Why the block is not scored (no filled sheet yet)."""
+
+
+class ApparentSplit(Strict):
+    """A would-be new cluster among the UNMAPPED confirmation texts (exploratory only)."""
+
+    size: int
+    """Texts in it."""
+    exemplar: str
+    """One of them."""
+
+
+class ApparentMerge(Strict):
+    """Frozen clusters that confirmation texts bridge (exploratory only; no score changes)."""
+
+    clusters: list[str]
+    """The frozen clusters bridged."""
+    size: int
+    """Texts bridging them."""
+    exemplar: str
+    """One of them."""
+
+
+class Separation(Strict):
+    """Whether any confirmation sample is a development sample of the codebook (refused if so)."""
+
+    development_samples: int | None
+    """Development samples the codebook records; null: it records none (separation unchecked)."""
+    checked: int
+    """Confirmation samples checked."""
+    reused: int
+    """Development samples among them (always 0: any is refused)."""
+    note: str
+    """What was checked."""
+
+
+class CodebookSheets(Strict):
+    """The blinded sheets a draft codebook wrote beside it."""
+
+    validation: str
+    """The validation sheet (same_meaning pairs)."""
+    relevance: str
+    """The relevance sheet (R(c))."""
+
+
+class CodebookValidation(Sparse):
+    """The codebook's blinded human validation as the plan declared it: the score, or why there is none yet."""
+
+    sheet: str
+    """The filled validation sheet the plan names."""
+    sheet_sha256: str | None = None
+    """sha256 of the sheet's bytes as scored."""
+    key: str
+    """The key written beside the sheet."""
+    pairs: int | None = None
+    """Pairs in the key."""
+    labelled: int | None = None
+    """Pairs with a same_meaning label."""
+    unlabelled_rows: list[str] | None = None
+    """Rows still blank."""
+    complete: bool | None = None
+    """True when no row is blank."""
+    agreement: Agreement | None = None
+    """Over every labelled pair."""
+    within_cluster: Agreement | None = None
+    """Over pairs the clustering put in one cluster."""
+    between_clusters: Agreement | None = None
+    """Over pairs the clustering put in different clusters."""
+    cohens_kappa: float | None = None
+    """Cohen's kappa between human and clustering."""
+    bootstrap: BootstrapRecord | None = None
+    """How the intervals were drawn."""
+    scored: bool
+    """Whether the sheet was there to score."""
+    note: str | None = None
+    """Why it was not scored."""
+    min_agreement: float | None = None
+    """The plan's declared minimum agreement (null: reported only)."""
+
+
+class CodebookInfo(Sparse):
+    """The codebook a plan run used: none, a draft built on the run's own samples, or a frozen one."""
+
+    mode: str
+    """What kind of codebook, in words (``none`` when the run had no samples to cluster)."""
+    frozen: bool | None = None
+    """Whether it is frozen (a draft's numbers are exploratory)."""
+    path: str | None = None
+    """The codebook file."""
+    content_hash: str | None = None
+    """The frozen codebook's content hash (null for a draft)."""
+    frozen_at: str | None = None
+    """When it was frozen."""
+    judge: dict[str, Any] | None = None
+    """The assignment rule's judge as the judge describes itself (nli, llm or embedding; keys differ by judge and
+    by the forgegate that froze the codebook, so this one block is kept as written)."""
+    clusters: dict[str, int] | None = None
+    """Task -> clusters."""
+    judge_calls: dict[str, int] | None = None
+    """Task -> entailment calls while drafting."""
+    sheets: CodebookSheets | None = None
+    """The sheets a draft wrote."""
+    assignment_calls: int | None = None
+    """Entailment calls while assigning to the frozen codebook."""
+    exploratory_changes: dict[str, list[ApparentSplit]] | None = None
+    """Task -> would-be new clusters among the UNMAPPED texts."""
+    exploratory_merges: dict[str, list[ApparentMerge]] | None = None
+    """Task -> frozen clusters bridged by confirmation texts."""
+    separation: Separation | None = None
+    """The development / confirmation separation check."""
+    validation: CodebookValidation | None = None
+    """The declared human validation."""
