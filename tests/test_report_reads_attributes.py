@@ -28,9 +28,10 @@ LEFT_TO_DO: dict[str, int] = {
     "report/semantic_section.py": 22,
     "report/semantic_terminal.py": 21,
 }
-"""File -> string-key lookups into result data still there. The semantic library's tables (``tasks``,
-``across_tasks``, ``effects``, codebook, cost, topology, recurrence) are still JSON objects in ``results/``; their
-renderers read them by key until those become models (issue 34, item 3)."""
+"""File -> string-key lookups into result data still there (issue 34, item 3; 139 when the count began). What is
+left reads the semantic library's metrics tables (``SemanticMetricsBody.tasks``, ``across_tasks``, ``sensitivity``,
+``unfiltered``, ``effects``: still JSON objects in ``results/semantic.py``; ``fmt`` and ``markdown`` format their
+cells) and, in ``plan_terminal_parts``, a codebook judge's own description (``CodebookInfo.judge``)."""
 
 
 def _lookups(source: str, rel: str) -> list[tuple[int, str]]:
