@@ -22,16 +22,13 @@ SHEET_ROWS = {"view/sheets.py": frozenset({"row"})}
 """A CSV row an annotator wrote (the sheets page reads the file it serves), not a result."""
 
 LEFT_TO_DO: dict[str, int] = {
-    "report/fmt.py": 2,
-    "report/markdown.py": 4,
     "report/plan_terminal_parts.py": 3,
-    "report/semantic_section.py": 22,
-    "report/semantic_terminal.py": 21,
+    "report/semantic_terminal.py": 2,
 }
 """File -> string-key lookups into result data still there (issue 34, item 3; 139 when the count began). What is
-left reads the semantic library's metrics tables (``SemanticMetricsBody.tasks``, ``across_tasks``, ``sensitivity``,
-``unfiltered``, ``effects``: still JSON objects in ``results/semantic.py``; ``fmt`` and ``markdown`` format their
-cells) and, in ``plan_terminal_parts``, a codebook judge's own description (``CodebookInfo.judge``)."""
+left: ``semantic_terminal.fmt`` also formats a cell of a metrics table's JSON (``semantic compare`` reads tables
+through ``semantic.fields``, which works on the dumped table), and ``plan_terminal_parts`` reads a codebook judge's
+own description (``CodebookInfo.judge``, kept as the judge wrote it)."""
 
 
 def _lookups(source: str, rel: str) -> list[tuple[int, str]]:

@@ -83,3 +83,24 @@ def test_topology_experiment_holds_the_aggregates_to_a_matched_token_budget(tmp_
     assert code == 2 and "not matched on total tokens" in err and "66.7% apart" in err and "allows 5.0%" in err
     code, err = metrics({"vote": 100, "merge": 104})  # 3.8% apart: matched
     assert code == 1, err  # HOLD: an estimate with no pass rule
+
+
+def test_the_tables_are_typed_and_dump_the_librarys_json_key_for_key(tmp_path) -> None:
+    """``tasks``, ``across_tasks``, ``sensitivity``, ``unfiltered`` and ``effects`` are ``results.semantic_tables``
+    models (issue 34, item 3): the library's table validates into them and dumps back the same JSON, in the same
+    key order (pool cells, effects with and without a ratio, NA-share cells included); a report reads attributes."""
+    from forgegate.results import SemanticMetricsResult
+    from forgegate.semantic import Roles, metrics_from_files
+
+    samples, relevance, agg = files(tmp_path)
+    table = metrics_from_files(samples, relevance, Roles("A", "B", "R"), aggregates=agg, seed=0, exploratory=True,
+                               n_resamples=200)
+    result = SemanticMetricsResult.of(table)
+    dumped = result.to_json()
+    for name in ("tasks", "across_tasks", "sensitivity", "unfiltered", "effects"):
+        assert json.dumps(dumped[name]) == json.dumps(table[name]), name
+    block = result.tasks["t1"]
+    assert block.AGG_COVERAGE["vote"].pools == {"P1": 0.5, "P2": 0.75, "P3": 1.0}
+    assert block.REC_GAIN.na_resamples is not None and block.ES_LOSS.na_resamples is None
+    assert result.effects["t1"]["AGG_COVERAGE"]["vote-merge"].diff.value == pytest.approx(-0.25)
+    assert result.across_tasks.pair("ES_LOSS") == result.across_tasks.ES_LOSS

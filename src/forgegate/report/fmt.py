@@ -18,15 +18,12 @@ def num(value: Any, digits: int = 3) -> str:
     return str(value)
 
 
-def with_ci(entry: Any, digits: int = 3) -> str:
-    """``0.167 [0.000, 0.255]`` from an ``Estimate`` (or a semantic table's ``{"value", "ci"}``); ``NA`` when the
-    value is missing."""
-    if isinstance(entry, Estimate):
-        value, ci = entry.value, entry.ci
-    elif isinstance(entry, dict):
-        value, ci = entry.get("value"), entry.get("ci")
-    else:
+def with_ci(entry: Estimate | float | None, digits: int = 3) -> str:
+    """``0.167 [0.000, 0.255]`` from an ``Estimate``; a bare number as ``num`` prints it; ``NA`` when the value is
+    missing."""
+    if not isinstance(entry, Estimate):
         return num(entry, digits)
+    value, ci = entry.value, entry.ci
     if value is None:
         return "NA"
     text = num(value, digits)
