@@ -51,6 +51,17 @@ class Strict(BaseModel):
         return dumped
 
 
+class Sparse(Strict):
+    """A block whose optional keys are written only when given: the JSON keeps the keys it was built with."""
+
+    @model_serializer(mode="wrap")
+    def _given_keys_only(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> Any:
+        out = handler(self)
+        if isinstance(out, dict):
+            return {k: v for k, v in out.items() if k in self.model_fields_set}
+        return out
+
+
 class Estimate(Strict):
     """A number with its percentile bootstrap interval, as every table cell with a CI carries it."""
 

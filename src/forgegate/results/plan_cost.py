@@ -11,18 +11,7 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, SerializationInfo, SerializerFunctionWrapHandler, model_serializer
 
-from forgegate.results.base import Strict
-
-
-class Sparse(Strict):
-    """A block whose optional keys are written only when given: the JSON keeps the keys it was built with."""
-
-    @model_serializer(mode="wrap")
-    def _given_keys_only(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> Any:
-        out = handler(self)
-        if isinstance(out, dict):
-            return {k: v for k, v in out.items() if k in self.model_fields_set}
-        return out
+from forgegate.results.base import Sparse, Strict
 
 
 class TokenCount(Sparse):

@@ -14,8 +14,7 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from forgegate.core.verdict import Gate
-from forgegate.results.base import Estimate, Strict
-from forgegate.results.plan_cost import Sparse
+from forgegate.results.base import Estimate, Sparse, Strict
 
 
 class MetricEntry(Estimate, Sparse):

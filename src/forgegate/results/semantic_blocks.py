@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from forgegate.results.base import Estimate, Strict
-from forgegate.results.plan_cost import Sparse
+from forgegate.results.base import Estimate, Sparse, Strict
 from forgegate.results.primary import MetricEntry
 from forgegate.results.semantic_checks import Agreement, BootstrapRecord
 

@@ -7,8 +7,7 @@ metric can be NA, ``n_tasks`` across tasks) are written only when given (``Spars
 
 from __future__ import annotations
 
-from forgegate.results.base import Estimate, Strict
-from forgegate.results.plan_cost import Sparse
+from forgegate.results.base import Estimate, Sparse, Strict
 from forgegate.results.primary import MetricEntry
 
 
