@@ -72,6 +72,10 @@ def test_every_result_kind_has_a_page_from_its_schema() -> None:
 def test_no_new_field_without_a_description() -> None:
     """Fields listed in tests/data/docs_undescribed_fields.txt predate this rule; a field not listed there must
     carry a description (an attribute docstring under ``use_attribute_docstrings`` or ``Field(description=)``)."""
-    new = sorted(undescribed_now() - undescribed_known())
+    known = undescribed_known()
+    known_models = {line.split(":", 1)[1] for line in known}
+    # a kind that nests another kind's model (graduation holds an eval and a comparison) reaches the same class's
+    # fields, listed under the kind that owns them: only a field undescribed under no kind at all is new
+    new = sorted(f for f in undescribed_now() - known if f.split(":", 1)[1] not in known_models)
     assert new == [], (f"these fields have no description, so the docs cannot explain them: {new}. Add an "
                        f"attribute docstring under the field (the result models use use_attribute_docstrings).")

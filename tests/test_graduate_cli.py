@@ -13,6 +13,8 @@ from instruments_helpers import run_cli
 
 from forgegate.battery.resources import bundled_live_test_path
 from forgegate.lineage import read_lineage
+from forgegate.results import parse_result
+from forgegate.results.graduation import GraduationResult
 
 MODEL = "gloss:latest"
 
@@ -33,7 +35,9 @@ def test_the_live_test_is_not_run_when_the_battery_fails(tmp_path: Path) -> None
     record = read_lineage(tmp_path / "lineage.jsonl").records[0][1]
     assert record.live_gate is None and not record.graduated
     assert any(r.rule == "v9 failure-mode signatures absent" for r in record.reasons)
-    assert json.loads((tmp_path / "g.json").read_text())["live"] is None
+    written = parse_result(json.loads((tmp_path / "g.json").read_text()), "g.json")
+    assert isinstance(written, GraduationResult) and written.live is None  # a registered kind, read back typed
+    assert written.gate.value == "FAIL" and written.battery.gate.value == "FAIL" and not written.graduated
 
 
 def test_an_undeclared_live_battery_is_refused_before_anything_runs(tmp_path: Path) -> None:

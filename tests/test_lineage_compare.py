@@ -50,7 +50,7 @@ def test_known_differences_give_improved_regressed_unchanged_and_fail() -> None:
     assert (cats["LX-C"].mcnemar.lost, cats["LX-C"].mcnemar.gained) == (3, 3)  # type: ignore[union-attr]
     assert [r.name for r in comparison.regressions] == ["LX-B"]
     assert comparison.gate == Gate.FAIL
-    numbers = next(r for r in comparison.to_json()["reasons"] if r["rule"] == "regression:LX-B")["numbers"]
+    numbers = next(r for r in comparison.model().to_json()["reasons"] if r["rule"] == "regression:LX-B")["numbers"]
     assert numbers["difference"] == pytest.approx(-0.4) and numbers["ci_high"] < 0  # the reason carries its numbers
 
 
@@ -117,7 +117,7 @@ def test_several_seeds_resample_items_not_samples() -> None:
 def test_bootstrap_is_seeded() -> None:
     old, new = _clustered_runs()
     a, b = _compare(old, new, seed=7), _compare(old, new, seed=7)
-    assert a.to_json() == b.to_json()
+    assert a.model() == b.model()
 
 
 def test_holm_adjusts_mcnemar_p_values_across_categories() -> None:
@@ -164,7 +164,7 @@ def test_unpaired_items_are_reported_and_make_it_incomplete() -> None:
     comparison = _compare(result(old), result(new))
     assert comparison.unpaired_old == ("LX-A-09#seed=0",) and comparison.unpaired_new == ()
     assert comparison.gate == Gate.INCOMPLETE
-    assert comparison.to_json()["unpaired"]["old_only"] == ["LX-A-09#seed=0"]
+    assert comparison.model().to_json()["unpaired"]["old_only"] == ["LX-A-09#seed=0"]
 
 
 @pytest.mark.parametrize(("field", "message"), [("battery_sha", "battery sha256 differs"),

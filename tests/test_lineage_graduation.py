@@ -11,6 +11,8 @@ from lineage_helpers import category, item, live, passes, result
 from forgegate.core.verdict import Gate
 from forgegate.errors import UsageError
 from forgegate.lineage import decide_graduation, read_lineage
+from forgegate.lineage.run_scores import parse_eval
+from forgegate.results import parse_result
 
 LIVE_PASS: dict[str, Any] = live("PASS")
 LIVE_FAIL: dict[str, Any] = live("FAIL", model_digest=None, failure_modes=["RUNAWAY_LOOP"])
@@ -146,7 +148,9 @@ def test_one_looping_answer_refuses_graduation_though_its_category_passes(tmp_pa
     assert decision.gate == Gate.FAIL and not decision.graduated
     rule = next(r for r in decision.reasons if r.rule == "no response loops")
     assert rule.outcome == Gate.FAIL and "LX-C-02 (RUNAWAY_LOOP)" in rule.detail
-    assert decision.to_json()["gate"] == "FAIL"
+    written = decision.model(parse_eval(looped, "battery"), None).to_json()
+    assert written["kind"] == "graduation" and written["gate"] == "FAIL" and written["lineage_line"] == decision.line
+    assert parse_result(written) == decision.model(parse_eval(looped, "battery"), None)
 
 
 def test_a_loop_in_the_live_test_is_named_with_its_live_item(tmp_path: Path) -> None:

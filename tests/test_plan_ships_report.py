@@ -14,7 +14,7 @@ from forgegate.gate.ship import Contender, ship_choice
 from forgegate.pipeline.plan_score import ScoredComparison, contender
 from forgegate.report import render_html
 from forgegate.report.markdown import render_markdown
-from forgegate.results import PlanRunResult, parse_result
+from forgegate.results import PlanRunResult, ReasonModel, parse_result
 
 WHEN = "2026-01-02T03:04:05+00:00"
 
@@ -30,7 +30,8 @@ def with_ships(payload: dict) -> dict:
                            ["memorization", "seed_spread"], "ckpt850", 2.0)
     return {**payload, "ships": {"arm": decision.arm, "outcome": decision.outcome.value,
                                  "candidates": ["tuned", "ckpt850"], "axes": ["memorization", "seed_spread"],
-                                 "prior": "ckpt850", "reasons": [r.to_json() for r in decision.reasons]},
+                                 "prior": "ckpt850",
+                                 "reasons": [ReasonModel.of(r).to_json() for r in decision.reasons]},
             "leak_audit": {"sha256": "f" * 64, "gate": "PASS", "finding": "CLEAN", "origin": "leak.json",
                            "detail": "finding CLEAN, controls green: on the record"}}
 

@@ -168,7 +168,7 @@ def test_a_comparison_result_is_typed_and_a_report_refuses_it_by_kind() -> None:
 
     old = result(category("LX-A", passes(9, 1)), run_id="a")
     new = result(category("LX-A", passes(9, 1)), run_id="b")
-    payload = compare_runs(run_scores(old, "a"), run_scores(new, "b"), seed=0, n_resamples=200).to_json()
+    payload = compare_runs(run_scores(old, "a"), run_scores(new, "b"), seed=0, n_resamples=200).model().to_json()
     assert payload["kind"] == "comparison" and parse_result(payload).kind == "comparison"
     with pytest.raises(InputError, match="a comparison result"):
         render_markdown(payload)

@@ -11,12 +11,15 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 from test_run_semantic import DEV_T1, DEV_T2, SeededOllamaServer, answers_for, plan_text, run, write_plan
 
 from forgegate.core.records import Completion, GenerationRequest
 from forgegate.pipeline.plan_cost import condition_cost
 from forgegate.plan import lock_plan
 from forgegate.plan.load import parse_plan_text
+from forgegate.report.plan_terminal_parts import cost_text
+from forgegate.results.plan_cost import PlanCost
 from forgegate.store import RunStore
 from forgegate.store.runstore import SCHEMA
 
@@ -103,6 +106,22 @@ def test_unreported_prompt_tokens_make_totals_partial_never_zero(tmp_path: Path)
     assert cost["output_tokens"]["value"] == 4
     money = cost["estimated_monetary_cost"]
     assert money["value"] is None and money["note"].startswith("partial") and money["currency"] == "EUR"
+
+
+def test_the_cost_block_is_typed_keeps_its_json_and_prints_nulls_with_their_reason(tmp_path: Path) -> None:
+    """``semantic.cost`` is a ``PlanCost`` (issue 34, item 3): the pipeline's block validates into it, its dump is
+    the block byte for byte (a complete count has no ``sum_of_reported``), a block that is not an arm's cost is
+    refused, and the terminal line reads the model's attributes."""
+    plan = parse_plan_text(tmp_path / "plan.toml", PLAN + PRICES.replace("[instruments", "\n[instruments", 1)).plan
+    block = condition_cost(plan, stored_rows(tmp_path, [4, None]), n_items=1)
+    typed = PlanCost.model_validate(block)
+    assert json.dumps(typed.to_json()) == json.dumps(block) and list(typed.arms()) == ["A"]
+    arm = typed.arms()["A"]
+    assert arm.input_tokens.status == "partial" and arm.output_tokens.sum_of_reported is None
+    line = cost_text(arm)
+    assert "input partial (null), output 4," in line and "cost null: partial" in line
+    with pytest.raises(ValidationError):
+        PlanCost.model_validate(block | {"B": {"requests": 1}})
 
 
 def test_a_store_written_before_the_new_columns_still_opens_and_gains_them(tmp_path: Path) -> None:

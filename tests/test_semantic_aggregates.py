@@ -139,3 +139,25 @@ def test_topology_budgets_come_from_the_run_store_it_is_given_or_the_table_says_
     code, _, err = run_cli(metrics_args(samples, relevance, tmp_path / "o.json", "--aggregates", str(agg),
                                         "--exploratory", "--experiment", "E3_TOPOLOGY", *cost), capsys, monkeypatch)
     assert code == 2 and "give the store with --store" in err
+
+
+def test_the_tables_are_typed_and_dump_the_librarys_json_key_for_key(tmp_path) -> None:
+    """``tasks``, ``across_tasks``, ``sensitivity``, ``unfiltered`` and ``effects`` are ``results.semantic_tables``
+    models (issue 34, item 3): the library's table validates into them and dumps back the same JSON, in the same
+    key order (pool cells, effects with and without a ratio, NA-share cells included); a report reads attributes."""
+    from forgegate.pipeline.semantic_table import gate_table
+    from forgegate.results import SemanticMetricsResult
+    from forgegate.semantic import Roles, metrics_from_files
+
+    samples, relevance, agg = files(tmp_path)
+    table = metrics_from_files(samples, relevance, Roles("A", "B", "R"), aggregates=agg, seed=0, exploratory=True,
+                               n_resamples=200)
+    result = SemanticMetricsResult.of(gate_table(table))
+    dumped = result.to_json()
+    for name in ("tasks", "across_tasks", "sensitivity", "unfiltered", "effects"):
+        assert json.dumps(dumped[name]) == json.dumps(table.body[name]), name
+    block = result.tasks["t1"]
+    assert block.AGG_COVERAGE["vote"].pools == {"P1": 0.5, "P2": 0.75, "P3": 1.0}
+    assert block.REC_GAIN.na_resamples is not None and block.ES_LOSS.na_resamples is None
+    assert result.effects["t1"]["AGG_COVERAGE"]["vote-merge"].diff.value == pytest.approx(-0.25)
+    assert result.across_tasks.pair("ES_LOSS") == result.across_tasks.ES_LOSS

@@ -18,6 +18,8 @@ from forgegate.core.rules import RELEVANCE_RULE
 from forgegate.core.verdict import Gate
 from forgegate.errors import InputError
 from forgegate.gate.semantic import relevance_reason
+from forgegate.results import parse_result
+from forgegate.results.semantic_checks import SemanticRelevanceResult
 from forgegate.semantic.relevance_record import load_relevance, read_record
 
 
@@ -52,6 +54,17 @@ def test_the_command_writes_who_annotated_who_adjudicated_when_and_kappa(tmp_pat
     assert rows["c2"].decision == "adjudicated" and rows["c1"].decision == "agreed"
     # `semantic metrics` and plans read the same file: the labels are the record's
     assert load_relevance(out).labels == record.labels and load_relevance(out).record is not None
+
+
+def test_the_relevance_json_is_a_registered_kind_read_back_typed(tmp_path, capsys, monkeypatch) -> None:
+    """``semantic relevance --json`` is the ``semantic_relevance`` result kind (issue 34, item 3): a reader gets
+    the model back, with the adjudication's counts and the gate's word."""
+    written = tmp_path / "relevance.json"
+    code, *_ = make_record(tmp_path, capsys, monkeypatch, "--adjudicator", "Carol", "--json", str(written))
+    result = parse_result(json.loads(written.read_text()), written)
+    assert code == 0 and isinstance(result, SemanticRelevanceResult) and result.gate == Gate.PASS
+    assert result.disagreements == ["c2", "c5"] and result.adjudicated == ["c2", "c5"] and result.complete
+    assert result.cohens_kappa == pytest.approx(0.25) and result.annotators == ["ana", "ben"]
 
 
 def test_the_record_needs_its_adjudicator(tmp_path, capsys, monkeypatch) -> None:

@@ -18,6 +18,10 @@ from forgegate.gate.semantic import validation_reason
 from forgegate.pipeline.semantic_validation import add_validation
 from forgegate.plan import lock_plan
 from forgegate.plan.instruments import SemanticParams
+from forgegate.report.semantic_extras import codebook_lines
+from forgegate.results import parse_result
+from forgegate.results.semantic_blocks import CodebookInfo
+from forgegate.results.semantic_checks import SemanticValidationResult
 from forgegate.semantic.codebook import (
     TextSample,
     assign,
@@ -160,6 +164,9 @@ def test_validate_scores_a_known_sheet_with_intervals_and_enforces_the_minimum(
     assert 0.0 <= low <= 2 / 3 <= high <= 1.0
     assert result["within_cluster"]["pairs"] + result["between_clusters"]["pairs"] == 3
     assert code == 0 and result["gate"] == "PASS" and "agreement: 0.667" in out
+    typed = parse_result(result, "validation.json")  # a registered result kind (issue 34, item 3)
+    assert isinstance(typed, SemanticValidationResult) and typed.minimum == 0.6
+    assert typed.reasons[0].outcome.value == "PASS"
     code, out, result = validate(filled, key, capsys, monkeypatch, "--minimum", "0.9")
     assert code == 4 and result["gate"] == "INVALID" and "below the declared minimum 0.9" in " ".join(out.split())
     perfect, key = filled_validation(tmp_path / "all", flip=0)
@@ -197,12 +204,19 @@ def test_a_plan_declaring_validation_gets_its_reason_missing_sheet_incomplete_lo
     low = add_validation(loaded, params(filled.name, 0.9), book, base, info)  # type: ignore[arg-type]
     assert low.gate is Gate.INVALID and info["validation"]["agreement"]["value"] == pytest.approx(2 / 3)
     assert low.reasons[-1].rule == "semantic: codebook validation"
+    typed = CodebookInfo.model_validate({"mode": "frozen", "validation": info["validation"]})  # the result's block
+    assert json.dumps(typed.to_json()["validation"]) == json.dumps(info["validation"])
+    assert codebook_lines(typed) == ["  codebook validation: human/clustering agreement 0.667 "
+                                     f"[{info['validation']['agreement']['ci'][0]:.3f}, "
+                                     f"{info['validation']['agreement']['ci'][1]:.3f}] over 3 of 3 pairs (minimum 0.9)"]
     ok = add_validation(loaded, params(filled.name, 0.5), book, base, {})  # type: ignore[arg-type]
     assert ok.gate is Gate.HOLD  # the validation passes; the metrics' HOLD remains the word
     info = {}
     missing = add_validation(loaded, params("not_yet.csv", 0.5), book, base, info)  # type: ignore[arg-type]
     assert missing.gate is Gate.INCOMPLETE and info["validation"]["scored"] is False
     assert "not_yet.csv not found" in missing.reasons[-1].detail
+    shown = codebook_lines(CodebookInfo.model_validate({"mode": "frozen", "validation": info["validation"]}))
+    assert len(shown) == 1 and "not_yet.csv not found" in shown[0]
     with pytest.raises(ValueError, match="names no 'codebook'"):
         SemanticParams.model_validate({"reference": "A", "contracted": "B", "confirmatory": False,
                                        "experiment": "E2_RECOVERY", "bootstrap_seed": 1,

@@ -218,6 +218,7 @@ def test_forgegate_run_scores_e3_once_its_aggregates_exist_without_regenerating_
         code, output, _ = run(plan, tmp_path / "runs", tmp_path / "first.json")
         first = json.loads((tmp_path / "first.json").read_text())
         assert code == 3 and first["semantic"]["topology"]["scored"] is False, output
+        assert "E3_TOPOLOGY not scored" in output  # the terminal reads the typed block
         # the aggregates are made from the run's own pools: here, from the assignments it wrote
         assignments = Path(first["semantic"]["metrics"]["inputs"]["assignments"])
         pools: dict[tuple[str, str], set[str]] = {}
@@ -244,3 +245,4 @@ def test_forgegate_run_scores_e3_once_its_aggregates_exist_without_regenerating_
     comp = second["comparisons"][0]
     assert comp["primary_value"]["value"] == pytest.approx(topo["primary"]["difference"]["value"])
     assert code == 1 and comp["gate"] == "HOLD", output
+    assert "total tokens: vote 600, merge 600 (0.0% apart" in " ".join(output.split())

@@ -87,6 +87,5 @@ def register(app: typer.Typer) -> None:
         for warning in decision.warnings:
             console.print(f"  warning: {escape(warning)}")
         if kw["json_out"] is not None:
-            write_json_atomic(kw["json_out"], {**decision.to_json(), "battery": battery_result.to_json(),
-                                               "live": None if live_result is None else live_result.to_json()})
+            write_json_atomic(kw["json_out"], decision.model(battery_result, live_result).to_json())
         exit_with(decision.gate)

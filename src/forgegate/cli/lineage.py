@@ -42,7 +42,7 @@ def register(app: typer.Typer) -> None:
                                   n_resamples=resamples, old_label=old, new_label=new)
         print_comparison(console, comparison)
         if json_path is not None:
-            write_json_atomic(json_path, comparison.to_json())
+            write_json_atomic(json_path, comparison.model().to_json())
         exit_with(comparison.gate)
 
     lineage_app = typer.Typer(help="The graduation record across model versions.", no_args_is_help=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 RESULT_KINDS: tuple[str, ...] = (
     "eval", "live", "plan", "voice", "memorization", "damage", "semantic", "comparison", "lineage_record", "probe",
     "loop_audit", "leak_audit", "format_audit", "contamination_audit", "checkpoint_ties", "fixture_build",
-    "battery_check",
+    "battery_check", "graduation", "semantic_relevance", "semantic_validation",
 )
 """``live`` shares ``eval``'s model and schema; every other kind has its own."""
 

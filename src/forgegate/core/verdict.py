@@ -108,12 +108,6 @@ class Reason:
     detail: str
     numbers: Mapping[str, Number] = field(default_factory=dict)
 
-    def to_json(self) -> dict[str, object]:
-        out: dict[str, object] = {"rule": self.rule, "outcome": self.outcome.value, "detail": self.detail}
-        if self.numbers:
-            out["numbers"] = dict(self.numbers)
-        return out
-
 
 @dataclass(frozen=True)
 class Verdict:
@@ -127,6 +121,3 @@ class Verdict:
         if not reasons:
             return Verdict(Gate.INCOMPLETE, (Reason("no-rules", Gate.INCOMPLETE, "no rule was evaluated"),))
         return Verdict(worst_gate(r.outcome for r in reasons), reasons)
-
-    def to_json(self) -> dict[str, object]:
-        return {"gate": self.gate.value, "reasons": [r.to_json() for r in self.reasons]}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from forgegate.core.verdict import Gate, Number, Verdict
 from forgegate.errors import ForgegateError
@@ -121,10 +121,6 @@ class RunComparison:
     @property
     def gate(self) -> Gate:
         return self.verdict.gate
-
-    def to_json(self) -> dict[str, Any]:
-        """``forgegate compare --json``: the ``ComparisonResult`` contract."""
-        return self.model().model_dump(mode="json")
 
     def model(self) -> ComparisonResult:
         """The ``ComparisonResult`` (``forgegate compare --json``): the one place its fields are filled."""

@@ -26,6 +26,8 @@ from forgegate.lineage.marks import stored_fails
 from forgegate.lineage.record import Lineage, append_record, now_utc, read_lineage
 from forgegate.lineage.run_scores import RunScores, parse_eval, parse_run_scores
 from forgegate.results import SCHEMA_VERSION, AcceptedRegression, EvalResult, LineageRecord, ReasonModel
+from forgegate.results.base import reason_models
+from forgegate.results.graduation import GraduationResult
 
 
 @dataclass(frozen=True)
@@ -50,18 +52,15 @@ class GraduationDecision:
     def graduated(self) -> bool:
         return self.record.graduated
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            **self.verdict.to_json(),
-            "version": self.record.version,
-            "graduated": self.graduated,
-            "lineage_line": self.line,
-            "compared_to": self.record.compared_to,
-            "regressions": self.record.regressions,
-            "accepted_regressions": [a.model_dump() for a in self.record.accepted_regressions],
-            "comparison": None if self.comparison is None else self.comparison.to_json(),
-            "warnings": list(self.warnings),
-        }
+    def model(self, battery: EvalResult, live: EvalResult | None) -> GraduationResult:
+        """``forgegate graduate --json``: this decision with the battery and live results it read."""
+        return GraduationResult(
+            kind="graduation", schema_version=SCHEMA_VERSION, gate=self.verdict.gate,
+            reasons=reason_models(self.verdict), version=self.record.version, graduated=self.graduated,
+            lineage_line=self.line, compared_to=self.record.compared_to, regressions=self.record.regressions,
+            accepted_regressions=self.record.accepted_regressions,
+            comparison=None if self.comparison is None else self.comparison.model(), warnings=list(self.warnings),
+            battery=battery, live=live)
 
 
 def _parse_live(payload: EvalResult | dict[str, Any]) -> EvalResult:

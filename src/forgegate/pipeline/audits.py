@@ -29,6 +29,7 @@ from forgegate.results.audit import (
     LoopAuditResult,
     LoopControls,
     LoopOffender,
+    PromptProfile,
 )
 from forgegate.results.base import SCHEMA_VERSION, reason_models
 
@@ -102,7 +103,7 @@ def format_model(report: FormatReport, verdict: Verdict) -> FormatAuditResult:
         features=c.feature_counts(), length_distribution_mismatch=c.length_distribution_mismatch,
         categories={k: (flagged, items) for k, (flagged, items) in report.per_category().items()},
         flagged=[FormatFlagged(id=m.item_id, category=m.category, reasons=m.reasons) for m in c.flagged],
-        battery=c.battery_profile, corpus=c.corpus_profile,
+        battery=PromptProfile.model_validate(c.battery_profile), corpus=PromptProfile.model_validate(c.corpus_profile),
         controls=FormatControls(identical_corpus_flags=report.identical_flags,
                                 mismatch_detected=(sum(mismatch.values()), len(mismatch)),
                                 mismatch_by_feature=dict(mismatch)),

@@ -57,6 +57,7 @@ from forgegate.results.plan_run import (
     RequestError,
     ShipChoice,
 )
+from forgegate.results.primary import primary_value_of
 
 
 @dataclass(frozen=True)
@@ -74,7 +75,8 @@ class ScoredComparison:
     def model(self) -> ComparisonEntry:
         c = self.comparison
         return ComparisonEntry(
-            control=c.control, candidate=c.candidate, primary=c.primary, primary_value=self.primary_value,
+            control=c.control, candidate=c.candidate, primary=c.primary,
+            primary_value=None if self.primary_value is None else primary_value_of(self.primary_value),
             voice=self.voice.axis() if self.voice else None,
             memorization=self.memorization.axis() if self.memorization else None,
             damage=self.damage.axis() if self.damage else None,

@@ -36,6 +36,8 @@ from forgegate.pipeline.semantic_topology import finish_topology, topology_input
 from forgegate.pipeline.semantic_validation import add_validation
 from forgegate.plan import SemanticParams
 from forgegate.results import PlanSemantic, PlanSemanticMetrics, reason_models
+from forgegate.results.plan_cost import PlanCost
+from forgegate.results.semantic_blocks import CodebookInfo, RecurrenceBlock, TopologyBlock
 from forgegate.semantic import MetricsRequest, Roles, SampleRow, compute_metrics
 from forgegate.semantic.bootstrap import BootstrapSettings
 from forgegate.semantic.codebook import TextSample
@@ -67,10 +69,15 @@ class SemanticOutcome:
     """E4_R_META's blinded recurrence block (``semantic.recurrence.score_recurrence``); None when not declared."""
 
     def model(self) -> PlanSemantic:
-        return PlanSemantic(gate=self.verdict.gate, reasons=reason_models(self.verdict), codebook=self.codebook,
-                            cost=self.cost, out_dir=str(self.out_dir), experiment_note=self.experiment_note,
+        return PlanSemantic(gate=self.verdict.gate, reasons=reason_models(self.verdict),
+                            codebook=CodebookInfo.model_validate(self.codebook),
+                            cost=PlanCost.model_validate(self.cost), out_dir=str(self.out_dir),
+                            experiment_note=self.experiment_note,
                             metrics=None if self.metrics is None else PlanSemanticMetrics.model_validate(self.metrics),
-                            quality=self.quality, topology=self.topology, recurrence=self.recurrence)
+                            quality=self.quality,
+                            topology=None if self.topology is None else TopologyBlock.model_validate(self.topology),
+                            recurrence=None if self.recurrence is None
+                            else RecurrenceBlock.model_validate(self.recurrence))
 
 
 def semantic_out_dir(store_path: Path) -> Path:

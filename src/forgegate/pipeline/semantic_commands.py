@@ -107,7 +107,9 @@ def adjudicate_relevance(first: str, second: str, *, author: str, adjudication: 
         lines = record_lines(anns[0], anns[1], final, report, adjudicator=adjudicator or "",
                              codebook_hash=book_hash, now=datetime.now(UTC))
     if json_out is not None:
-        write_json_atomic(json_out, report)
+        from forgegate.results.semantic_checks import SemanticRelevanceResult
+
+        write_json_atomic(json_out, SemanticRelevanceResult.of(report).to_json())
     if lines is not None:
         write_record(out, lines)
     return Adjudicated(report, gate)
@@ -131,7 +133,9 @@ def validate_clustering(sheet: Path, key: Path, *, minimum: float | None, seed: 
     score = score_validation(sheet, key, BootstrapSettings(seed=seed))
     verdict = validation_verdict(score, minimum)
     if json_out is not None:
-        write_json_atomic(json_out, score | {"minimum": minimum} | verdict.to_json())
+        from forgegate.results.semantic_checks import SemanticValidationResult
+
+        write_json_atomic(json_out, SemanticValidationResult.of(score, minimum, verdict).to_json())
     return Validated(score, verdict)
 
 

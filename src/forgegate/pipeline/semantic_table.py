@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from pydantic import TypeAdapter
+
+from forgegate.core.verdict import Verdict
 from forgegate.gate.semantic import metrics_verdict
 
 if TYPE_CHECKING:
@@ -19,4 +22,4 @@ def gate_table(table: MetricsTable) -> dict[str, Any]:
     """The table's JSON with the gate's word and reasons after its ``schema``, where the result models read them."""
     verdict = metrics_verdict(table.controls, table.incomplete, table.primaries)
     head, *rest = table.body.items()
-    return dict([head, *verdict.to_json().items(), *rest])
+    return dict([head, *TypeAdapter(Verdict).dump_python(verdict, mode="json").items(), *rest])  # the type's dump

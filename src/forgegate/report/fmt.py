@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from forgegate.results.base import Estimate
+
 
 def num(value: Any, digits: int = 3) -> str:
     """``0.250``; ``NA`` for None; integers and strings as they are."""
@@ -16,11 +18,12 @@ def num(value: Any, digits: int = 3) -> str:
     return str(value)
 
 
-def with_ci(entry: Any, digits: int = 3) -> str:
-    """``0.167 [0.000, 0.255]`` from ``{"value", "ci"}``; ``NA`` when the value is missing."""
-    if not isinstance(entry, dict):
+def with_ci(entry: Estimate | float | None, digits: int = 3) -> str:
+    """``0.167 [0.000, 0.255]`` from an ``Estimate``; a bare number as ``num`` prints it; ``NA`` when the value is
+    missing."""
+    if not isinstance(entry, Estimate):
         return num(entry, digits)
-    value, ci = entry.get("value"), entry.get("ci")
+    value, ci = entry.value, entry.ci
     if value is None:
         return "NA"
     text = num(value, digits)

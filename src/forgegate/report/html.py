@@ -10,6 +10,7 @@ import jinja2
 from markupsafe import Markup
 
 from forgegate.core.gloss_v2 import report_title
+from forgegate.core.verdict import Gate
 from forgegate.core.version import __version__
 from forgegate.report.arms_cells import AXIS_TITLES
 from forgegate.report.arms_section import comparisons
@@ -128,7 +129,7 @@ def _subject(result: Renderable, kind: Kind) -> tuple[str, str]:
 def header(result: Renderable, kind: Kind, *, created: str | None, rendered_at: str) -> Header:
     reasons = tuple({"rule": r.rule, "outcome": r.outcome.value, "detail": r.detail} for r in result.reasons)
     subject, what = _subject(result, kind)
-    not_passed = sum(r["outcome"] != "PASS" for r in reasons)
+    not_passed = sum(r.outcome is not Gate.PASS for r in result.reasons)
     line = f"{what} — {subject} — {not_passed} of {len(reasons)} rules did not pass"
     gate = result.gate.value
     label = result.label if isinstance(result, PlanRunResult) else gate

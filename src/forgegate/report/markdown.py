@@ -106,16 +106,16 @@ def _arms(result: ArmsResult) -> list[str]:
 
 
 def _semantic(result: SemanticMetricsResult) -> list[str]:
-    """Top-level fields typed; the across-task and per-task tables are the library's keyed JSON objects."""
+    """The across-task and per-task tables, read by attribute."""
     across = result.across_tasks
     out = [f"Mode **{md(result.mode)}**, experiment {md(result.experiment)}, support tau "
            f"{result.tau_support}", ""]
     out += _table(["metric", "across tasks [95% CI]", "tasks"],
-                  [[m, md(with_ci(across[m])), str(across[m].get("n_tasks"))] for m in ("ES_LOSS", "REC_GAIN",
-                                                                                        "IRREV_OBS")])
+                  [[m, md(with_ci(across.pair(m))), str(across.pair(m).n_tasks)] for m in ("ES_LOSS", "REC_GAIN",
+                                                                                          "IRREV_OBS")])
     roles = result.roles
     order = [roles.reference, roles.contracted, roles.recovery]
-    rows = [[md(task), *(percent(block["conditions"][c]["unmapped_rate"]) if c in block["conditions"] else "-"
+    rows = [[md(task), *(percent(block.conditions[c].unmapped_rate) if c in block.conditions else "-"
                          for c in order)] for task, block in result.tasks.items()]
     out += ["", "UNMAPPED rate", ""] + _table(["task", *map(md, order)], rows)
     return [*out, "", f"{CAVEATS_TITLE}:", "", *(f"- {md(c)}" for c in SEMANTIC_CAVEATS)]

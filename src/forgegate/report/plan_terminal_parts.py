@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -14,41 +12,43 @@ from forgegate.report.eval_terminal import print_eval
 from forgegate.report.quality_section import quality_lines
 from forgegate.report.semantic_extras import codebook_lines, recurrence_lines, topology_lines
 from forgegate.report.semantic_terminal import fmt, render_metrics
+from forgegate.results.base import Estimate
+from forgegate.results.plan_cost import ArmCost, TokenCount
 from forgegate.results.plan_run import PlanGloss, PlanSemantic
+from forgegate.results.primary import GlossArmValue, GlossPrimaryValue, PrimaryValue
 
 
-def primary_text(value: dict[str, Any] | None) -> str:
+def primary_text(value: PrimaryValue | None) -> str:
     """A semantic or gloss primary endpoint's number as one cell."""
     if value is None:
         return ""
-    if "note" in value:
-        return f"{value['endpoint']}: {value['note']}"
-    no_rule = "; no rule" if "pass_rule" in value and value["pass_rule"] is None else ""
-    if "value" in value:
-        return f"{value['endpoint']} {fmt(value)}{no_rule}"
-    cand, ctrl = value.get("candidate"), value.get("control")
-    if isinstance(cand, dict) and isinstance(ctrl, dict) and "gate" in cand:
-        return f"GLOSS {_gloss_cell(cand)} vs control {_gloss_cell(ctrl)}"
-    return f"{value['endpoint']} candidate {fmt(cand)} vs control {fmt(ctrl)}{no_rule}"
+    if isinstance(value, GlossPrimaryValue):
+        return f"GLOSS {_gloss_cell(value.candidate)} vs control {_gloss_cell(value.control)}"
+    if value.note is not None:
+        return f"{value.endpoint}: {value.note}"
+    no_rule = "; no rule" if "pass_rule" in value.model_fields_set and value.pass_rule is None else ""
+    if "value" in value.model_fields_set:
+        return f"{value.endpoint} {fmt(Estimate(value=value.value, ci=value.ci))}{no_rule}"
+    return f"{value.endpoint} candidate {fmt(value.candidate)} vs control {fmt(value.control)}{no_rule}"
 
 
-def _gloss_cell(arm: dict[str, Any]) -> str:
-    sigma = arm.get("sigma_total")
-    return f"{arm['gate']} (sigma_total {'n/a' if sigma is None else f'{sigma:.3f}'})"
+def _gloss_cell(arm: GlossArmValue) -> str:
+    sigma = arm.sigma_total
+    return f"{arm.gate.value} (sigma_total {'n/a' if sigma is None else f'{sigma:.3f}'})"
 
 
 def print_semantic(outcome: PlanSemantic, console: Console) -> None:
     book = outcome.codebook
     console.rule("semantic (T_GPT v0.8.1)")
-    judge = book.get("judge") or {}
-    console.print(f"codebook: {escape(str(book.get('mode')))}")
-    if book.get("path"):
-        console.print(f"  {escape(str(book['path']))}; judge {escape(str(judge.get('judge')))} "
+    judge = book.judge or {}  # the judge's own description (CodebookInfo.judge: kept as the judge wrote it)
+    console.print(f"codebook: {escape(str(book.mode))}")
+    if book.path:
+        console.print(f"  {escape(str(book.path))}; judge {escape(str(judge.get('judge')))} "
                       f"{escape(str(judge.get('model')))}"
                       + (f" threshold {judge['threshold']}" if "threshold" in judge else "")
-                      + (f"; content hash {book['content_hash'][:16]}" if book.get("content_hash") else ""))
-    if book.get("clusters"):
-        console.print("  clusters per task: " + ", ".join(f"{escape(t)} {n}" for t, n in book["clusters"].items()))
+                      + (f"; content hash {book.content_hash[:16]}" if book.content_hash else ""))
+    if book.clusters:
+        console.print("  clusters per task: " + ", ".join(f"{escape(t)} {n}" for t, n in book.clusters.items()))
     for line in codebook_lines(book) + topology_lines(outcome.topology) + recurrence_lines(outcome.recurrence):
         console.print(line)
     if outcome.experiment_note:
@@ -63,25 +63,24 @@ def print_semantic(outcome: PlanSemantic, console: Console) -> None:
             console.print(f"  {reason.outcome.value}: {escape(reason.detail)}")
     for line in quality_lines(outcome):
         console.print(escape(line))
-    cost = {k: v for k, v in outcome.cost.items() if k != "note"}
+    cost = outcome.cost.arms()
     if cost:
         console.print("cost per condition: " + "; ".join(escape(f"{c} {cost_text(v)}") for c, v in cost.items()))
     console.print(f"files: {escape(str(outcome.out_dir))}")
 
 
-def _count(entry: dict[str, Any]) -> str:
-    return str(entry["value"]) if entry["value"] is not None else f"{entry['status']} (null)"
+def _count(entry: TokenCount) -> str:
+    return str(entry.value) if entry.value is not None else f"{entry.status} (null)"
 
 
-def cost_text(v: dict[str, Any]) -> str:
+def cost_text(v: ArmCost) -> str:
     """One condition's cost guardrails as one line: nulls say why instead of printing 0."""
-    wall = v["wall_clock_latency"]["value_s"]
-    money = v["estimated_monetary_cost"]
-    price = (f"{money['value']:.6g} {money['currency']}" if money["value"] is not None
-             else f"cost null: {money['note']}")
-    return (f"{v['requests']} calls (serial depth {v['serial_depth']}, {v['parallelizable_calls']} parallelisable), "
-            f"input {_count(v['input_tokens'])}, output {_count(v['output_tokens'])}, "
-            f"total {_count(v['total_tokens'])} tokens, wall clock "
+    wall = v.wall_clock_latency.value_s
+    money = v.estimated_monetary_cost
+    price = (f"{money.value:.6g} {money.currency}" if money.value is not None else f"cost null: {money.note}")
+    return (f"{v.requests} calls (serial depth {v.serial_depth}, {v.parallelizable_calls} parallelisable), "
+            f"input {_count(v.input_tokens)}, output {_count(v.output_tokens)}, "
+            f"total {_count(v.total_tokens)} tokens, wall clock "
             f"{'unknown' if wall is None else f'{wall:.1f} s'}, {price}")
 
 

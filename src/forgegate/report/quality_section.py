@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from forgegate.report.fmt import num, with_ci
 from forgegate.report.table import Table
+from forgegate.results.base import Estimate, ReasonModel
 from forgegate.results.plan_run import PlanSemantic
 from forgegate.results.quality import QualityChange, QualityTable
 
@@ -17,7 +18,7 @@ from forgegate.results.quality import QualityChange, QualityTable
 @dataclass(frozen=True)
 class QualityView:
     tables: tuple[tuple[str, Table], ...]
-    reasons: tuple[dict[str, str], ...]
+    reasons: tuple[ReasonModel, ...]
 
 
 def measure_title(table: QualityTable) -> str:
@@ -28,14 +29,13 @@ def measure_title(table: QualityTable) -> str:
 
 
 def _change_cell(change: QualityChange) -> str:
-    return with_ci({"value": change.value, "ci": change.ci})
+    return with_ci(Estimate(value=change.value, ci=change.ci))
 
 
 def measure_table(table: QualityTable) -> Table:
     """One row per task, one across tasks, one for the stage change; a column per arm (value [95% CI]).
 
-    The per-task and per-arm cells are keyed by the plan's task ids and arm names (JSON objects, as the
-    model keeps them); the rest is read by attribute."""
+    The per-task and per-arm cells are keyed by the plan's task ids and arm names; each is read by attribute."""
     arms = tuple(table.across_tasks)
     rows: list[tuple[str, ...]] = []
     for task, cells in table.tasks.items():
@@ -65,7 +65,7 @@ def quality_lines(semantic: PlanSemantic | None) -> list[str]:
         margin = table.margin
         lines.append(f"{measure} across tasks: {across}; change {change.reference} -> {change.contracted} "
                      f"{_change_cell(change)} (margin {'none' if margin is None else f'{margin:g}'})")
-    lines += [f"  {r['outcome']}: {r['detail']}" for r in view.reasons]
+    lines += [f"  {r.outcome.value}: {r.detail}" for r in view.reasons]
     return lines
 
 
@@ -75,6 +75,5 @@ def quality_view(semantic: PlanSemantic | None) -> QualityView | None:
     if not quality or semantic is None:
         return None
     prefixes = tuple(f"semantic: {m} " for m in quality)
-    reasons = tuple({"rule": r.rule, "outcome": r.outcome.value, "detail": r.detail}
-                    for r in semantic.reasons if r.rule.startswith(prefixes))
+    reasons = tuple(r for r in semantic.reasons if r.rule.startswith(prefixes))
     return QualityView(tuple((measure_title(t), measure_table(t)) for t in quality.values()), reasons)

@@ -25,6 +25,8 @@ from forgegate.results.audit import AuditResult
 from forgegate.results.battery_check import BatteryCheckResult
 from forgegate.results.checkpoints import CheckpointTiesResult
 from forgegate.results.fixture_build import FixtureBuildResult
+from forgegate.results.graduation import GraduationResult
+from forgegate.results.semantic_checks import SemanticRelevanceResult, SemanticValidationResult
 
 Kind = Literal["gloss", "plan", "voice", "memorization", "damage", "semantic"]
 """A renderable result: ``gloss`` is a GLOSS eval or live test (one section for both)."""
@@ -37,12 +39,14 @@ Renderable = EvalResult | PlanRunResult | VoiceResult | MemorizationResult | Dam
 def renderable(result: ResultModel, source: str = "result") -> Renderable:
     """``result`` if a report can render it; an InputError saying where its kind is shown instead if not."""
     if isinstance(result, ComparisonResult | LineageRecord | ProbeRecord | AuditResult | CheckpointTiesResult
-                  | FixtureBuildResult | BatteryCheckResult):
+                  | FixtureBuildResult | BatteryCheckResult | GraduationResult | SemanticRelevanceResult
+                  | SemanticValidationResult):
         raise InputError(source, f"a {result.kind} result: reports render eval, live, plan, voice, memorization, "
                          "damage and semantic metrics results",
                          hint="`forgegate compare`, `forgegate lineage show`, `forgegate watch --once`, "
-                              "`forgegate audit`, `forgegate checkpoints`, `forgegate fixture build` and "
-                              "`forgegate battery check` print their own tables")
+                              "`forgegate audit`, `forgegate checkpoints`, `forgegate fixture build`, "
+                              "`forgegate battery check`, `forgegate graduate`, `forgegate semantic relevance` and "
+                              "`forgegate semantic validate` print their own tables")
     return result
 
 

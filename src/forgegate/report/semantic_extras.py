@@ -2,71 +2,70 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.markup import escape
 
+from forgegate.results.base import Estimate
+from forgegate.results.semantic_blocks import CodebookInfo, RecurrenceBlock, TopologyBlock
 
-def _value(entry: dict[str, Any] | None) -> str:
-    if not entry or entry.get("value") is None:
+
+def _value(entry: Estimate | None) -> str:
+    if entry is None or entry.value is None:
         return "NA"
-    ci = entry.get("ci")
-    return f"{entry['value']:+.3f}" + ("" if ci is None else f" [{ci[0]:+.3f}, {ci[1]:+.3f}]")
+    ci = entry.ci
+    return f"{entry.value:+.3f}" + ("" if ci is None else f" [{ci[0]:+.3f}, {ci[1]:+.3f}]")
 
 
-def topology_lines(topology: dict[str, Any] | None) -> list[str]:
-    """E3: the primary and secondary differences (candidate - control) and both token budgets, with their source
-    (the run store, or the aggregates file's self-reported figures)."""
-    if not topology:
+def topology_lines(topology: TopologyBlock | None) -> list[str]:
+    """E3: the primary and secondary differences (candidate - control) and both token budgets."""
+    if topology is None:
         return []
-    if not topology.get("scored"):
-        return [f"E3_TOPOLOGY not scored: {escape(str(topology.get('note')))}"]
-    control, candidate = topology["control"], topology["candidate"]
-    budgets = topology["budgets"]
-    secondary = topology["secondary"][0]["difference"]
-    holm = "NA" if secondary.get("p_holm") is None else f"{secondary['p_holm']:.3g}"
+    control, candidate, budgets = topology.control, topology.candidate, topology.budgets
+    if not topology.scored or control is None or candidate is None or budgets is None or topology.primary is None \
+            or not topology.secondary:
+        return [f"E3_TOPOLOGY not scored: {escape(str(topology.note))}"]
+    secondary = topology.secondary[0].difference
+    holm = "NA" if secondary.p_holm is None else f"{secondary.p_holm:.3g}"
     return [
-        escape(f"E3_TOPOLOGY {candidate} - {control}: AGG_COVERAGE {_value(topology['primary']['difference'])} "
+        escape(f"E3_TOPOLOGY {candidate} - {control}: AGG_COVERAGE {_value(topology.primary.difference)} "
                f"(primary); MINORITY_RECALL {_value(secondary)}, Holm p {holm} (secondary)"),
-        escape(f"  total tokens: {control} {budgets['totals'][control]}, {candidate} {budgets['totals'][candidate]} "
-               f"({budgets['gap']:.1%} apart; matched within {budgets['tolerance']:.1%})"
-               + (f"; from {budgets['source']}" if budgets.get("source") else "")),
+        escape(f"  total tokens: {control} {budgets.totals[control]}, {candidate} {budgets.totals[candidate]} "
+               f"({budgets.gap:.1%} apart; matched within {budgets.tolerance:.1%})"
+               + (f"; from {budgets.source}" if budgets.source else "")),
     ]
 
 
-def codebook_lines(book: dict[str, Any]) -> list[str]:
+def codebook_lines(book: CodebookInfo) -> list[str]:
     """Separation from development data, apparent merges (exploratory) and the human validation, when present."""
     lines: list[str] = []
-    separation = book.get("separation")
-    if separation:
-        lines.append(f"  development samples: {escape(str(separation.get('note')))}")
-    merges = {t: m for t, m in (book.get("exploratory_merges") or {}).items() if m}
+    if book.separation is not None:
+        lines.append(f"  development samples: {escape(str(book.separation.note))}")
+    merges = {t: m for t, m in (book.exploratory_merges or {}).items() if m}
     if merges:
-        shown = "; ".join(f"{'+'.join(m['clusters'])} ({m['size']} samples)" for ms in merges.values() for m in ms)
+        shown = "; ".join(f"{'+'.join(m.clusters)} ({m.size} samples)" for ms in merges.values() for m in ms)
         lines.append(f"  apparent merges after the freeze (exploratory, no score changed): {escape(shown)}")
-    validation = book.get("validation")
-    if validation:
-        if not validation.get("scored"):
-            lines.append(f"  codebook validation: {escape(str(validation.get('note')))}")
+    validation = book.validation
+    if validation is not None:
+        agreement = validation.agreement
+        if not validation.scored or agreement is None:
+            lines.append(f"  codebook validation: {escape(str(validation.note))}")
         else:
-            agreement = validation["agreement"]
-            value = "NA" if agreement["value"] is None else f"{agreement['value']:.3f}"
-            ci = "" if agreement["ci"] is None else f" [{agreement['ci'][0]:.3f}, {agreement['ci'][1]:.3f}]"
-            minimum = validation.get("min_agreement")
+            value = "NA" if agreement.value is None else f"{agreement.value:.3f}"
+            ci = "" if agreement.ci is None else f" [{agreement.ci[0]:.3f}, {agreement.ci[1]:.3f}]"
+            minimum = validation.min_agreement
             lines.append(f"  codebook validation: human/clustering agreement {value}{ci} over "
-                         f"{validation['labelled']} of {validation['pairs']} pairs"
+                         f"{validation.labelled} of {validation.pairs} pairs"
                          + ("" if minimum is None else f" (minimum {minimum:g})"))
     return lines
 
 
-def recurrence_lines(recurrence: dict[str, Any] | None) -> list[str]:
+def recurrence_lines(recurrence: RecurrenceBlock | None) -> list[str]:
     """E4: the blinded recurrence rate per arm and structural - style control, or why there is none yet."""
-    if not recurrence:
+    if recurrence is None:
         return []
-    if not recurrence.get("scored"):
-        why = recurrence.get("note") or f"{len(recurrence.get('unlabelled_rows') or [])} rows not labelled yet"
+    if not recurrence.scored or recurrence.rates is None:
+        why = recurrence.note or f"{len(recurrence.unlabelled_rows or [])} rows not labelled yet"
         return [f"E4_R_META not scored: {escape(str(why))}"]
-    rates = "; ".join(f"{arm} {r['recurring']}/{r['n']} {_value(r)}" for arm, r in recurrence["rates"].items())
+    rates = "; ".join(f"{arm} {r.recurring}/{r.n} {_value(r)}" for arm, r in recurrence.rates.items())
     return [escape(f"E4_R_META blinded structural-recurrence rate: {rates}"),
-            escape(f"  {recurrence['structural']} - {recurrence['style_control']}: "
-                   f"{_value(recurrence['difference'])}; ratio {_value(recurrence['ratio'])}")]
+            escape(f"  {recurrence.structural} - {recurrence.style_control}: "
+                   f"{_value(recurrence.difference)}; ratio {_value(recurrence.ratio)}")]

@@ -9,16 +9,19 @@ probability mass is each cluster's count over the condition's N, UNMAPPED includ
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from forgegate.core.rules import control_word
 from forgegate.core.tgpt_caveats import CAVEATS_TITLE, SEMANTIC_CAVEATS
 from forgegate.report.fmt import num, percent, with_ci
 from forgegate.report.plots import cluster_mass_chart
 from forgegate.report.table import Table
+from forgegate.results.base import Estimate
 from forgegate.results.semantic import FileInputs, PlanInputs, SemanticMetricsBody
+from forgegate.results.semantic_tables import TaskBlock
 
 PAIR = ("ES_LOSS", "REC_GAIN", "IRREV_OBS")
+UNMAPPED = "UNMAPPED"
+"""The count key of samples mapped to no frozen cluster (the semantic library's label)."""
 CONDITION = ("D_sem", "H_sem", "P")
 
 
@@ -58,18 +61,18 @@ def _role_order(result: SemanticMetricsBody) -> tuple[str, str, str]:
     return roles.reference, roles.contracted, roles.recovery
 
 
-def task_chart(task: str, block: dict[str, Any], order: tuple[str, str, str]) -> TaskChart:
-    conds = block["conditions"]
+def task_chart(task: str, block: TaskBlock, order: tuple[str, str, str]) -> TaskChart:
+    conds = block.conditions
     present = [c for c in order if c in conds] + [c for c in conds if c not in order]
-    clusters = sorted({cl for c in present for cl in conds[c]["counts"] if cl != "UNMAPPED"})
-    if any(conds[c]["counts"].get("UNMAPPED") for c in present):
-        clusters.append("UNMAPPED")
-    mass = {c: {cl: n / conds[c]["n"] for cl, n in conds[c]["counts"].items() if conds[c]["n"]} for c in present}
+    clusters = sorted({cl for c in present for cl in conds[c].counts if cl != UNMAPPED})
+    if any(conds[c].counts.get(UNMAPPED) for c in present):
+        clusters.append(UNMAPPED)
+    mass = {c: {cl: n / conds[c].n for cl, n in conds[c].counts.items() if conds[c].n} for c in present}
     reference, contracted, _ = order
     lost: tuple[str, ...] = ()
     if reference in conds and contracted in conds:
-        kept = set(conds[contracted]["support"])
-        lost = tuple(c for c in conds[reference]["support"] if c not in kept)
+        kept = set(conds[contracted].support)
+        lost = tuple(c for c in conds[reference].support if c not in kept)
     svg = cluster_mass_chart(mass, clusters, lost=lost,
                              title=f"task {task}: cluster probability mass (lost in {contracted}: "
                                    f"{', '.join(lost) or 'none'})")
@@ -93,30 +96,30 @@ def relevance_text(inputs: FileInputs | PlanInputs) -> str | None:
 
 
 def semantic_view(result: SemanticMetricsBody) -> SemanticView:
-    """The top level read from the typed result; the per-task, across-task and sensitivity tables are the
-    library's keyed JSON objects (the model keeps them as such: their keys are the data's)."""
+    """Every table read from the typed result (``results.semantic_tables``), by attribute."""
     order = _role_order(result)
     across = result.across_tasks
     endpoints = result.endpoints
-    across_rows = tuple((m, endpoints[m].label if m in endpoints else "", with_ci(across[m]),
-                         str(across[m].get("n_tasks", "")), num(across[m].get("na_resamples")))
+    across_rows = tuple((m, endpoints[m].label if m in endpoints else "", with_ci(across.pair(m)),
+                         "" if across.pair(m).n_tasks is None else str(across.pair(m).n_tasks),
+                         num(across.pair(m).na_resamples))
                         for m in PAIR)
-    cond_rows = tuple((c, *(with_ci(across["conditions"].get(c, {}).get(m)) for m in CONDITION))
-                      for c in order if c in across["conditions"])
+    cond_rows = tuple((c, *(with_ci(across.conditions.get(c, {}).get(m)) for m in CONDITION))
+                      for c in order if c in across.conditions)
     task_rows = []
     unmapped_rows = []
     for task, block in result.tasks.items():
-        conds = block["conditions"]
-        task_rows.append((task, "/".join(str(conds[c]["n"]) if c in conds else "-" for c in order),
-                          "/".join(num(conds[c]["D_sem"], 0) if c in conds else "-" for c in order),
-                          *(with_ci(block[m]) for m in PAIR)))
-        unmapped_rows.append((task, *(f"{percent(conds[c]['unmapped_rate'])} ({conds[c]['counts'].get('UNMAPPED', 0)}"
-                                      f" of {conds[c]['n']})" if c in conds else "-" for c in order)))
-    sens_rows = [(f"{result.tau_support:g} (primary)", *(with_ci(across[m]) for m in PAIR))]
-    for tau, block in result.sensitivity.items():
-        sens_rows.append((tau, *(with_ci({"value": block["across_tasks"][m].get("value")}) for m in PAIR)))
+        conds = block.conditions
+        task_rows.append((task, "/".join(str(conds[c].n) if c in conds else "-" for c in order),
+                          "/".join(num(conds[c].D_sem, 0) if c in conds else "-" for c in order),
+                          *(with_ci(block.pair(m)) for m in PAIR)))
+        unmapped_rows.append((task, *(f"{percent(conds[c].unmapped_rate)} ({conds[c].counts.get(UNMAPPED, 0)}"
+                                      f" of {conds[c].n})" if c in conds else "-" for c in order)))
+    sens_rows = [(f"{result.tau_support:g} (primary)", *(with_ci(across.pair(m)) for m in PAIR))]
+    for tau, tables in result.sensitivity.items():
+        sens_rows.append((tau, *(with_ci(Estimate(value=tables.across_tasks.pair(m).value, ci=None)) for m in PAIR)))
     unf = result.unfiltered.across_tasks
-    unf_rows = ((f"{result.tau_support:g}, every cluster relevant", *(with_ci(unf.get(m)) for m in PAIR)),)
+    unf_rows = ((f"{result.tau_support:g}, every cluster relevant", *(with_ci(unf.pair(m)) for m in PAIR)),)
     control_rows = tuple((c.name, str(c.expected), str(c.observed), control_word(c.passed)) for c in result.controls)
     endpoint_rows = tuple((m, e.spec_role, e.label) for m, e in endpoints.items())
     boot = result.bootstrap

@@ -9,7 +9,7 @@ model decides nothing and names neither the gate nor the audit.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from forgegate.results.base import Gated, SchemaVersion, Strict
 
@@ -91,6 +91,36 @@ class FormatControls(Strict):
     mismatch_by_feature: dict[str, bool]
 
 
+class LengthQuantiles(Strict):
+    """Prompt lengths in characters: the extremes and three percentiles."""
+
+    min: int
+    """The shortest prompt."""
+    p10: float
+    """The 10th percentile."""
+    median: float
+    """The median."""
+    p90: float
+    """The 90th percentile."""
+    max: int
+    """The longest prompt."""
+
+
+class PromptProfile(Strict):
+    """The shape of one side's prompts (``audit.format_shape``): what the format audit compares."""
+
+    template: dict[str, int]
+    """Template (``chat`` / ``raw``) -> prompts."""
+    prefixes: dict[str, int]
+    """The ten most common speaker prefixes -> prompts (``(none)``: no prefix)."""
+    symbols: int
+    """Distinct symbol characters the prompts hold."""
+    length_chars: LengthQuantiles
+    """Prompt lengths in characters."""
+    rows: int
+    """Prompts profiled."""
+
+
 class FormatAuditResult(AuditBody):
     """``forgegate audit format --json``: battery prompts shaped unlike the training prompts."""
 
@@ -104,9 +134,9 @@ class FormatAuditResult(AuditBody):
     categories: dict[str, tuple[int, int]]
     """Category -> [flagged items, items]."""
     flagged: list[FormatFlagged]
-    battery: dict[str, Any]
+    battery: PromptProfile
     """The battery prompts' shape: template, prefixes, symbols, length_chars, rows."""
-    corpus: dict[str, Any]
+    corpus: PromptProfile
     """The corpus prompts' shape, as ``battery``."""
     controls: FormatControls
     kind: Literal["format_audit"]

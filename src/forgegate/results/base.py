@@ -51,6 +51,26 @@ class Strict(BaseModel):
         return dumped
 
 
+class Sparse(Strict):
+    """A block whose optional keys are written only when given: the JSON keeps the keys it was built with."""
+
+    @model_serializer(mode="wrap")
+    def _given_keys_only(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> Any:
+        out = handler(self)
+        if isinstance(out, dict):
+            return {k: v for k, v in out.items() if k in self.model_fields_set}
+        return out
+
+
+class Estimate(Strict):
+    """A number with its percentile bootstrap interval, as every table cell with a CI carries it."""
+
+    value: float | None
+    """The point estimate; null when nothing was measured."""
+    ci: list[float] | None
+    """[low, high]; null when the interval is not defined (too few units, or no value)."""
+
+
 class ReasonModel(Strict):
     """One rule of a verdict: ``numbers`` holds what it compared (floor, score, n...), for reports to read."""
 

@@ -15,17 +15,19 @@ from forgegate.results.comparison import ComparisonResult
 from forgegate.results.damage import DamageResult
 from forgegate.results.eval import EvalResult
 from forgegate.results.fixture_build import FixtureBuildResult
+from forgegate.results.graduation import GraduationResult
 from forgegate.results.lineage_record import LineageRecord
 from forgegate.results.memorization import MemorizationResult
 from forgegate.results.plan_run import PlanRunResult
 from forgegate.results.probe import ProbeRecord
 from forgegate.results.semantic import SemanticMetricsResult
+from forgegate.results.semantic_checks import SemanticRelevanceResult, SemanticValidationResult
 from forgegate.results.voice import VoiceResult
 
 ResultModel = (EvalResult | PlanRunResult | VoiceResult | MemorizationResult | DamageResult | SemanticMetricsResult
                | ComparisonResult | LineageRecord | ProbeRecord | LoopAuditResult | LeakAuditResult
                | FormatAuditResult | ContaminationAuditResult | CheckpointTiesResult | FixtureBuildResult
-               | BatteryCheckResult)
+               | BatteryCheckResult | GraduationResult | SemanticRelevanceResult | SemanticValidationResult)
 """Every result model: what reading a result back gives (a type for annotations)."""
 AnyResult = Annotated[ResultModel, Field(discriminator="kind")]
 """The same union, told apart by ``kind`` (what a reader validates against)."""
@@ -36,7 +38,8 @@ MODELS: dict[str, type[BaseModel]] = {
     "lineage_record": LineageRecord, "probe": ProbeRecord, "loop_audit": LoopAuditResult,
     "leak_audit": LeakAuditResult, "format_audit": FormatAuditResult, "contamination_audit": ContaminationAuditResult,
     "checkpoint_ties": CheckpointTiesResult, "fixture_build": FixtureBuildResult,
-    "battery_check": BatteryCheckResult,
+    "battery_check": BatteryCheckResult, "graduation": GraduationResult,
+    "semantic_relevance": SemanticRelevanceResult, "semantic_validation": SemanticValidationResult,
 }
 """Schema name -> model (``live`` is the ``eval`` model with kind "live")."""
 

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from forgegate.core.verdict import Gate
 from forgegate.results.base import Gated, ReasonModel, ReviewSchemaVersion, Strict
 from forgegate.results.damage import DamageAxis
 from forgegate.results.eval import BatteryRef, GateConfigRef, PlanArmGloss
 from forgegate.results.memorization import MemorizationAxis
+from forgegate.results.plan_cost import PlanCost
+from forgegate.results.primary import PrimaryValue
 from forgegate.results.quality import QualityTable
 from forgegate.results.semantic import PlanSemanticMetrics
+from forgegate.results.semantic_blocks import CodebookInfo, RecurrenceBlock, TopologyBlock
 from forgegate.results.voice import VoiceAxis
 
 
@@ -44,8 +47,8 @@ class ComparisonEntry(Gated):
     control: str
     candidate: str
     primary: str
-    primary_value: dict[str, Any] | None
-    """A semantic or gloss primary endpoint's number (its shape is the endpoint's); None for an axis primary."""
+    primary_value: PrimaryValue | None
+    """A semantic or gloss primary endpoint's number (its keys are the endpoint's); None for an axis primary."""
     voice: VoiceAxis | None
     memorization: MemorizationAxis | None
     damage: DamageAxis | None
@@ -58,14 +61,16 @@ class ComparisonEntry(Gated):
 class PlanSemantic(Gated):
     """The semantic instrument: codebook used, cost guardrails, and the library's metrics table."""
 
-    codebook: dict[str, Any]
-    cost: dict[str, Any]
+    codebook: CodebookInfo
+    """The codebook the run used."""
+    cost: PlanCost
+    """Per condition: T_GPT v0.8.1's cost guardrails."""
     out_dir: str
     experiment_note: str | None
-    topology: dict[str, Any] | None = None
+    topology: TopologyBlock | None = None
     """E3_TOPOLOGY: the compared aggregates, their token budgets, AGG_COVERAGE (primary) and MINORITY_RECALL
     (secondary, Holm) candidate - control with intervals; None for other experiments."""
-    recurrence: dict[str, Any] | None = None
+    recurrence: RecurrenceBlock | None = None
     """E4_R_META: the blinded structural-recurrence rate per arm, structural - style control and the ratio with
     intervals (None until the sheet is filled); None when the plan declares no recurrence sheet."""
     metrics: PlanSemanticMetrics | None

@@ -1,15 +1,27 @@
 """T_GPT's Q_task / Q_fact guardrail tables in a plan run's semantic result (``semantic.quality``).
 
-Per task and arm, and across tasks per arm, the cells are ``{"value", "ci", "n"}`` keyed by the
-plan's task ids and arm names (kept as JSON objects); the stage change and what could not be
-scored are typed.
+Per task and arm, and across tasks per arm, each cell is a value with its CI (``QualityCell``,
+``QualityAcross``) keyed by the plan's task ids and arm names; the stage change and what could not be
+scored are typed too.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from forgegate.results.base import Estimate, Strict
 
-from forgegate.results.base import Strict
+
+class QualityCell(Estimate):
+    """One task and arm: the mean score of the arm's answers with its CI."""
+
+    n: int
+    """Answers scored."""
+
+
+class QualityAcross(Estimate):
+    """One arm across tasks: the mean of the per-task values, tasks resampled."""
+
+    n_tasks: int
+    """Tasks with a value."""
 
 
 class QualityChange(Strict):
@@ -55,9 +67,9 @@ class QualityTable(Strict):
     """Task id -> the scorer the plan declared for it."""
     margin: float | None
     """The declared guardrail margin (None: reported, not a guardrail)."""
-    tasks: dict[str, Any]
-    """Task -> arm -> ``{"value", "ci", "n"}``: the mean score of the arm's answers with its CI."""
-    across_tasks: dict[str, Any]
+    tasks: dict[str, dict[str, QualityCell]]
+    """Task -> arm -> the mean score of the arm's answers with its CI."""
+    across_tasks: dict[str, QualityAcross]
     """Arm -> ``{"value", "ci", "n_tasks"}``: the mean of the per-task values, tasks resampled."""
     change: QualityChange
     """Reference -> contracted, the number the guardrail reads."""

@@ -1,9 +1,8 @@
 """T_GPT semantic metrics (``forgegate semantic metrics``; a plan run's ``semantic.metrics``).
 
-The top level is typed field by field. The per-task and across-task tables (``tasks``,
-``across_tasks``, ``sensitivity``, ``unfiltered``, ``effects``) are keyed by task,
-condition pair and metric names that the data decides, each cell a value with its CI or
-an NA note: they are kept as JSON objects (``dict[str, Any]``) and read by the renderer.
+The top level is typed field by field; the per-task and across-task tables (``tasks``,
+``across_tasks``, ``sensitivity``, ``unfiltered``, ``effects``) are ``results.semantic_tables``'
+models, keyed by the task, condition and aggregate names the data decides.
 """
 
 from __future__ import annotations
@@ -14,6 +13,7 @@ from pydantic import ConfigDict, Field
 
 from forgegate.core.declared import SemanticField
 from forgegate.results.base import SCHEMA_VERSION, Gated, Number, SchemaVersion, Strict
+from forgegate.results.semantic_tables import AcrossTasks, Effect, Tables, TaskBlock
 
 METRICS_SCHEMA = "T_GPT_METRICS_V0_8_1"
 """The semantic library's own table format name, written as ``schema`` beside ``schema_version``."""
@@ -50,9 +50,9 @@ class BootstrapInfo(Strict):
 
 
 class UnfilteredTables(Strict):
-    tasks: dict[str, Any]
-    across_tasks: dict[str, Any]
-    sensitivity: dict[str, Any]
+    tasks: dict[str, TaskBlock]
+    across_tasks: AcrossTasks
+    sensitivity: dict[str, Tables]
 
 
 class HolmTest(Strict):
@@ -166,11 +166,13 @@ class SemanticMetricsBody(Gated):
     minimum_count: int
     sensitivity_taus: list[float]
     bootstrap: BootstrapInfo
-    tasks: dict[str, Any]
-    across_tasks: dict[str, Any]
-    sensitivity: dict[str, Any]
+    tasks: dict[str, TaskBlock]
+    across_tasks: AcrossTasks
+    sensitivity: dict[str, Tables]
+    """Support threshold tau -> the tables at that tau."""
     unfiltered: UnfilteredTables
-    effects: dict[str, Any]
+    effects: dict[str, dict[str, dict[str, Effect]]]
+    """Unit (a task or ``across_tasks``) -> comparison or metric -> endpoint or aggregate -> its effect."""
     holm: HolmFamily
     controls: list[MetricControl]
     inputs: FileInputs | PlanInputs

@@ -317,7 +317,7 @@ def compute_metrics(req: MetricsRequest) -> MetricsTable:
         "tau_support": req.tau,
         "minimum_count": req.minimum_count,
         "sensitivity_taus": list(req.sensitivity),
-        "bootstrap": req.settings.to_json() | {
+        "bootstrap": req.settings.record() | {
             "within_task": "generations resampled within each task and condition, frozen assignments",
             "across_tasks": "task-level bootstrap of per-task values (NA tasks left out of each mean)",
             "aggregates": "branch pools resampled as paired units across aggregates"},

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -27,20 +27,26 @@ METHOD = "percentile"
 
 @dataclass(frozen=True)
 class BootstrapSettings:
-    """Everything that fixes a bootstrap's numbers; written into the JSON."""
+    """Everything that fixes a bootstrap's numbers; written into the JSON as it is (``record``), so the method and
+    the library that drew the resamples are fields too (fixed, not chosen: ``init=False``)."""
 
     seed: int
     n_resamples: int = N_RESAMPLES
+    method: str = field(default=METHOD, init=False)
     confidence_level: float = CONFIDENCE_LEVEL
+    library: str = field(default_factory=lambda: f"scipy {_scipy_version()}", init=False)
 
     def rng_for(self, unit: str) -> np.random.Generator:
         """A Generator for one named unit (a task, the across-task table): adding a task moves no other CI."""
         digest = int.from_bytes(hashlib.sha256(unit.encode("utf-8")).digest()[:8], "big")
         return np.random.default_rng([self.seed, digest])
 
-    def to_json(self) -> dict[str, object]:
-        return {"seed": self.seed, "n_resamples": self.n_resamples, "method": METHOD,
-                "confidence_level": self.confidence_level, "library": f"scipy {_scipy_version()}"}
+    def record(self) -> dict[str, Any]:
+        """The settings as a table records them: the dataclass's own dump (a results model validates it)."""
+        from pydantic import TypeAdapter
+
+        dumped: dict[str, Any] = TypeAdapter(BootstrapSettings).dump_python(self, mode="json")
+        return dumped
 
 
 def _scipy_version() -> str:

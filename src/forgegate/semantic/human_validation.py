@@ -86,4 +86,4 @@ def score_validation(sheet: Path, key: Path, settings: BootstrapSettings,
             "agreement": _agreement(agree, settings, "validation:all"),
             "within_cluster": _agreement(within, settings, "validation:within"),
             "between_clusters": _agreement(between, settings, "validation:between"),
-            "cohens_kappa": kappa, "bootstrap": settings.to_json()}
+            "cohens_kappa": kappa, "bootstrap": settings.record()}

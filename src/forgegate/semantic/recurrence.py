@@ -102,7 +102,7 @@ def score_recurrence(filled: Path, key: Path, structural: str, style_control: st
                            "style_control": style_control, "sheet": str(filled),
                            "sheet_sha256": hashlib.sha256(filled.read_bytes()).hexdigest(), "key": str(key),
                            "rows": rows, "unlabelled_rows": blank, "complete": not blank,
-                           "bootstrap": settings.to_json() | {"unit": "generations resampled within each arm; "
+                           "bootstrap": settings.record() | {"unit": "generations resampled within each arm; "
                                                                        "tasks pooled"}}
     arms = [np.asarray(labels.get(a, []), dtype=np.int64) for a in (structural, style_control)]
     if blank or any(len(a) == 0 for a in arms):

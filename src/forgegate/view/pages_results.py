@@ -8,8 +8,8 @@ no network.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
@@ -30,17 +30,27 @@ def _report(result: ReportSource, created: str | None, source: str) -> Response:
     return HTMLResponse(html, headers={"Content-Security-Policy": REPORT_CSP})
 
 
-def summaries(files: tuple[Path, ...]) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class ResultFileSummary:
+    """One ``--result`` file as the results list shows it: its kind, run and word, or why it could not be read."""
+
+    index: int
+    path: str
+    kind: str
+    run_id: str
+    gate: str
+    problem: str | None
+
+
+def summaries(files: tuple[Path, ...]) -> list[ResultFileSummary]:
     out = []
     for index, path in enumerate(files):
         try:
             result = read_result_json(path).result
             run_id, gate = getattr(result, "run_id", None), getattr(result, "gate", None)  # not every kind has them
-            out.append({"index": index, "path": str(path), "kind": result.kind, "run_id": str(run_id or "-"),
-                        "gate": str(gate or "-"), "problem": None})
+            out.append(ResultFileSummary(index, str(path), result.kind, str(run_id or "-"), str(gate or "-"), None))
         except ForgegateError as exc:
-            out.append({"index": index, "path": str(path), "kind": "-", "run_id": "-", "gate": "-",
-                        "problem": str(exc)})
+            out.append(ResultFileSummary(index, str(path), "-", "-", "-", str(exc)))
     return out
 
 

@@ -7,7 +7,7 @@ page and the command write the same store record; the run is then re-scored the 
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
 from urllib.parse import quote
 
 from starlette.concurrency import run_in_threadpool
@@ -16,7 +16,8 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from forgegate.errors import UsageError
-from forgegate.pipeline.review import item_review, record_review, review_states, run_battery
+from forgegate.pipeline.review import ReviewState, item_review, record_review, review_states, run_battery
+from forgegate.results.eval import ItemReview
 from forgegate.view.render import config_of, render
 from forgegate.view.scored import load_run
 from forgegate.view.security import verified_form
@@ -24,10 +25,22 @@ from forgegate.view.security import verified_form
 DECISIONS = {"pass": True, "fail": False}
 
 
+@dataclass(frozen=True)
+class QueueEntry:
+    """One answer in the queue: its review state and trail, and what its battery item requires."""
+
+    state: ReviewState
+    review: ItemReview | None
+    """The item's review as the run's results show it (``item_review``)."""
+    require: list[list[str]] | None
+    expected: list[str]
+    forbid: list[str]
+
+
 def _queue(request: Request, error: str | None = None, status: int = 200) -> Response:
     run = load_run(config_of(request).store_dir, request.path_params["run_id"])
     battery = run_battery(run.meta)
-    entries: list[dict[str, Any]] = []
+    entries: list[QueueEntry] = []
     for state in review_states(run.path):
         item = None
         if battery is not None:
@@ -35,10 +48,10 @@ def _queue(request: Request, error: str | None = None, status: int = 200) -> Res
                 item = battery.by_id(state.row.item_id)
             except KeyError:
                 item = None
-        entries.append({"state": state, "review": item_review(state.trail), "require": item.require if item else None,
-                        "expected": item.expected_list if item else [], "forbid": item.forbid if item else []})
-    pending = [e for e in entries if e["state"].decision is None]
-    decided = [e for e in entries if e["state"].decision is not None]
+        entries.append(QueueEntry(state, item_review(state.trail), item.require if item else None,
+                                   item.expected_list if item else [], item.forbid if item else []))
+    pending = [e for e in entries if e.state.decision is None]
+    decided = [e for e in entries if e.state.decision is not None]
     return render(request, "review.html", status=status, run=run, pending=pending, decided=decided, error=error,
                   just_decided=request.query_params.get("decided"))
 

@@ -42,7 +42,7 @@ def run_page(request: Request) -> Response:
         items = [{**dict(i), "outcome": outcome(i), "key": item_key(i, run.rows)}
                  for i in filtered_items(run.result, category, word, mode)]
         modes = sorted({m for i in run.result.items for m in i.failure_modes})
-    results = [r for r in summaries(config_of(request).results) if r["run_id"] == run.run_id]
+    results = [r for r in summaries(config_of(request).results) if r.run_id == run.run_id]
     return render(request, "run.html", run=run, items=items, outcomes=OUTCOMES, modes=modes, results=results,
                   categories=list(run.result.categories) if run.result is not None else [],
                   chosen={"category": category, "outcome": word, "mode": mode})

@@ -54,7 +54,7 @@ def sheet_page(request: Request, error: str | None = None, status: int = 200) ->
     return render(request, "sheet.html", status=status, index=index, sheet=sheet, names=names, done=done,
                   report=report, author=author, error=error, relevance=sheet.kind is RELEVANCE,
                   adjudicator=adjudicator_of(sheet), adj_field=ADJ_FIELD,
-                  digest=None if report is None else disagreement_digest(report["disagreements"]),
+                  digest=None if report is None else disagreement_digest(report.disagreements),
                   saved=request.query_params.get("saved"))
 
 
@@ -96,12 +96,12 @@ async def adjudicate_save(request: Request) -> Response:
         problem = name_problem(adjudicator, "the adjudicator's name")
     elif len(adjudicator) > MAX_REVIEWER_CHARS:
         problem = f"the adjudicator's name has at most {MAX_REVIEWER_CHARS} characters"
-    elif any(same_person(adjudicator, n) for n in report["annotators"]):
+    elif any(same_person(adjudicator, n) for n in report.annotators):
         problem = f"{adjudicator} annotated this sheet and may not adjudicate it"
     if problem:
         return await run_in_threadpool(sheet_page, request, problem, 400)
     assert report is not None
-    decisions = adjudication_decisions(fields, report["disagreements"])
+    decisions = adjudication_decisions(fields, report.disagreements)
     if isinstance(decisions, str):
         return await run_in_threadpool(sheet_page, request, decisions, 409 if "reload" in decisions else 400)
     await run_in_threadpool(save_adjudication, sheet, decisions, adjudicator)

@@ -12,19 +12,24 @@ import sqlite3
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+
+from pydantic import ConfigDict
 
 from forgegate.core.records import StoredResponse
 from forgegate.errors import ForgegateError, UsageError
+from forgegate.results.base import Strict
 from forgegate.store import GenerationMarker, RunMeta, RunStore, list_runs
 
 STORE_ERRORS: tuple[type[BaseException], ...] = (sqlite3.Error, ForgegateError, OSError, ValueError, KeyError)
 """What reading a run file can raise when the file is damaged or not a run store."""
 
 
-@dataclass(frozen=True)
-class Progress:
-    """How far a run's generation is: answers, errors, the planned total, and, while generating, rate and ETA."""
+class Progress(Strict):
+    """How far a run's generation is: answers, errors, the planned total, and, while generating, rate and ETA.
+
+    The runs page's progress poll answers with this model's dump (``Strict.to_json``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     answered: int
     errors: int
@@ -33,11 +38,6 @@ class Progress:
     tokens: int
     tokens_per_s: float | None
     eta_s: float | None
-
-    def to_json(self) -> dict[str, Any]:
-        return {"answered": self.answered, "errors": self.errors, "total": self.total,
-                "generating": self.generating, "tokens": self.tokens, "tokens_per_s": self.tokens_per_s,
-                "eta_s": self.eta_s}
 
 
 @dataclass(frozen=True)
@@ -82,7 +82,8 @@ def progress_of(meta: RunMeta, rows: list[StoredResponse], now: float | None = N
         rate = sum(r.tokens or 0 for r in recent if r.ok) / elapsed
         per_s = len(recent) / elapsed
         eta = (total - len(rows)) / per_s if per_s > 0 else None
-    return Progress(answered, errors, total, generating, tokens, rate, eta)
+    return Progress(answered=answered, errors=errors, total=total, generating=generating, tokens=tokens,
+                    tokens_per_s=rate, eta_s=eta)
 
 
 def run_file(store_dir: Path, run_id: str) -> Path:

@@ -15,9 +15,9 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from forgegate.errors import UsageError
+from forgegate.results.semantic_checks import Adjudication
 from forgegate.semantic.agreement import cohens_kappa
 from forgegate.semantic.relevance import Annotation, adjudicate, check_annotator, write_labels
 from forgegate.semantic.sheet_reader import read_keyed_sheet
@@ -119,7 +119,7 @@ def save_labels(sheet: Sheet, annotator: str, labels: dict[str, int | None]) -> 
     write_filled_sheet(sheet.path, sheet.annotation_path(annotator), sheet.kind.key, sheet.kind.column, labels)
 
 
-def agreement(sheet: Sheet, author: str | None) -> dict[str, Any] | None:
+def agreement(sheet: Sheet, author: str | None) -> Adjudication | None:
     """Kappa and disagreements once two annotators have labelled every row (None before that).
 
     A relevance sheet goes through ``adjudicate`` (the `semantic relevance` command's function,
@@ -134,14 +134,14 @@ def agreement(sheet: Sheet, author: str | None) -> dict[str, Any] | None:
         _, report = adjudicate(Annotation(names[0], sheet.annotation_path(names[0])),
                                Annotation(names[1], sheet.annotation_path(names[1])), author=author or "",
                                adjudication=adjudication)
-        return report
+        return Adjudication.model_validate(report)
     first, second = (sheet.labels(n) for n in names)
     a = [v for v in (first[k] for k in keys) if v is not None]  # complete: every key has a label
     b = [v for v in (second[k] for k in keys) if v is not None]
     differ = [k for k in keys if first[k] != second[k]]
-    return {"annotators": names, "clusters": len(keys), "observed_agreement": (len(keys) - len(differ)) / len(keys),
-            "cohens_kappa": cohens_kappa(a, b), "disagreements": differ, "adjudicated": [],
-            "open_disagreements": differ, "complete": True}
+    return Adjudication(annotators=names, clusters=len(keys), observed_agreement=(len(keys) - len(differ)) / len(keys),
+                        cohens_kappa=cohens_kappa(a, b), disagreements=differ, adjudicated=[],
+                        open_disagreements=differ, complete=True)
 
 
 def disagreement_digest(disagreements: list[str]) -> str:
