@@ -3,13 +3,18 @@
 One `python -m llama_cpp.server` on the packaged SmolLM2 GGUF (``--interrupt_requests False``), then rounds in
 which each side runs in its own process, in alternating order so drift hits both: forgegate's generation path as
 `forgegate eval` runs it (runner, engine, store, the loop cut-off streaming each answer; no scoring), and the
-least a client can do: one non-streamed POST per item with the same body, reading ``usage``. Both send the
-bundled (anchor) battery's prompts, each capped at ``--max-tokens``, greedy, seed 0, at each ``--concurrency``.
+least a client can do: one non-streamed POST per item with the same body, reading ``usage``; and the floor of
+streaming itself (``stream``): the same bodies with ``stream: true`` through httpx, read with the cheapest correct
+loop (``aiter_bytes``, split on newlines, ``json.loads`` of each ``data:`` line, one count per text delta), so the
+part of forgegate's CPU that is httpx streaming shows apart from forgegate's own work. All send the bundled
+(anchor) battery's prompts, each capped at ``--max-tokens``, greedy, seed 0, at each ``--concurrency``.
 Printed per concurrency: the best wall time of each side, forgegate / bare (target <= 1.01), each side's client
-CPU (user + system of its process during generation) and the ratio (target <= 2), and both token totals (they
-must be equal; the script exits 1 when they are not).
+CPU (user + system of its process during generation) and the ratios (target <= 2 against bare), the load average,
+and the token totals: forgegate's and bare's must be equal (the script exits 1 when they are not); the streaming
+floor prints its delta count, a lower bound (llama-cpp-python sends a character split over tokens as one delta).
 
     python benchmarks/bench_stream_overhead.py [--concurrency 1 4] [--rounds 2] [--limit N] [--max-tokens 32]
+                                               [--sides bare stream forgegate]
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -39,6 +45,7 @@ from forgegate.store.run_meta import RunMeta
 
 # imported before any side is timed: both sides' CPU and wall cover generation only, not Python's imports
 ROOT = Path(__file__).resolve().parent.parent
+SIDES = ("bare", "stream", "aiostream", "forgegate")
 
 
 def cpu_s() -> float:
@@ -73,6 +80,68 @@ async def bare(base: str, todo: list[tuple[str, str, int, bool]], concurrency: i
     return sum(counts)
 
 
+async def stream(base: str, todo: list[tuple[str, str, int, bool]], concurrency: int) -> int:
+    """The streaming floor: the same bodies streamed through httpx, the cheapest correct SSE loop; text deltas."""
+    semaphore = asyncio.Semaphore(concurrency)
+    async with httpx.AsyncClient(timeout=600) as client:
+
+        async def one(prompt: str, cap: int, chat: bool) -> int:
+            body: dict[str, Any] = {"model": "m", "max_tokens": cap, "temperature": 0.0, "top_p": 1.0, "seed": 0,
+                                    "stream": True}
+            path = "/v1/chat/completions" if chat else "/v1/completions"
+            body.update({"messages": [{"role": "user", "content": prompt}]} if chat else {"prompt": prompt})
+            deltas, pending, finished = 0, b"", False
+            async with semaphore, client.stream("POST", base + path, json=body) as response:
+                response.raise_for_status()
+                async for chunk in response.aiter_bytes():
+                    *lines, pending = (pending + chunk).split(b"\n")
+                    for line in lines:
+                        if not line.startswith(b"data: ") or line.startswith(b"data: [DONE]"):
+                            continue
+                        choice = json.loads(line[6:])["choices"][0]
+                        text = choice["text"] if "text" in choice else choice["delta"].get("content")
+                        deltas += bool(text)
+                        finished = finished or choice.get("finish_reason") is not None
+            if not finished:
+                raise SystemExit("stream: a stream ended without a finish reason")
+            return deltas
+
+        counts = await asyncio.gather(*(one(prompt, cap, chat) for _, prompt, cap, chat in todo))
+    return sum(counts)
+
+
+async def aiostream(base: str, todo: list[tuple[str, str, int, bool]], concurrency: int) -> int:
+    """The streaming floor through aiohttp (its C HTTP parser) instead of httpx: the same loop, the same bodies."""
+    import aiohttp
+
+    semaphore = asyncio.Semaphore(concurrency)
+    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=600)) as client:
+
+        async def one(prompt: str, cap: int, chat: bool) -> int:
+            body: dict[str, Any] = {"model": "m", "max_tokens": cap, "temperature": 0.0, "top_p": 1.0, "seed": 0,
+                                    "stream": True}
+            path = "/v1/chat/completions" if chat else "/v1/completions"
+            body.update({"messages": [{"role": "user", "content": prompt}]} if chat else {"prompt": prompt})
+            deltas, pending, finished = 0, b"", False
+            async with semaphore, client.post(base + path, json=body) as response:
+                response.raise_for_status()
+                async for chunk in response.content.iter_any():
+                    *lines, pending = (pending + chunk).split(b"\n")
+                    for line in lines:
+                        if not line.startswith(b"data: ") or line.startswith(b"data: [DONE]"):
+                            continue
+                        choice = json.loads(line[6:])["choices"][0]
+                        text = choice["text"] if "text" in choice else choice["delta"].get("content")
+                        deltas += bool(text)
+                        finished = finished or choice.get("finish_reason") is not None
+            if not finished:
+                raise SystemExit("aiostream: a stream ended without a finish reason")
+            return deltas
+
+        counts = await asyncio.gather(*(one(prompt, cap, chat) for _, prompt, cap, chat in todo))
+    return sum(counts)
+
+
 async def forgegate(base: str, todo: list[tuple[str, str, int, bool]], concurrency: int) -> int:
     """`forgegate eval`'s generation: the runner with the loop cut-off handed in, into a fresh store."""
     loops = load_gate_config()[0].loops
@@ -95,12 +164,17 @@ async def forgegate(base: str, todo: list[tuple[str, str, int, bool]], concurren
 
 def child(args: argparse.Namespace) -> None:
     todo = items(args.limit, args.max_tokens)
-    side = bare if args.child == "bare" else forgegate
+    side = {"bare": bare, "stream": stream, "aiostream": aiostream, "forgegate": forgegate}[args.child]
     base = f"http://127.0.0.1:{args.port}"
     cpu, started = cpu_s(), time.perf_counter()
     tokens = asyncio.run(side(base, todo, args.concurrency[0]))
     wall, cpu = time.perf_counter() - started, cpu_s() - cpu
     print(json.dumps({"side": args.child, "wall": wall, "cpu": cpu, "tokens": tokens}))
+
+
+def load() -> str:
+    """The 1, 5 and 15 minute load averages (the machine is shared: CPU ratios are the robust figure)."""
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def run_side(name: str, port: int, concurrency: int, args: argparse.Namespace) -> dict[str, Any]:
@@ -141,7 +215,9 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=0, help="only the first N items (0 = all 90)")
     parser.add_argument("--max-tokens", type=int, default=32)
     parser.add_argument("--threads", type=int, default=0, help="the server's --n_threads (0: its default)")
-    parser.add_argument("--child", choices=("bare", "forgegate"))
+    parser.add_argument("--sides", nargs="+", choices=SIDES, default=["bare", "stream", "forgegate"],
+                        help="which clients to run (bare is always run: the ratios are against it)")
+    parser.add_argument("--child", choices=SIDES)
     parser.add_argument("--port", type=int, default=0)
     args = parser.parse_args()
     if args.child:
@@ -151,21 +227,35 @@ def main() -> None:
     equal = True
     try:
         run_side("bare", port, 1, argparse.Namespace(limit=3, max_tokens=args.max_tokens))  # warm-up
+        sides = [s for s in SIDES if s == "bare" or s in args.sides]
         for concurrency in args.concurrency:
-            runs: dict[str, list[dict[str, Any]]] = {"bare": [], "forgegate": []}
+            runs: dict[str, list[dict[str, Any]]] = {side: [] for side in sides}
             for round_no in range(args.rounds):
-                for side in ("bare", "forgegate") if round_no % 2 == 0 else ("forgegate", "bare"):
+                for side in sides if round_no % 2 == 0 else sides[::-1]:
                     runs[side].append(run_side(side, port, concurrency, args))
                 print(f"concurrency {concurrency}, round {round_no}: " + ", ".join(
                     f"{s} {r[-1]['wall']:.2f} s wall, {r[-1]['cpu']:.2f} s CPU, {r[-1]['tokens']} tokens"
-                    for s, r in runs.items()), flush=True)
-            bare_best = min(runs["bare"], key=lambda r: r["wall"])
-            forge_best = min(runs["forgegate"], key=lambda r: r["wall"])
-            tokens = {r["tokens"] for r in runs["bare"] + runs["forgegate"]}
+                    for s, r in runs.items()) + f"; load {load()}", flush=True)
+            best = {side: min(r, key=lambda r: r["wall"]) for side, r in runs.items()}
+            cpu = {side: min(r["cpu"] for r in rs) for side, rs in runs.items()}
+            tokens = {r["tokens"] for side in ("bare", "forgegate") for r in runs.get(side, [])}
             equal = equal and len(tokens) == 1
-            print(f"concurrency {concurrency}: forgegate / bare wall = {forge_best['wall'] / bare_best['wall']:.3f}x "
-                  f"(target <= 1.01); client CPU forgegate {forge_best['cpu']:.2f} s, bare {bare_best['cpu']:.2f} s "
-                  f"= {forge_best['cpu'] / bare_best['cpu']:.2f}x (target <= 2); tokens {sorted(tokens)}", flush=True)
+            if "forgegate" in best:
+                print(f"concurrency {concurrency}: forgegate / bare wall = "
+                      f"{best['forgegate']['wall'] / best['bare']['wall']:.3f}x (target <= 1.01); client CPU "
+                      f"forgegate {cpu['forgegate']:.2f} s, bare {cpu['bare']:.2f} s = "
+                      f"{cpu['forgegate'] / cpu['bare']:.2f}x (target <= 2); tokens {sorted(tokens)}", flush=True)
+            if "stream" in best:
+                print(f"concurrency {concurrency}: streaming floor / bare wall = "
+                      f"{best['stream']['wall'] / best['bare']['wall']:.3f}x; client CPU stream {cpu['stream']:.2f} s"
+                      f" = {cpu['stream'] / cpu['bare']:.2f}x bare" + (
+                          f", forgegate = {cpu['forgegate'] / cpu['stream']:.2f}x stream" if "forgegate" in cpu
+                          else "") + f"; {runs['stream'][-1]['tokens']} text deltas; load {load()}", flush=True)
+            if "aiostream" in best:
+                print(f"concurrency {concurrency}: aiohttp streaming floor / bare wall = "
+                      f"{best['aiostream']['wall'] / best['bare']['wall']:.3f}x; client CPU aiostream "
+                      f"{cpu['aiostream']:.2f} s = {cpu['aiostream'] / cpu['bare']:.2f}x bare; "
+                      f"{runs['aiostream'][-1]['tokens']} text deltas", flush=True)
     finally:
         server.kill()
     if not equal:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gzip
 import time
 from collections.abc import AsyncIterator
 
@@ -39,6 +40,22 @@ def test_sse_reader_splits_lines_only_on_cr_lf_even_across_chunks() -> None:
         chunks = [body[i : i + size] for i in range(0, len(body), size)]
         assert asyncio.run(read(chunks)) == expected, size
     assert asyncio.run(read([b"data: last"])) == ["last"]  # a body ending without a blank line still gives its event
+
+
+def test_sse_reader_decodes_a_compressed_stream() -> None:
+    """An unencoded stream is read as its raw chunks (issue 33's client CPU); a gzip-encoded one must still be
+    decoded before it is split into lines."""
+    body = b'data: {"t": "a"}\n\ndata: [DONE]\n\n'
+
+    async def read(headers: dict[str, str], content: bytes) -> list[str]:
+        async def stream() -> AsyncIterator[bytes]:  # a body still to be read, as a streamed response's
+            yield content
+
+        response = httpx.Response(200, headers=headers, content=stream())
+        return [d async for d in iter_sse_data(response)]
+
+    assert asyncio.run(read({}, body)) == ['{"t": "a"}', "[DONE]"]
+    assert asyncio.run(read({"Content-Encoding": "gzip"}, gzip.compress(body))) == ['{"t": "a"}', "[DONE]"]
 
 
 def test_capped_reader_drops_the_token_past_the_cap_but_reads_a_final_finish() -> None:

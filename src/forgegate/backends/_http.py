@@ -297,7 +297,7 @@ async def iter_sse_data(response: httpx.Response) -> AsyncIterator[str]:
     """
     data: list[str] = []
     pending = b""
-    async for chunk in response.aiter_bytes():
+    async for chunk in _body_chunks(response):
         lines = (pending + chunk).splitlines(keepends=True)
         # the last piece waits for the next chunk unless it ends in \n: unfinished, or a \r whose \n may follow
         pending = b"" if lines[-1].endswith(b"\n") else lines.pop()
@@ -310,6 +310,16 @@ async def iter_sse_data(response: httpx.Response) -> AsyncIterator[str]:
         yield payload
     if data:
         yield "\n".join(data)
+
+
+def _body_chunks(response: httpx.Response) -> AsyncIterator[bytes]:
+    """The body's bytes as they arrive: the raw chunks when the server sent them unencoded (the usual SSE
+    stream), which skips httpx's pass-through decoder and re-chunker, one layer less on every streamed token
+    (issue 33's client CPU, about 3% of a streamed answer's); decoded (gzip, ...) otherwise, and a body already
+    read in whole from where httpx holds it."""
+    encoding = response.headers.get("content-encoding", "identity").strip().lower()
+    raw = encoding in ("", "identity") and not response.is_stream_consumed
+    return response.aiter_raw() if raw else response.aiter_bytes()
 
 
 def _sse_line(raw: bytes, data: list[str]) -> str | None:
