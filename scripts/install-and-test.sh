@@ -57,7 +57,7 @@ fi
 # then the slow tests one at a time (each starts a model, a server, a browser or a training run that takes
 # both cores itself). Both halves always run; the exit status is the first failure's.
 fast=0
-run_pytest -m "not slow" -n 2 || fast=$?
+run_pytest -m "not slow" -n 2 --dist worksteal || fast=$?
 slow=0
 run_pytest -m slow || slow=$?
 if [ "$fast" -ne 0 ]; then

@@ -34,6 +34,17 @@ def _isolated_forgegate_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     yield
 
 
+@pytest.fixture(autouse=True)
+def _quick_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The engine's backoff between retries, a fiftieth as long in this process: the retries a test counts, their
+    order and their outcome are the engine's own, only the waits between them shrink (the policy's delays are
+    forgegate's to choose, not a verdict). A forgegate the test starts as a subprocess waits the real delays."""
+    from forgegate.run.engine import RetryPolicy
+
+    real = RetryPolicy.delay
+    monkeypatch.setattr(RetryPolicy, "delay", lambda self, attempt, rng: real(self, attempt, rng) / 50)
+
+
 @pytest.fixture(scope="session")
 @starts_something
 def smol_adapters(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
