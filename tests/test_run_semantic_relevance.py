@@ -114,7 +114,7 @@ def run_plan(folder: Path, name: str, server_url: str, relevance: str, tmp_path:
     return code, " ".join((stdout + stderr).split()), json.loads(out.read_text())
 
 
-@pytest.mark.slow  # a confirmatory plan scores at the spec's sample counts and resamples: ~19 s, the fast lane's longest
+@pytest.mark.slow  # a confirmatory plan scores at the spec's sample counts and resamples: ~19 s
 def test_confirmatory_plan_needs_the_adjudicated_record_and_shows_its_provenance(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, oracle: None) -> None:
     with SeededOllamaServer(answers_for(SEEDS, table(), table())) as server:
