@@ -80,6 +80,28 @@ async def bare(base: str, todo: list[tuple[str, str, int, bool]], concurrency: i
     return sum(counts)
 
 
+class SseDeltas:
+    """The cheapest correct SSE loop both streaming floors share: split lines, count text deltas, see a finish."""
+
+    def __init__(self, side: str) -> None:
+        self.side, self.deltas, self.finished, self._pending = side, 0, False, b""
+
+    def feed(self, chunk: bytes) -> None:
+        *lines, self._pending = (self._pending + chunk).split(b"\n")
+        for line in lines:
+            if not line.startswith(b"data: ") or line.startswith(b"data: [DONE]"):
+                continue
+            choice = json.loads(line[6:])["choices"][0]
+            text = choice["text"] if "text" in choice else choice["delta"].get("content")
+            self.deltas += bool(text)
+            self.finished = self.finished or choice.get("finish_reason") is not None
+
+    def total(self) -> int:
+        if not self.finished:
+            raise SystemExit(f"{self.side}: a stream ended without a finish reason")
+        return self.deltas
+
+
 async def stream(base: str, todo: list[tuple[str, str, int, bool]], concurrency: int) -> int:
     """The streaming floor: the same bodies streamed through httpx, the cheapest correct SSE loop; text deltas."""
     semaphore = asyncio.Semaphore(concurrency)
@@ -90,21 +112,12 @@ async def stream(base: str, todo: list[tuple[str, str, int, bool]], concurrency:
                                     "stream": True}
             path = "/v1/chat/completions" if chat else "/v1/completions"
             body.update({"messages": [{"role": "user", "content": prompt}]} if chat else {"prompt": prompt})
-            deltas, pending, finished = 0, b"", False
+            counted = SseDeltas("stream")
             async with semaphore, client.stream("POST", base + path, json=body) as response:
                 response.raise_for_status()
                 async for chunk in response.aiter_bytes():
-                    *lines, pending = (pending + chunk).split(b"\n")
-                    for line in lines:
-                        if not line.startswith(b"data: ") or line.startswith(b"data: [DONE]"):
-                            continue
-                        choice = json.loads(line[6:])["choices"][0]
-                        text = choice["text"] if "text" in choice else choice["delta"].get("content")
-                        deltas += bool(text)
-                        finished = finished or choice.get("finish_reason") is not None
-            if not finished:
-                raise SystemExit("stream: a stream ended without a finish reason")
-            return deltas
+                    counted.feed(chunk)
+            return counted.total()
 
         counts = await asyncio.gather(*(one(prompt, cap, chat) for _, prompt, cap, chat in todo))
     return sum(counts)
@@ -122,21 +135,12 @@ async def aiostream(base: str, todo: list[tuple[str, str, int, bool]], concurren
                                     "stream": True}
             path = "/v1/chat/completions" if chat else "/v1/completions"
             body.update({"messages": [{"role": "user", "content": prompt}]} if chat else {"prompt": prompt})
-            deltas, pending, finished = 0, b"", False
+            counted = SseDeltas("aiostream")
             async with semaphore, client.post(base + path, json=body) as response:
                 response.raise_for_status()
                 async for chunk in response.content.iter_any():
-                    *lines, pending = (pending + chunk).split(b"\n")
-                    for line in lines:
-                        if not line.startswith(b"data: ") or line.startswith(b"data: [DONE]"):
-                            continue
-                        choice = json.loads(line[6:])["choices"][0]
-                        text = choice["text"] if "text" in choice else choice["delta"].get("content")
-                        deltas += bool(text)
-                        finished = finished or choice.get("finish_reason") is not None
-            if not finished:
-                raise SystemExit("aiostream: a stream ended without a finish reason")
-            return deltas
+                    counted.feed(chunk)
+            return counted.total()
 
         counts = await asyncio.gather(*(one(prompt, cap, chat) for _, prompt, cap, chat in todo))
     return sum(counts)
