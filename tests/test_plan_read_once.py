@@ -20,6 +20,7 @@ from typer.testing import CliRunner
 import forgegate.pipeline.plan_generate as plan_generate
 from forgegate.battery import load_battery
 from forgegate.cli.main import app
+from forgegate.errors import ForgegateError
 from forgegate.plan import lock_plan
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "batteries"
@@ -227,3 +228,66 @@ def test_pairs_rewritten_after_the_lock_time_audit_read_them_are_hashed_as_audit
     assert hashlib.sha256(leak["pairs"].read_bytes()).hexdigest() != original  # the rewrite happened
     assert reason is not None and reason.outcome.value == "PASS", reason
     assert lock.inputs[str(leak["pairs"])] == original
+
+
+def test_audit_leak_json_names_the_sha256_of_the_pairs_bytes_it_audited(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """``forgegate audit leak --json`` reads each pairs file once: the sha256 it records (which a plan's lock ties
+    the fixture to) is of the bytes audited, not of a second read that sees a rewrite (issue 34, item 6)."""
+    from audit_helpers import build_leak_fixture
+
+    import forgegate.jsonio as jsonio
+    from forgegate.pipeline.audits import leak_audit
+
+    leak = build_leak_fixture(tmp_path / "leak")
+    original = hashlib.sha256(leak["pairs"].read_bytes()).hexdigest()
+    real_read = jsonio.read_bytes_or_input_error
+
+    def read_then_append(path: Path, **kwargs: object) -> bytes:
+        raw = real_read(path, **kwargs)  # type: ignore[arg-type]
+        if path == leak["pairs"]:
+            with path.open("a", encoding="utf-8") as handle:
+                handle.write('{"split": "val", "instruction": "x", "response": "y"}\n')
+        return raw
+
+    monkeypatch.setattr(jsonio, "read_bytes_or_input_error", read_then_append)
+    done = leak_audit(leak["source"], [leak["renamed"]], [leak["pairs"]], seed=0, rename_map=leak["map"],
+                      planted=3, glob="*")
+    assert hashlib.sha256(leak["pairs"].read_bytes()).hexdigest() != original  # the rewrite happened
+    assert done.result.pairs_sha256 == {str(leak["pairs"]): original}
+    audited = {split: leaks.pairs for split, leaks in done.report.splits.items()}
+    assert audited == {"train": 40, "val": 10}  # not the appended row
+
+
+def test_a_confirmatory_plan_is_checked_on_the_bytes_the_lock_check_read(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run checks a confirmatory plan's codebook, relevance record, validation key and sheet from the bytes its
+    lock check read (pipeline/confirmatory.py, handed them by preflight): files broken after that read change
+    nothing, where a second read would refuse the run (issue 34, item 6)."""
+    from semantic_helpers import run_cli
+    from test_run_semantic import write_plan
+    from test_run_semantic_relevance import LABELS_1, LABELS_2, confirmatory_plan, folder_with_codebook
+    from test_semantic_relevance import sheet
+
+    from forgegate.pipeline.confirmatory import check_confirmatory
+    from forgegate.plan import load_plan
+
+    folder = tmp_path / "sem"
+    folder_with_codebook(folder)
+    first, second = sheet(tmp_path / "ana.csv", LABELS_1), sheet(tmp_path / "ben.csv", LABELS_2)
+    adjudication = sheet(tmp_path / "adj.csv", {"t2:c2": 1, "t2:c3": 0})
+    made, _, err = run_cli(["semantic", "relevance", "--first", f"ana={first}", "--second", f"ben={second}",
+                            "--author", "carol", "--adjudicator", "carol", "--adjudication", str(adjudication),
+                            "--codebook", str(folder / "codebook.json"),
+                            "--out", str(folder / "relevance.jsonl")], capsys, monkeypatch)
+    assert made == 0, err
+    plan = write_plan(folder, confirmatory_plan("tgpt-confirmed-once", "http://127.0.0.1:9",
+                                                'codebook = "codebook.json"\nrelevance = "relevance.jsonl"\n'))
+    written = ("codebook.json", "relevance.jsonl", "validation_key.csv", "validation_sheet.csv")
+    contents = {name: (folder / name).read_bytes() for name in written}
+    check_confirmatory(load_plan(plan), contents)  # the files as they are: a confirmatory plan
+    for name in written:
+        (folder / name).write_text("broken after the lock check\n", encoding="utf-8")
+    check_confirmatory(load_plan(plan), contents)  # the bytes read: still the same plan, nothing read again
+    with pytest.raises(ForgegateError):
+        check_confirmatory(load_plan(plan))  # read again, the broken files refuse it: the check above read none

@@ -146,12 +146,17 @@ def leak_result(report: LeakReport) -> LeakAuditResult:
 def leak_audit(source: Path, renamed: list[Path], pairs: list[Path], *, seed: int, rename_map: Path | None,
                planted: int, glob: str) -> Audited[LeakReport, LeakAuditResult]:
     """Removed names in built pairs; the result names each pairs file's sha256 (a plan ties its fixture to it)."""
-    from forgegate.audit import run_leak_audit
-    from forgegate.fixture.provenance import sha256_bytes_of
+    import hashlib
 
-    report = run_leak_audit(source, renamed, pairs, seed=seed, rename_map=rename_map, planted=planted, glob=glob)
-    result = leak_result(report).model_copy(update={"pairs_sha256": {str(p): sha256_bytes_of(p) for p in pairs}})
-    return Audited(report, result)
+    from forgegate.audit import run_leak_audit
+    from forgegate.jsonio import read_bytes_or_input_error
+
+    # each pairs file read once: the bytes audited are the bytes whose sha256 the result names (issue 34, item 6)
+    read = {path: read_bytes_or_input_error(path, what="pairs file") for path in pairs}
+    report = run_leak_audit(source, renamed, pairs, seed=seed, rename_map=rename_map, planted=planted, glob=glob,
+                            pair_bytes=read)
+    digests = {str(path): hashlib.sha256(raw).hexdigest() for path, raw in read.items()}
+    return Audited(report, leak_result(report).model_copy(update={"pairs_sha256": digests}))
 
 
 def format_audit(battery: Path, corpus: Path, *, min_rows: int = 1) -> Audited[FormatReport, FormatAuditResult]:

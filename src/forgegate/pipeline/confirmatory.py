@@ -13,6 +13,8 @@ relevance adjudication is checked.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from forgegate.core.experiments import EXPERIMENT_NAMES, RECURRENCE_ENDPOINT, primary_endpoint
 from forgegate.jsonio import parse_json_strict
 from forgegate.plan import LoadedPlan, SemanticParams
@@ -28,14 +30,17 @@ from forgegate.semantic.topology import MATCHED_BUDGET
 WHERE = ("instruments", "semantic")
 
 
-def check_confirmatory(loaded: LoadedPlan) -> None:
-    """Refuse a confirmatory plan (file:line of the field) that is not T_GPT's confirmatory; nothing otherwise."""
+def check_confirmatory(loaded: LoadedPlan, contents: Mapping[str, bytes] | None = None) -> None:
+    """Refuse a confirmatory plan (file:line of the field) that is not T_GPT's confirmatory; nothing otherwise.
+    ``contents``: the bytes the lock check read, by the path as the plan writes it (a run checks the codebook,
+    the relevance record and the validation key it scores, not a second read of them; issue 34, item 6)."""
     params = loaded.plan.instruments.semantic
     if params is None or not params.confirmatory:
         return
     _declared_values(loaded, params)
     assert params.codebook is not None  # the schema requires it when confirmatory
-    book = load_codebook(loaded.resolve(params.codebook), require_frozen=True)
+    book = load_codebook(loaded.resolve(params.codebook), require_frozen=True,
+                         raw=_read(contents, params.codebook))
     judge = str(book.rule.judge.get("judge"))
     if judge not in JUDGES.names():
         raise loaded.error((*WHERE, "codebook"), f"the codebook was frozen under the {judge!r} judge, which is "
@@ -43,10 +48,10 @@ def check_confirmatory(loaded: LoadedPlan) -> None:
                            f"bidirectional entailment ({', '.join(JUDGES.names())})",
                            hint="freeze the codebook with --judge nli (or llm), or set confirmatory = false")
     _primaries(loaded, params)
-    _order(loaded, params)
+    _order(loaded, params, contents)
     _recovery_arm(loaded, params, book)
-    _validation_complete(loaded, params, book)
-    _adjudication(loaded, params)
+    _validation_complete(loaded, params, book, contents)
+    _adjudication(loaded, params, contents)
 
 
 def _declared_values(loaded: LoadedPlan, params: SemanticParams) -> None:
@@ -158,7 +163,13 @@ def _recovery_arm(loaded: LoadedPlan, params: SemanticParams, book: Codebook) ->
                                        "recovery probes \"do not name missing cluster identities\"")
 
 
-def _validation_complete(loaded: LoadedPlan, params: SemanticParams, book: Codebook) -> None:
+def _read(contents: Mapping[str, bytes] | None, written: str) -> bytes | None:
+    """The bytes the lock check read for a file the plan names (None: none given, the file is read here)."""
+    return None if contents is None else contents.get(written)
+
+
+def _validation_complete(loaded: LoadedPlan, params: SemanticParams, book: Codebook,
+                         contents: Mapping[str, bytes] | None) -> None:
     """The blinded human validation belongs to the development phase: declared, with its minimum, sheet complete."""
     declared = params.validation
     if declared is None or declared.min_agreement is None:
@@ -171,20 +182,21 @@ def _validation_complete(loaded: LoadedPlan, params: SemanticParams, book: Codeb
                            "only once its blinded validation sheet is filled")
     ids = {c.id for task in book.tasks.values() for c in task.clusters}
     score = score_validation(sheet, loaded.resolve(declared.key),
-                             BootstrapSettings(seed=params.bootstrap_seed, n_resamples=params.bootstrap_resamples), ids)
+                             BootstrapSettings(seed=params.bootstrap_seed, n_resamples=params.bootstrap_resamples), ids,
+                             key_raw=_read(contents, declared.key), sheet_raw=_read(contents, declared.sheet))
     if not score["complete"]:
         raise loaded.error((*WHERE, "validation", "sheet"), f"{len(score['unlabelled_rows'])} rows of "
                            f"{declared.sheet} have no same_meaning label: a confirmatory plan locks only once its "
                            "blinded validation sheet is complete")
 
 
-def _adjudication(loaded: LoadedPlan, params: SemanticParams) -> None:
+def _adjudication(loaded: LoadedPlan, params: SemanticParams, contents: Mapping[str, bytes] | None) -> None:
     """The adjudicated relevance record, on the frozen codebook, with neither primary annotator the study author."""
     assert params.study_author is not None
     if params.relevance is None:
         raise loaded.error(WHERE, "a confirmatory plan names the adjudicated relevance record (relevance)",
                            hint="forgegate semantic relevance writes it from the two annotators' sheets")
-    record = load_relevance(loaded.resolve(params.relevance)).record
+    record = load_relevance(loaded.resolve(params.relevance), _read(contents, params.relevance)).record
     where = (*WHERE, "relevance")
     if record is None:
         raise loaded.error(where, "a bare {cluster, relevant} file is not an adjudication: a confirmatory plan needs "
@@ -198,7 +210,7 @@ def _adjudication(loaded: LoadedPlan, params: SemanticParams) -> None:
             raise loaded.error(where, f"the study author {params.study_author!r} is a primary annotator: {problem}")
 
 
-def _order(loaded: LoadedPlan, params: SemanticParams) -> None:
+def _order(loaded: LoadedPlan, params: SemanticParams, contents: Mapping[str, bytes] | None) -> None:
     """Every earlier experiment of T_GPT's order is confirmed (its confirmatory result named), or the plan says why."""
     earlier = EXPERIMENT_NAMES[:EXPERIMENT_NAMES.index(params.experiment)]
     if not earlier:
@@ -220,7 +232,9 @@ def _order(loaded: LoadedPlan, params: SemanticParams) -> None:
             continue
         where = (*WHERE, "order", "confirmed", experiment)
         try:
-            result = parse_json_strict(loaded.resolve(path).read_text(encoding="utf-8"))
+            raw = _read(contents, path)
+            text = loaded.resolve(path).read_text(encoding="utf-8") if raw is None else raw.decode("utf-8")
+            result = parse_json_strict(text)
             metrics = result["semantic"]["metrics"]
             mode, named = metrics["mode"], metrics["experiment"]
         except (OSError, ValueError, KeyError, TypeError) as exc:

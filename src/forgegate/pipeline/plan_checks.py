@@ -142,5 +142,5 @@ def preflight(loaded: LoadedPlan, task_ids: list[str], contents: Mapping[str, by
         gloss_inputs(loaded, contents)
     if inst.semantic is not None:
         semantic_inputs(loaded, task_ids, contents)
-        check_confirmatory(loaded)
+        check_confirmatory(loaded, contents)
         check_quality_declarations(loaded, task_ids)

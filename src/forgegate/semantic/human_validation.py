@@ -40,13 +40,15 @@ def _agreement(agree: list[int], settings: BootstrapSettings, unit: str) -> dict
 
 
 def score_validation(sheet: Path, key: Path, settings: BootstrapSettings,
-                     cluster_ids: Collection[str] | None = None, *, key_raw: bytes | None = None) -> dict[str, Any]:
+                     cluster_ids: Collection[str] | None = None, *, key_raw: bytes | None = None,
+                     sheet_raw: bytes | None = None) -> dict[str, Any]:
     """Agreement of the human ``same_meaning`` labels with the clustering, with intervals.
 
     Blank labels leave the score incomplete (``complete`` False, the rows listed); a value other than
     0 or 1, a row the key does not have, or (given ``cluster_ids``) a key naming clusters of another
     codebook is an InputError at its line. The sheet is read once: the bytes scored are the bytes whose sha256
-    the result records. ``key_raw``: the key's bytes as a plan's lock check hashed them (the file is not read).
+    the result records. ``key_raw`` / ``sheet_raw``: the key's (and a confirmatory plan's locked sheet's) bytes as
+    a plan's lock check hashed them (the file is not read).
     """
     verdicts: dict[str, tuple[str, int]] = {}
     for row_id, (line, row) in read_keyed_sheet(key, KEY_COLUMNS, "row", what="key", raw=key_raw).rows.items():
@@ -59,7 +61,7 @@ def score_validation(sheet: Path, key: Path, settings: BootstrapSettings,
                 raise InputError(key, f"cluster {unknown[0]!r} is not in the plan's frozen codebook", line=line,
                                  field="clusters", hint="score the key written with this codebook's sheets")
         verdicts[row_id] = (row["clusters"], LABELS[row["clustering_same"]])
-    sheet_raw = read_bounded_bytes(sheet, what="sheet")
+    sheet_raw = read_bounded_bytes(sheet, what="sheet") if sheet_raw is None else sheet_raw
     filled = read_keyed_sheet(sheet, VALIDATION_COLUMNS, "row", label="same_meaning", raw=sheet_raw)
     for row_id, (line, row) in filled.rows.items():
         if row_id not in verdicts:
