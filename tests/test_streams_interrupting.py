@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
 from backend_servers import Behaviour
 from eval_helpers import read_json, run_cli_in_process, script_for
 from stream_servers import ANSWER, InterruptingOpenAI
@@ -27,6 +28,7 @@ def _eval(server: InterruptingOpenAI, tmp_path: Path, name: str, concurrency: in
     return proc.returncode, proc.stderr, read_json(tmp_path / f"{name}.json")
 
 
+@pytest.mark.slow  # two whole evals of the bundled battery, streamed: ~11 s, the fast lane's longest test
 def test_an_interrupting_server_ends_with_the_answers_of_concurrency_1(tmp_path: Path) -> None:
     # the perfect answers, each stretched to several tokens so that streams are in flight when others arrive
     script = {prompt: f"{answer} {answer} {answer}" for prompt, answer in script_for(BATTERY).items()}
