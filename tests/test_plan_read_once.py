@@ -264,23 +264,15 @@ def test_a_confirmatory_plan_is_checked_on_the_bytes_the_lock_check_read(
     """A run checks a confirmatory plan's codebook, relevance record, validation key and sheet from the bytes its
     lock check read (pipeline/confirmatory.py, handed them by preflight): files broken after that read change
     nothing, where a second read would refuse the run (issue 34, item 6)."""
-    from semantic_helpers import run_cli
     from test_run_semantic import write_plan
-    from test_run_semantic_relevance import LABELS_1, LABELS_2, confirmatory_plan, folder_with_codebook
-    from test_semantic_relevance import sheet
+    from test_run_semantic_relevance import adjudicated_record, confirmatory_plan, folder_with_codebook
 
     from forgegate.pipeline.confirmatory import check_confirmatory
     from forgegate.plan import load_plan
 
     folder = tmp_path / "sem"
     folder_with_codebook(folder)
-    first, second = sheet(tmp_path / "ana.csv", LABELS_1), sheet(tmp_path / "ben.csv", LABELS_2)
-    adjudication = sheet(tmp_path / "adj.csv", {"t2:c2": 1, "t2:c3": 0})
-    made, _, err = run_cli(["semantic", "relevance", "--first", f"ana={first}", "--second", f"ben={second}",
-                            "--author", "carol", "--adjudicator", "carol", "--adjudication", str(adjudication),
-                            "--codebook", str(folder / "codebook.json"),
-                            "--out", str(folder / "relevance.jsonl")], capsys, monkeypatch)
-    assert made == 0, err
+    adjudicated_record(folder, "relevance.jsonl", tmp_path, capsys, monkeypatch)
     plan = write_plan(folder, confirmatory_plan("tgpt-confirmed-once", "http://127.0.0.1:9",
                                                 'codebook = "codebook.json"\nrelevance = "relevance.jsonl"\n'))
     written = ("codebook.json", "relevance.jsonl", "validation_key.csv", "validation_sheet.csv")

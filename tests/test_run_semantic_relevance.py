@@ -97,6 +97,19 @@ LABELS_1 = {"t1:c1": 1, "t1:c2": 1, "t1:c3": 0, "t2:c1": 1, "t2:c2": 0, "t2:c3":
 LABELS_2 = {"t1:c1": 1, "t1:c2": 1, "t1:c3": 0, "t2:c1": 1, "t2:c2": 1, "t2:c3": 1}
 
 
+def adjudicated_record(folder: Path, name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """``semantic relevance`` writes ``folder/name``: ana and ben annotate (neither the author, carol), carol
+    adjudicates their two disagreements, on the folder's frozen codebook."""
+    first, second = sheet(tmp_path / "ana.csv", LABELS_1), sheet(tmp_path / "ben.csv", LABELS_2)
+    adjudication = sheet(tmp_path / "adj.csv", {"t2:c2": 1, "t2:c3": 0})
+    made, _, err = run_cli(["semantic", "relevance", "--first", f"ana={first}", "--second", f"ben={second}",
+                            "--author", "carol", "--adjudicator", "carol", "--adjudication", str(adjudication),
+                            "--codebook", str(folder / "codebook.json"), "--out", str(folder / name)],
+                           capsys, monkeypatch)
+    assert made == 0, err
+
+
 @pytest.fixture
 def oracle(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("forgegate.pipeline.plan_semantic.frozen_judge", lambda record, path, *_: FrozenOracle())
@@ -136,13 +149,7 @@ def test_confirmatory_plan_needs_the_adjudicated_record_and_shows_its_provenance
         # The record from two annotators (not the author) and an adjudicator: the table stands (HOLD: no pass rule).
         rec = tmp_path / "rec"
         book_hash = folder_with_codebook(rec)
-        first, second = sheet(tmp_path / "ana.csv", LABELS_1), sheet(tmp_path / "ben.csv", LABELS_2)
-        adj = sheet(tmp_path / "adj.csv", {"t2:c2": 1, "t2:c3": 0})
-        made, _, err = run_cli(["semantic", "relevance", "--first", f"ana={first}", "--second", f"ben={second}",
-                                "--author", "carol", "--adjudicator", "carol", "--adjudication", str(adj),
-                                "--codebook", str(rec / "codebook.json"),
-                                "--out", str(rec / "relevance.adjudicated.jsonl")], capsys, monkeypatch)
-        assert made == 0, err
+        adjudicated_record(rec, "relevance.adjudicated.jsonl", tmp_path, capsys, monkeypatch)
         code, out, result = run_plan(rec, "tgpt-rec", server.url, "relevance.adjudicated.jsonl", tmp_path, capsys,
                                      monkeypatch)
     assert code == 1 and result["gate"] == "HOLD", out
