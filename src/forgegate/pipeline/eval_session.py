@@ -1,4 +1,5 @@
-"""An eval or live test end to end, as a one-arm plan: load inputs, generate through the one runner, score, gate."""
+"""An eval or live test end to end, as a one-arm plan down the plan's road: the session's options become one
+arm's requests (``generation.RunRequests``), generated and scored by the steps ``forgegate run`` takes."""
 
 from __future__ import annotations
 
@@ -9,30 +10,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from forgegate.backends import BackendConfig
-from forgegate.backends.preflight import preflight
-from forgegate.battery import Battery, bundled_battery_path, bundled_live_test_path, load_battery
+from forgegate.battery import Battery, bundled_live_test_path, load_battery
 from forgegate.checks.loop_stop import loop_stop
-from forgegate.core.match_rule import MATCH_RULE
-from forgegate.gate.gloss_config import GateConfig, bundled_gate_config_path, parse_gate_config
-from forgegate.jsonio import read_bytes_or_input_error, write_json_atomic
+from forgegate.jsonio import write_json_atomic
 from forgegate.lineage.marks import marks_for
 from forgegate.pipeline.format_followup import with_training_corpus
-from forgegate.pipeline.gloss_scoring import ScoredRun, eval_result, record_last_gate, score_store
+from forgegate.pipeline.generation import RunRequests, generate_run
+from forgegate.pipeline.gloss_inputs import GlossInputs, read_gate_config, read_gloss_battery
+from forgegate.pipeline.gloss_scoring import ScoredRun, eval_result, score_gloss_arm
 from forgegate.pipeline.session_options import SessionOptions
 from forgegate.results import EvalResult
 from forgegate.results.base import Strict
-from forgegate.run import (
-    ArmSpec,
-    ExecutionSummary,
-    PromptItem,
-    RetryPolicy,
-    SamplingSpec,
-    StopFor,
-    battery_prompt,
-    generate,
-    plan_requests,
-)
-from forgegate.store import RunMeta, StoredGateConfig, run_path, writable_store_dir
+from forgegate.run import ArmSpec, ExecutionSummary, PromptItem, RetryPolicy, SamplingSpec, StopFor, battery_prompt
+from forgegate.store import RunMeta
 
 
 @dataclass(frozen=True)
@@ -80,13 +70,7 @@ class SessionInputs:
     """An eval's inputs, each user file read once: what is hashed is what is parsed and what the store keeps."""
 
     spec: EvalSpec
-    gate_config: GateConfig
-    stored_gate_config: StoredGateConfig
-    """The gate config as the store keeps it: its path, the sha256 of the bytes read and those same bytes."""
-
-    @property
-    def gate_sha(self) -> str:
-        return self.stored_gate_config.sha256
+    gloss: GlossInputs
 
 
 @dataclass(frozen=True)
@@ -101,55 +85,47 @@ class SessionRun:
 
 def prepare_session(options: SessionOptions) -> SessionInputs:
     """Load and cross-check the files first (nothing runs on bad input; the options checked themselves when
-    they were built): gate config, battery. The gate config's bytes are read once, then parsed, hashed and
-    stored from that one read (a second read could see a file changed in between: a run whose stored config
-    and sha disagree)."""
-    gate_config_path = options.gate_config or bundled_gate_config_path()
-    raw = read_bytes_or_input_error(gate_config_path, what="gate config")
-    gate_config, gate_sha = parse_gate_config(raw, gate_config_path)
-    stored = StoredGateConfig(path=str(gate_config_path), sha256=gate_sha, toml=raw.decode("utf-8"),
-                              match_rule=MATCH_RULE)
+    they were built): gate config, battery, through the loaders a plan's gloss instrument uses."""
+    gate = read_gate_config(options.gate_config)
     if options.kind == "live":
         battery = load_battery(options.battery or bundled_live_test_path())
     else:
-        battery = load_battery(options.battery or bundled_battery_path(),
-                               categories=gate_config.categories)
-        gate_config.check_battery(battery)
+        battery = read_gloss_battery(options.battery, gate.config)
     spec = EvalSpec(kind=options.kind, backend=options.backend, config=options.config, battery=battery,
                     seed=options.seed, temperature=options.temperature, top_p=options.top_p,
                     system=options.system)
-    return SessionInputs(spec, gate_config, stored)
+    return SessionInputs(spec, GlossInputs(battery, gate, options.seed))
+
+
+def session_requests(inputs: SessionInputs, options: SessionOptions) -> RunRequests:
+    """The eval as a one-arm plan: arm ``model``, the battery as fixture (each item its own cap), one seed; its
+    store is named by the spec's identity, and its record keeps the gate config whole and the loop cut-off."""
+    spec = inputs.spec
+    metadata = RunMeta(battery_path=str(spec.battery.path), base_urls=list(spec.config.base_urls),
+                       gate_config=inputs.gloss.gate.stored, loop_cutoff=options.loop_cutoff)
+    return RunRequests.of(spec.run_id, options.store,
+                          identity=RunMeta.model_validate({**spec.identity(), "run_id": spec.run_id}),
+                          metadata=metadata, arms=[spec.arm()], items=spec.items(), seeds=[spec.seed],
+                          sampling=spec.sampling(), per_arm_digests=False, probe_every_arm=True)
 
 
 async def run_session_async(options: SessionOptions) -> SessionRun:
-    """An eval or live test end to end: validate, generate through the one runner, score, gate; the typed
-    result is what the CLI prints, the reports render and ``--json`` writes (its ``model_dump``)."""
+    """An eval or live test end to end, down the plan's road: generate (``generation.generate_run``), score
+    (``gloss_scoring.score_gloss_arm``), gate; the typed result is what the CLI prints, the reports render and
+    ``--json`` writes (its ``model_dump``)."""
     inputs = prepare_session(options)
-    spec, gate_config = inputs.spec, inputs.gate_config
-    store_dir = writable_store_dir(options.store)  # a store folder that cannot be used is named before any network
-    # a dead server, a wrong path or a model the server lacks is bad input (exit 2), before a run file is made
-    served = None if options.model_in_memory is not None else await preflight(spec.backend, spec.config)
-    arm = spec.arm()
-    prompts = {item.item_id: item.prompt for item in spec.battery.items}
-    stop_for: StopFor | None = ((lambda planned: loop_stop(prompts[planned.item_id], gate_config.loops))
+    gloss = inputs.gloss
+    prompts = {item.item_id: item.prompt for item in gloss.battery.items}
+    stop_for: StopFor | None = ((lambda planned: loop_stop(prompts[planned.item_id], gloss.config.loops))
                                 if options.loop_cutoff else None)
-    outcome = await generate(
-        run_path(spec.run_id, store_dir),
-        identity=RunMeta.model_validate({**spec.identity(), "run_id": spec.run_id}),
-        metadata=RunMeta(battery_path=str(spec.battery.path), base_urls=list(spec.config.base_urls),
-                         gate_config=inputs.stored_gate_config,
-                         loop_cutoff=options.loop_cutoff,
-                         served_model=served.model_id if served is not None else None),
-        arms=[arm], planned=plan_requests([arm], spec.items(), [spec.seed], spec.sampling()),
-        concurrency=options.concurrency, quiet=options.quiet, retry=RetryPolicy(attempts=options.retries),
-        per_arm_digests=False, wait=options.wait,
-        made={EVAL_ARM: options.model_in_memory} if options.model_in_memory is not None else None,
-        stop_for=stop_for)
-    scored = score_store(outcome.store_path, spec.battery, gate_config, inputs.gate_sha,
-                         check_failure_modes=options.check_failure_modes)
-    record_last_gate(outcome.store_path, scored.gloss.verdict.gate)
+    stored = await generate_run(
+        session_requests(inputs, options), concurrency=options.concurrency, quiet=options.quiet,
+        wait=options.wait, retry=RetryPolicy(attempts=options.retries), stop_for=stop_for,
+        made={EVAL_ARM: options.model_in_memory} if options.model_in_memory is not None else None)
+    scored = score_gloss_arm(stored.store_path, gloss, EVAL_ARM, per_arm=False,
+                             check_failure_modes=options.check_failure_modes)
     result = with_training_corpus(eval_result(scored), options.training_corpus)
-    return SessionRun(_with_marks(result, outcome.store_path.parent), outcome.summary, scored)
+    return SessionRun(_with_marks(result, stored.store_path.parent), stored.summary, scored)
 
 
 def _with_marks(result: EvalResult, store_dir: Path) -> EvalResult:

@@ -28,6 +28,7 @@ from forgegate.gate.gloss_config import GateConfig
 from forgegate.gate.live import live_verdict
 from forgegate.gate.signatures import signature_reason
 from forgegate.pipeline.format_followup import format_followup
+from forgegate.pipeline.gloss_inputs import GlossInputs
 from forgegate.pipeline.review import item_review
 from forgegate.results import EvalResult, reason_models
 from forgegate.results.base import REVIEW_SCHEMA_VERSION
@@ -121,6 +122,17 @@ def score_store(store_path: Path, battery: Battery, config: GateConfig, config_s
     else:
         gloss = gloss_verdict(config, outcomes, controls)
     return ScoredRun(meta, battery, config, config_sha, tuple(answers), gloss, store_path, signatures)
+
+
+def score_gloss_arm(store_path: Path, inputs: GlossInputs, arm: str, *, per_arm: bool,
+                    check_failure_modes: bool = False) -> ScoredRun:
+    """One arm's stored answers through the GLOSS checks and gate, the one scoring of the one road (an eval's
+    one arm, each arm of a plan), and its verdict noted for ``forgegate runs``: under the arm's name where the
+    store keeps things per arm (a plan, ``per_arm``), as the run's own where its one arm is the run (an eval)."""
+    result = score_store(store_path, inputs.battery, inputs.config, inputs.config_sha256, arm=arm,
+                         check_failure_modes=check_failure_modes)
+    record_last_gate(store_path, result.gloss.verdict.gate, arm if per_arm else None)
+    return result
 
 
 def record_last_gate(store_path: Path, gate: Gate, arm: str | None = None) -> None:

@@ -10,10 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from forgegate.battery import Battery, bundled_battery_path, load_battery
-from forgegate.battery.loader import parse_battery
-from forgegate.gate.gloss_config import GateConfig, load_gate_config, parse_gate_config
 from forgegate.pipeline.confirmatory import check_confirmatory
+from forgegate.pipeline.gloss_inputs import GlossInputs, read_gate_config, read_gloss_battery
 from forgegate.pipeline.plan_quality import check_quality_declarations
 from forgegate.pipeline.semantic_judge import rebuildable_judges
 from forgegate.plan import LoadedPlan, is_bundled
@@ -22,39 +20,27 @@ from forgegate.semantic.relevance_record import RelevanceRecord, load_relevance
 from forgegate.semantic.separation import REBUILD
 
 
-@dataclass(frozen=True)
-class GlossInputs:
-    battery: Battery
-    config: GateConfig
-    config_sha256: str
-    seed: int
-
-
 def gloss_inputs(loaded: LoadedPlan, contents: Mapping[str, bytes] | None = None) -> GlossInputs:
-    """The battery (checked against the gate config, every category present) and the gate config. With
-    ``contents`` (the plan's inputs as its lock check read and hashed them) the files are not read again."""
+    """The battery (checked against the gate config, every category present) and the gate config, loaded as an
+    eval loads them (``pipeline.gloss_inputs``). With ``contents`` (the plan's inputs as its lock check read and
+    hashed them) the files are not read again."""
     plan = loaded.plan
     params = plan.instruments.gloss
     assert params is not None and plan.fixture.battery is not None  # the plan loader checked both
-    if is_bundled(params.gate_config):
-        config, sha = load_gate_config(None)
-    elif contents is not None:
-        config, sha = parse_gate_config(contents[params.gate_config], loaded.resolve(params.gate_config))
-    else:
-        config, sha = load_gate_config(loaded.resolve(params.gate_config))
-    if is_bundled(plan.fixture.battery):
-        battery = load_battery(Path(bundled_battery_path()), categories=config.categories)
-    elif contents is not None:
-        battery = parse_battery(loaded.resolve(plan.fixture.battery), contents[plan.fixture.battery],
-                                categories=config.categories)
-    else:
-        battery = load_battery(loaded.resolve(plan.fixture.battery), categories=config.categories)
-    config.check_battery(battery)
+
+    def given(written: str) -> tuple[Path | None, bytes | None]:
+        if is_bundled(written):
+            return None, None
+        return loaded.resolve(written), None if contents is None else contents[written]
+
+    gate = read_gate_config(*given(params.gate_config))
+    battery_path, battery_raw = given(plan.fixture.battery)
+    battery = read_gloss_battery(battery_path, gate.config, battery_raw)
     seeds = plan.seed_list()
     if len(seeds) != 1:
         raise loaded.error(("seeds",), f"the gloss instrument scores each battery item once; the plan has "
                            f"{len(seeds)} seeds", hint="seeds = [0] (one seed per GLOSS run)")
-    return GlossInputs(battery, config, sha, seeds[0])
+    return GlossInputs(battery, gate, seeds[0])
 
 
 @dataclass(frozen=True)

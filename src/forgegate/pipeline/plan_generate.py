@@ -7,13 +7,10 @@ generation exists in the plan's run store and hands back the stored rows.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 
-from forgegate.backends.preflight import preflight as probe_endpoint
-from forgegate.core.records import StoredResponse
-from forgegate.errors import UsageError
-from forgegate.metrics.generations import Generation
+from forgegate.pipeline.generation import RunRequests, StoredGenerations, check_concurrency, generate_run
 from forgegate.pipeline.plan_checks import preflight
 from forgegate.pipeline.plan_fixture import fixture_battery, fixture_items
 from forgegate.pipeline.plan_store import plan_run_id, plan_run_state
@@ -25,21 +22,15 @@ from forgegate.plan import (
     check_lock,
     load_plan,
 )
-from forgegate.run import ArmSpec, ExecutionSummary, SamplingSpec, generate, plan_requests
-from forgegate.store import RunMeta, RunStore, writable_store_dir
+from forgegate.run import ArmSpec, SamplingSpec
+from forgegate.store import RunMeta
 
 
 @dataclass(frozen=True)
-class PlanGenerations:
-    """What the run store holds for a locked plan after generation."""
+class PlanGenerations(StoredGenerations):
+    """What the run store holds for a locked plan after generation, and the plan it was locked under."""
 
     locked: LockedPlan
-    store_path: Path
-    summary: ExecutionSummary
-    generations: tuple[Generation, ...]
-    errors: tuple[StoredResponse, ...]
-    missing: tuple[str, ...]
-    model_digests: dict[str, str | None]
 
 
 def plan_arms(locked: LockedPlan) -> list[ArmSpec]:
@@ -67,20 +58,13 @@ def plan_sampling(locked: LockedPlan) -> SamplingSpec:
                         chat=s.chat, system=s.system)
 
 
-def _generation(row: StoredResponse) -> Generation:
-    return Generation(arm=row.arm, seed=row.seed if row.seed is not None else 0, text=row.response or "",
-                      item=row.item_id, finish=row.finish, tokens=row.tokens,  # type: ignore[arg-type]
-                      max_tokens=row.request.max_tokens)
-
-
 async def generate_plan_async(plan_path: Path | str, *, store_dir: Path | None = None, concurrency: int = 1,
                               quiet: bool = True, wait: bool = True) -> PlanGenerations:
     """Lock check, then every missing generation of the plan (a resumed run repeats nothing finished).
 
     One process generates a plan's run at a time: another waits for it, or with ``wait=False`` refuses.
     """
-    if concurrency < 1:
-        raise UsageError("--concurrency must be at least 1")
+    check_concurrency(concurrency)
     state = plan_run_state(load_plan(plan_path), store_dir)
     locked = check_lock(plan_path, run_has_generations=state.has_generations)
     if state.stored_plan_hash is not None and state.stored_plan_hash != locked.plan_hash and state.has_generations:
@@ -90,35 +74,17 @@ async def generate_plan_async(plan_path: Path | str, *, store_dir: Path | None =
     items = fixture_items(locked)
     preflight(locked.loaded, [item.id for item in items], locked.contents)  # nothing generates on bad inputs
     check_adapters(locked.loaded)  # nor on an adapter folder that is not there
-    arms = plan_arms(locked)
-    planned = plan_requests(arms, items, locked.loaded.plan.seed_list(), plan_sampling(locked))
-    finished: set[str] = set()
-    if state.has_generations:
-        with RunStore.open(state.store_path, create=False, readonly=True) as stored:
-            finished = stored.finished_keys()
-    to_generate = {request.arm for request in planned if request.key not in finished}
-    for arm in arms:  # a dead server, a wrong path or an unserved model: exit 2, before the store is touched
-        if arm.name in to_generate:  # an arm whose answers are all stored asks its server nothing
-            await probe_endpoint(arm.backend, arm.config)
     battery = fixture_battery(locked)
     metadata = RunMeta(plan_hash=locked.plan_hash, plan_file=str(locked.loaded.path))
     if battery is not None:
         metadata = metadata.model_copy(update={"battery_sha256": battery.sha256})
-    identity = RunMeta(kind="plan", run_id=plan_run_id(locked.loaded.plan.name), plan_name=locked.loaded.plan.name)
-    writable_store_dir(store_dir)
-    outcome = await generate(state.store_path, identity=identity,
-                             metadata=metadata, arms=arms, planned=planned, concurrency=concurrency, quiet=quiet,
-                             wait=wait)
-    summary, digests = outcome.summary, outcome.model_digests
-    with RunStore.open(state.store_path, create=False) as store:
-        latest = {row.request_key: row for row in store.latest()}
-    wanted = [p.key for p in planned]
-    rows = [latest[key] for key in wanted if key in latest]
-    return PlanGenerations(
-        locked=locked, store_path=state.store_path, summary=summary,
-        generations=tuple(_generation(r) for r in rows if r.ok),
-        errors=tuple(r for r in rows if not r.ok),
-        missing=tuple(key for key in wanted if key not in latest), model_digests=digests)
+    name = locked.loaded.plan.name
+    requests = RunRequests.of(plan_run_id(name), store_dir,
+                              identity=RunMeta(kind="plan", run_id=plan_run_id(name), plan_name=name),
+                              metadata=metadata, arms=plan_arms(locked), items=items,
+                              seeds=locked.loaded.plan.seed_list(), sampling=plan_sampling(locked))
+    stored = await generate_run(requests, concurrency=concurrency, quiet=quiet, wait=wait)
+    return PlanGenerations(**{f.name: getattr(stored, f.name) for f in fields(stored)}, locked=locked)
 
 
 def generate_plan(plan_path: Path | str, *, store_dir: Path | None = None, concurrency: int = 1,

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from forgegate.core.verdict import Gate, Verdict
 from forgegate.gate.plan import plan_gloss_verdict
-from forgegate.pipeline.gloss_scoring import ScoredRun, eval_body, record_last_gate, score_store
+from forgegate.pipeline.gloss_scoring import ScoredRun, eval_body, score_gloss_arm
 from forgegate.pipeline.plan_checks import gloss_inputs
 from forgegate.pipeline.plan_generate import PlanGenerations
 from forgegate.results import PlanArmGloss, PlanGloss, reason_models
@@ -60,8 +60,7 @@ def score_gloss(gens: PlanGenerations) -> GlossOutcome:
     arms: list[ArmGloss] = []
     deciding: list[tuple[str, Gate, str]] = []
     for arm in loaded.plan.arms:
-        result = score_store(gens.store_path, inputs.battery, inputs.config, inputs.config_sha256, arm=arm.name)
-        record_last_gate(gens.store_path, result.gloss.verdict.gate, arm.name)
+        result = score_gloss_arm(gens.store_path, inputs, arm.name, per_arm=True)
         body = eval_body(result).model_copy(update={  # the arm's identity is the plan's, not the store's
             "backend": arm.backend, "model": arm.model or f"{arm.backend} default model",
             "model_digest": gens.model_digests.get(arm.name), "seed": inputs.seed,
