@@ -43,6 +43,12 @@ def read_gate_config(path: Path | None, raw: bytes | None = None) -> GateConfigI
                                                     match_rule=MATCH_RULE))
 
 
+def stored_gate_config(stored: StoredGateConfig, label: str) -> GateConfigInput:
+    """The gate config a run store kept (its bytes as read at the run's start), loaded the same way; ``label``
+    names the copy in errors (``RUN.sqlite (stored gate config)``)."""
+    return read_gate_config(Path(label), stored.toml.encode("utf-8"))
+
+
 def read_gloss_battery(path: Path | None, config: GateConfig, raw: bytes | None = None) -> Battery:
     """The battery (``path`` None: the bundled GLOSS v2), every item in one of the config's categories and every
     category present (``GateConfig.check_battery``); ``raw``: its bytes already read."""

@@ -9,7 +9,7 @@ from pathlib import Path
 from forgegate.battery import load_battery
 from forgegate.core.match_rule import MATCH_RULE
 from forgegate.errors import UsageError
-from forgegate.gate.gloss_config import load_gate_config, parse_gate_config
+from forgegate.pipeline.gloss_inputs import read_gate_config, read_gloss_battery, stored_gate_config
 from forgegate.pipeline.gloss_scoring import eval_result, record_last_gate, score_store
 from forgegate.results import EvalResult
 from forgegate.store import RunStore, find_run
@@ -33,11 +33,12 @@ def rescore_stored_run(run: str, *, store_dir: Path | None, battery_path: Path |
                          "with --json (e.g. `forgegate run PLAN --json result.json`) and pass that file")
     stored = meta.gate_config
     if gate_config_path is not None:
-        config, sha = load_gate_config(gate_config_path)
+        gate = read_gate_config(gate_config_path)
     elif stored is not None:
-        config, sha = parse_gate_config(stored.toml.encode("utf-8"), f"{path.name} (stored gate config)")
+        gate = stored_gate_config(stored, f"{path.name} (stored gate config)")
     else:
         raise UsageError(f"run {path.stem} does not record its gate config: pass --gate-config")
+    config, sha = gate.config, gate.sha256
     regated = None
     if stored is not None and stored.sha256 != sha:
         regated = (f"re-gated under {config.name} (sha256 {sha[:12]}); the run was gated under "
@@ -49,10 +50,8 @@ def rescore_stored_run(run: str, *, store_dir: Path | None, battery_path: Path |
     if battery_path is None and (meta.battery_path is None or not Path(meta.battery_path).is_file()):
         raise UsageError(f"run {path.stem} was generated from {meta.battery_path}, which is not there now: "
                          "pass --battery with the same battery (its sha256 is checked)")
-    battery = load_battery(battery_path or Path(str(meta.battery_path)),
-                           categories=None if kind == "live" else config.categories)
-    if kind != "live":
-        config.check_battery(battery)
+    given = battery_path or Path(str(meta.battery_path))
+    battery = load_battery(given) if kind == "live" else read_gloss_battery(given, config)
     scored = score_store(path, battery, config, sha, check_failure_modes=check_failure_modes)
     if regated is None:  # a run re-gated under another config must not overwrite its own verdict
         record_last_gate(path, scored.gloss.verdict.gate)

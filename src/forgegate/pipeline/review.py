@@ -13,7 +13,7 @@ from forgegate.core.loop_settings import LoopSettings
 from forgegate.core.names import name_key, name_problem
 from forgegate.core.records import StoredResponse
 from forgegate.errors import ForgegateError, UsageError
-from forgegate.gate.gloss_config import parse_gate_config
+from forgegate.pipeline.gloss_inputs import stored_gate_config
 from forgegate.results.eval import ItemReview, ReviewEntry
 from forgegate.store import ReviewDecision, RunMeta, RunStore
 
@@ -73,10 +73,9 @@ def run_loop_settings(meta: RunMeta) -> LoopSettings | None:
     if meta.gate_config is None:
         return None
     try:
-        config, _ = parse_gate_config(meta.gate_config.toml.encode("utf-8"), "stored gate config")
+        return stored_gate_config(meta.gate_config, "stored gate config").config.loops
     except ForgegateError:
         return None
-    return config.loops
 
 
 def item_checks(battery: Battery | None, row: StoredResponse, loop_settings: LoopSettings | None = None
