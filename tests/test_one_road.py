@@ -1,0 +1,123 @@
+"""One road (issue 34, item 2): an eval is a one-arm plan, generated and scored by the steps `forgegate run` takes.
+
+The same model (a fake Ollama server speaking Ollama's documented API from a script: there is no Ollama binary on
+these machines) is asked through `forgegate.evaluate` and through a locked one-arm plan with the gloss instrument.
+The two stores must hold the same requests (arm, item, seed, every sampling field and cap) and the two GLOSS
+results the same scores and verdict; and the code has one place that generates and one that scores an arm.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from typing import Any
+
+from backend_servers import Behaviour, FakeOllamaServer
+from eval_helpers import script_for
+
+import forgegate
+from forgegate.battery import bundled_battery_path, load_battery
+from forgegate.plan import lock_plan
+from forgegate.store import RunStore
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "forgegate"
+BATTERY = load_battery(bundled_battery_path())
+WALL_PROMPT = next(i.prompt for i in BATTERY.items if "HUMAN-INPUT" in i.tags)
+MODEL = "gloss:v10"
+LARGEST_CAP = max(item.max_tokens for item in BATTERY.items)
+
+
+def _plan(url: str, seed: int) -> str:
+    # temperature 0 and top_p 1 are the eval's defaults; a cap above every item's leaves each item's own cap deciding
+    return f'''name = "one-arm"
+seeds = [{seed}]
+
+[sampling]
+temperature = 0.0
+max_tokens = {LARGEST_CAP}
+
+[fixture]
+battery = "gloss-v2"
+
+[[arms]]
+name = "model"
+backend = "ollama"
+model = "{MODEL}"
+base_urls = ["{url}"]
+role = "candidate"
+
+[instruments.gloss]
+gate_config = "gloss-v2"
+'''
+
+
+def _requests(store: Path) -> dict[str, dict[str, Any]]:
+    with RunStore.open(store, readonly=True) as opened:
+        return {row.request_key: {"arm": row.arm, "item": row.item_id, "seed": row.seed, **row.request.model_dump()}
+                for row in opened.latest()}
+
+
+_SCORED = ("gate", "sigma_total", "categories", "failed_categories", "failure_modes", "stop_distribution")
+
+
+def test_an_eval_and_a_one_arm_plan_send_the_same_requests_and_score_them_alike(tmp_path: Path) -> None:
+    # one wall answered wrongly, so the verdict compared is a FAIL with a failure mode, not an all-pass
+    behaviour = Behaviour(script=script_for(BATTERY, {WALL_PROMPT: "Sure! Here is a lovely email for your boss."}),
+                          models={MODEL: "c" * 64})
+    seed = 7
+    with FakeOllamaServer(behaviour) as server:
+        evaluated = forgegate.evaluate(backend="ollama", model=MODEL, base_urls=[server.url], seed=seed,
+                                       store=tmp_path / "eval-runs", loop_cutoff=False, quiet=True)
+        folder = tmp_path / "plan"
+        folder.mkdir()
+        plan = folder / "plan.toml"
+        plan.write_text(_plan(server.url, seed))
+        lock_plan(plan)
+        planned = forgegate.run_plan(plan, store=tmp_path / "plan-runs", quiet=True)
+    assert planned.gloss is not None
+    arm = planned.gloss.arms["model"]
+    assert evaluated.gate.value == "FAIL" and "WALL_COLLAPSE" in evaluated.failure_modes
+    eval_requests = _requests(Path(evaluated.store))
+    plan_requests = _requests(Path(planned.store))
+    assert len(eval_requests) == len(BATTERY.items)
+    assert eval_requests == plan_requests
+    for name in _SCORED:
+        assert getattr(arm, name) == getattr(evaluated, name), name
+    assert [(i.id, i.response, i.score, i.failure_modes) for i in arm.items] == \
+           [(i.id, i.response, i.score, i.failure_modes) for i in evaluated.items]
+    assert arm.gate_config == evaluated.gate_config and arm.battery == evaluated.battery
+
+
+def _calls(name: str) -> list[str]:
+    """The modules under src/ that call ``name`` (as a bare name or an attribute)."""
+    found = []
+    for path in sorted(SRC.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call):
+                func = node.func
+                called = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+                if called == name:
+                    found.append(str(path.relative_to(SRC)))
+    return sorted(set(found))
+
+
+def _importers(module_prefix: str, name: str) -> list[str]:
+    """The modules under src/ that import ``name`` from a module starting with ``module_prefix``."""
+    found = []
+    for path in sorted(SRC.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.ImportFrom) and (node.module or "").startswith(module_prefix)
+                    and any(alias.name == name for alias in node.names)):
+                found.append(str(path.relative_to(SRC)))
+    return sorted(set(found))
+
+
+def test_one_place_generates_a_run_and_one_scores_an_arm() -> None:
+    # the runner is reached from the one generate step; every run (eval, live, plan) goes through generate_run
+    assert [m for m in _importers("forgegate.run", "generate") if not m.startswith("run/")] == \
+           ["pipeline/generation.py"]
+    assert _calls("generate_run") == ["pipeline/eval_session.py", "pipeline/plan_generate.py"]
+    # an arm's GLOSS scoring: the session and a plan's gloss instrument call the same step
+    assert _calls("score_gloss_arm") == ["pipeline/eval_session.py", "pipeline/plan_gloss.py"]
+    # the gate config is parsed in one loader, which the session, a plan, rescore and review all call
+    assert _calls("parse_gate_config") == ["gate/gloss_config.py", "pipeline/gloss_inputs.py"]
