@@ -18,6 +18,28 @@ from forgegate.battery.item import BatteryItem
 from forgegate.checks.match import present
 
 
+def one_arm_gloss_plan(url: str, model: str, *, name: str, seed: int, max_tokens: int, battery: str,
+                       gate_config: str) -> str:
+    """A plan's text with one ``ollama`` arm called ``model`` (the eval's arm name) and the gloss instrument: an
+    eval written as a plan."""
+    return f'''name = "{name}"
+seeds = [{seed}]
+[sampling]
+temperature = 0.0
+max_tokens = {max_tokens}
+[fixture]
+battery = "{battery}"
+[[arms]]
+name = "model"
+backend = "ollama"
+model = "{model}"
+base_urls = ["{url}"]
+role = "candidate"
+[instruments.gloss]
+gate_config = "{gate_config}"
+'''
+
+
 def perfect_answer(item: BatteryItem) -> str:
     """What a model that knows the battery would say: the expected text and nothing more."""
     if item.eval_type == "semantic" and item.require is not None:

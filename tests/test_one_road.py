@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from backend_servers import Behaviour, FakeOllamaServer
-from eval_helpers import script_for
+from eval_helpers import one_arm_gloss_plan, script_for
 
 import forgegate
 from forgegate.battery import bundled_battery_path, load_battery
@@ -25,30 +25,6 @@ BATTERY = load_battery(bundled_battery_path())
 WALL_PROMPT = next(i.prompt for i in BATTERY.items if "HUMAN-INPUT" in i.tags)
 MODEL = "gloss:v10"
 LARGEST_CAP = max(item.max_tokens for item in BATTERY.items)
-
-
-def _plan(url: str, seed: int) -> str:
-    # temperature 0 and top_p 1 are the eval's defaults; a cap above every item's leaves each item's own cap deciding
-    return f'''name = "one-arm"
-seeds = [{seed}]
-
-[sampling]
-temperature = 0.0
-max_tokens = {LARGEST_CAP}
-
-[fixture]
-battery = "gloss-v2"
-
-[[arms]]
-name = "model"
-backend = "ollama"
-model = "{MODEL}"
-base_urls = ["{url}"]
-role = "candidate"
-
-[instruments.gloss]
-gate_config = "gloss-v2"
-'''
 
 
 def _requests(store: Path) -> dict[str, dict[str, Any]]:
@@ -71,7 +47,9 @@ def test_an_eval_and_a_one_arm_plan_send_the_same_requests_and_score_them_alike(
         folder = tmp_path / "plan"
         folder.mkdir()
         plan = folder / "plan.toml"
-        plan.write_text(_plan(server.url, seed))
+        # temperature 0 and top_p 1 are the eval's defaults; a cap above every item's leaves each item's own cap
+        plan.write_text(one_arm_gloss_plan(server.url, MODEL, name="one-arm", seed=seed, max_tokens=LARGEST_CAP,
+                                           battery="gloss-v2", gate_config="gloss-v2"))
         lock_plan(plan)
         planned = forgegate.run_plan(plan, store=tmp_path / "plan-runs", quiet=True)
     assert planned.gloss is not None

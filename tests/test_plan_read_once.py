@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from backend_servers import Behaviour, FakeOllamaServer
-from eval_helpers import script_for
+from eval_helpers import one_arm_gloss_plan, script_for
 from typer.testing import CliRunner
 
 import forgegate.pipeline.plan_generate as plan_generate
@@ -32,22 +32,8 @@ def _plan(folder: Path, url: str) -> Path:
     shutil.copy(EXAMPLES / "tiny.jsonl", folder / "battery.jsonl")
     shutil.copy(EXAMPLES / "tiny-gate.toml", folder / "gate.toml")
     plan = folder / "plan.toml"
-    plan.write_text(f'''name = "read-once"
-seeds = [0]
-[sampling]
-temperature = 0.0
-max_tokens = 64
-[fixture]
-battery = "battery.jsonl"
-[[arms]]
-name = "model"
-backend = "ollama"
-model = "{MODEL}"
-base_urls = ["{url}"]
-role = "candidate"
-[instruments.gloss]
-gate_config = "gate.toml"
-''', encoding="utf-8")
+    plan.write_text(one_arm_gloss_plan(url, MODEL, name="read-once", seed=0, max_tokens=64,
+                                       battery="battery.jsonl", gate_config="gate.toml"), encoding="utf-8")
     return plan
 
 
