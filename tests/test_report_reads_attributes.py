@@ -3,8 +3,8 @@
 The count is taken from the source (AST): a subscript with a string constant (``x["gate"]``) and a
 ``.get("...")`` call. What a web page reads from the request it answers (its URL, query string, form and
 headers) and what it hands its template are not result data; they are named below and left out. Every other
-such lookup is a place where a renderer reads result data by string key, and the count per file is held at the
-named ``LEFT_TO_DO``: it may only shrink (change the figure when a file loses lookups).
+such lookup is a place where a renderer reads result data by string key, and there are none left (``LEFT_TO_DO``
+is empty): one added fails the test.
 """
 
 from __future__ import annotations
@@ -21,14 +21,9 @@ REQUEST_PARTS = frozenset({"request.path_params", "request.query_params", "reque
 SHEET_ROWS = {"view/sheets.py": frozenset({"row"})}
 """A CSV row an annotator wrote (the sheets page reads the file it serves), not a result."""
 
-LEFT_TO_DO: dict[str, int] = {
-    "report/plan_terminal_parts.py": 3,
-    "report/semantic_terminal.py": 2,
-}
-"""File -> string-key lookups into result data still there (issue 34, item 3; 139 when the count began). What is
-left: ``semantic_terminal.fmt`` also formats a cell of a metrics table's JSON (``semantic compare`` reads tables
-through ``semantic.fields``, which works on the dumped table), and ``plan_terminal_parts`` reads a codebook judge's
-own description (``CodebookInfo.judge``, kept as the judge wrote it)."""
+LEFT_TO_DO: dict[str, int] = {}
+"""File -> string-key lookups into result data still there (issue 34, item 3; 139 when the count began, none
+since a codebook judge's record became ``results.JudgeRecord`` and ``semantic compare`` read typed cells)."""
 
 
 def _lookups(source: str, rel: str) -> list[tuple[int, str]]:

@@ -5,6 +5,7 @@ Cross-level claims require an explicit measurement bridge.")."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -100,3 +101,35 @@ def test_a_plan_declares_bridges_between_two_different_fields() -> None:
         with pytest.raises(InputError) as err:
             parse_plan_text(Path("t.toml"), head + bridge.replace('"FIELD_TOK"', bad) + "[[comparisons]]" + tail)
         assert says in str(err.value) and err.value.line is not None
+
+
+def test_a_pool_metric_is_set_side_by_side_per_aggregate_from_the_typed_table(tmp_path, capsys, monkeypatch) -> None:
+    """``semantic compare`` reads the result's typed across-task cells: each aggregate's value with its CI, as the
+    table holds it (the labels and numbers are read back from the JSON, not assumed)."""
+    from test_semantic_aggregates import files
+
+    samples, relevance, agg = files(tmp_path)
+    out = tmp_path / "o.json"
+    code, _, err = run_cli(metrics_args(samples, relevance, out, "--aggregates", str(agg), "--exploratory"),
+                           capsys, monkeypatch)
+    assert code == 1, err
+    cells = json.loads(out.read_text())["across_tasks"]["AGG_COVERAGE"]
+    code, shown, err = run_cli(["semantic", "compare", str(out), str(out), "--endpoint", "AGG_COVERAGE"], capsys,
+                               monkeypatch)
+    assert code == 0, err
+    flat = " ".join(shown.split())
+    assert cells  # the aggregates file gives the table its pool cells
+    for name, cell in cells.items():
+        ci = "" if cell["ci"] is None else f" [{cell['ci'][0]:.3f}, {cell['ci'][1]:.3f}]"
+        shown_cell = re.escape(f"AGG_COVERAGE {name} {cell['value']:.3f}{ci}") + r"(?=;|\s|$)"
+        assert len(re.findall(shown_cell, flat)) == 2, (name, flat)
+
+
+def test_the_task_count_is_not_an_endpoint(result: Path, capsys, monkeypatch) -> None:
+    """``n_tasks`` sits beside the metrics across tasks but is no metric: refused as an unknown endpoint (exit 2;
+    it was offered as one and then ended in an internal error)."""
+    code, out, err = run_cli(["semantic", "compare", str(result), str(result), "--endpoint", "n_tasks"], capsys,
+                             monkeypatch)
+    flat = " ".join((out + err).split())
+    assert code == 2 and "'n_tasks' is not an endpoint" in flat and "ES_LOSS" in flat
+    assert "n_tasks)" not in flat and "n_tasks," not in flat

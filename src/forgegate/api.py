@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import typing
-from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Unpack
 
 from forgegate.core.limits import DEFAULT_BOOTSTRAP_RESAMPLES, bootstrap_problem, whole_number_problem
 from forgegate.core.sampling import shown
@@ -24,13 +22,15 @@ from forgegate.lineage import compare_runs
 from forgegate.pipeline.eval_session import run_session_async
 from forgegate.pipeline.plan_generate import generate_plan_async
 from forgegate.pipeline.plan_score import score_plan
-from forgegate.pipeline.session_fields import Declared, declared
+from forgegate.pipeline.session_fields import Declared, declared, keyword_type
+from forgegate.pipeline.session_keywords import SessionKeywords
 from forgegate.pipeline.session_options import SessionOptions
 from forgegate.pipeline.sources import eval_run_scores
 from forgegate.results import ComparisonResult, EvalResult, PlanRunResult
 
 
-async def evaluate_async(battery: str | Path | None = None, *, live: bool = False, **options: Any) -> EvalResult:
+async def evaluate_async(battery: str | Path | None = None, *, live: bool = False,
+                         **options: Unpack[SessionKeywords]) -> EvalResult:
     """Run a battery (default: the bundled GLOSS v2) against a model and gate it, as ``forgegate eval`` does.
 
     The keywords are the CLI's options, generated from the one declaration of the session options
@@ -39,7 +39,8 @@ async def evaluate_async(battery: str | Path | None = None, *, live: bool = Fals
     ``--no-loop-cutoff``); an unknown keyword is refused naming the known ones. ``live=True`` runs the 10-task
     live test instead (``forgegate live``); ``training_corpus`` runs the format audit when LX-B, LX-G or LX-X fail
     (``--training-corpus``). The run resumes from the store like the CLI's. The result's ``.gate`` is the verdict
-    word; ``.model_dump()`` is the JSON contract.
+    word; ``.model_dump()`` is the JSON contract. A type checker checks each keyword's type too
+    (``SessionKeywords``, PEP 692: ``concurrency="4"`` is flagged before the call runs).
     """
     _SESSION_SIGNATURE.bind(battery, live=live, **options)  # an unknown keyword: a TypeError, as for any function
     session = SessionOptions.model_validate({"kind": _live_kind(live), "battery": battery, **options})
@@ -52,7 +53,8 @@ def _live_kind(live: object) -> str:
     return "live" if live else "eval"
 
 
-def evaluate(battery: str | Path | None = None, *, live: bool = False, **options: Any) -> EvalResult:
+def evaluate(battery: str | Path | None = None, *, live: bool = False,
+             **options: Unpack[SessionKeywords]) -> EvalResult:
     """`evaluate_async` from synchronous code (a script, or a notebook cell whose loop is running): the same
     keywords, the same typed result."""
     return run_sync(evaluate_async(battery, live=live, **options))
@@ -60,15 +62,8 @@ def evaluate(battery: str | Path | None = None, *, live: bool = False, **options
 
 def _keyword(option: Declared) -> inspect.Parameter:
     """One session option as an API keyword: a path may be text, a list of URLs any sequence."""
-    annotation: Any = option.type
-    if annotation is Path:
-        annotation = str | Path
-    elif typing.get_origin(annotation) is tuple:
-        annotation = Sequence[typing.get_args(annotation)[0]]  # type: ignore[misc]
-    if option.optional:
-        annotation = annotation | None
     return inspect.Parameter(option.name, inspect.Parameter.KEYWORD_ONLY, default=option.default,
-                             annotation=annotation)
+                             annotation=keyword_type(option))
 
 
 def _session_signature() -> inspect.Signature:

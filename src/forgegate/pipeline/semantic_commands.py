@@ -22,6 +22,7 @@ from forgegate.pipeline.semantic_table import gate_table
 
 if TYPE_CHECKING:
     from forgegate.results import SemanticMetricsResult
+    from forgegate.results.primary import MetricEntry
     from forgegate.semantic.codebook import Codebook
     from forgegate.semantic.taskstats import Roles
 
@@ -144,8 +145,9 @@ class Side:
     """One result of ``semantic compare``: its file, its table's mode and the endpoint's labelled values."""
 
     path: Path
-    mode: object
-    values: list[tuple[str, Any]]
+    mode: str
+    values: list[tuple[str, MetricEntry | None]]
+    """Each cell's label and its across-task value (None: neither table has the endpoint's cell)."""
 
 
 @dataclass(frozen=True)
@@ -163,9 +165,9 @@ def compare_semantic(left: Path, right: Path, *, endpoint: str, plan: Path | Non
     plan names a bridge, or when ``endpoint`` is not one of theirs."""
     from forgegate.results import PlanRunResult, SemanticMetricsBody, SemanticMetricsResult
     from forgegate.results.read import read_result_json
-    from forgegate.semantic.fields import TABLE_FIELD, across_value, bridged, field_problem, known_endpoints
+    from forgegate.semantic.fields import bridged, field_problem
 
-    tables = []
+    tables: list[SemanticMetricsBody] = []
     for path in (left, right):
         result = read_result_json(path).result
         body: SemanticMetricsBody | None = (
@@ -174,22 +176,22 @@ def compare_semantic(left: Path, right: Path, *, endpoint: str, plan: Path | Non
             else None)
         if body is None:
             raise UsageError(f"{path}: a {result.kind} result with no semantic metrics table")
-        tables.append(body.to_json())  # the field rules (semantic.fields) read the table as its JSON
+        tables.append(body)
     bridges: list[dict[str, object]] = []
     if plan is not None:  # bridges are declared in a plan, never read from a result file
         from forgegate.plan import load_plan
 
         params = load_plan(plan).plan.instruments.semantic
         bridges = [b.model_dump(mode="json") for b in (params.bridges if params is not None else ())]
-    problem = field_problem(tables[0], tables[1], left_name=str(left), right_name=str(right), bridges=bridges)
+    fields = (tables[0].field, tables[1].field)
+    problem = field_problem(*fields, left_name=str(left), right_name=str(right), bridges=bridges)
     if problem is not None:
         raise UsageError(problem)
-    known = sorted({*known_endpoints(tables[0]), *known_endpoints(tables[1])})
+    known = sorted({*tables[0].across_tasks.endpoints(), *tables[1].across_tasks.endpoints()})
     if endpoint not in known:
         raise UsageError(f"--endpoint {endpoint!r} is not an endpoint of these results (they report "
                          f"{', '.join(known) or 'none'})")
-    fields = (str(tables[0].get("field", TABLE_FIELD)), str(tables[1].get("field", TABLE_FIELD)))
     bridge = bridged(fields[0], fields[1], bridges)
-    sides = tuple(Side(path, table.get("mode"), across_value(table, endpoint) or [(endpoint, None)])
+    sides = tuple(Side(path, table.mode, list(table.across_tasks.entries(endpoint)) or [(endpoint, None)])
                   for path, table in zip((left, right), tables, strict=True))
     return SideBySide(fields, None if bridge is None else str(bridge["how"]), (sides[0], sides[1]))

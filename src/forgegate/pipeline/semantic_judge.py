@@ -17,10 +17,13 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
+from pydantic import ValidationError
 
 from forgegate.core.verdict import Verdict
 from forgegate.errors import InputError, RequestsIncomplete, UsageError
 from forgegate.gate.semantic import semantic_unscored
+from forgegate.jsonio import validation_to_input_error
+from forgegate.results.judge_record import JudgeRecord
 from forgegate.semantic.embedding import DEFAULT_THRESHOLD, load_embedder
 from forgegate.semantic.entailment import JUDGES, EntailmentJudge, Label, judge_capability
 
@@ -85,6 +88,7 @@ def frozen_judge(record: dict[str, Any], codebook: Path, judge_store: Path | Non
         if not isinstance(threshold, int | float):
             raise InputError(codebook, "the embedding judge record has no numeric threshold",
                              field="rule.judge.threshold")
+        _fits_the_result(record, codebook)
         return EmbeddingJudge(load_embedder(), float(threshold))
     if not isinstance(kind, str) or kind not in JUDGES:
         raise InputError(codebook, f"judge {kind!r} cannot be rebuilt", field="rule.judge.judge")
@@ -100,7 +104,21 @@ def frozen_judge(record: dict[str, Any], codebook: Path, judge_store: Path | Non
             raise InputError(codebook, f"the {kind} judge record's base_urls is not a list of URLs: {urls!r}",
                              field="rule.judge.base_urls")
         options.update(cache=judge_store, base_urls=urls)
+    _fits_the_result(record, codebook)
     return make_judge(kind, **options)
+
+
+def _fits_the_result(record: dict[str, Any], codebook: Path) -> None:
+    """The plan's result carries the frozen judge's record (``results.JudgeRecord``, strict): a key no judge
+    writes or a value of the wrong type is refused here, at ``rule.judge.KEY`` before the judge is built, not as
+    a crash when the result is built after the run."""
+    try:
+        JudgeRecord.model_validate(record)
+    except ValidationError as exc:
+        found = validation_to_input_error(codebook, None, exc, fields=tuple(JudgeRecord.model_fields))
+        raise InputError(codebook, found.message, field=f"rule.judge.{found.field}" if found.field else "rule.judge",
+                         hint="a frozen codebook's judge record is what its judge wrote: freeze a new codebook "
+                              "rather than edit it") from None
 
 
 def make_judge(name: str, *, nli_model: str | Path | None = None, backend: str | None = None,

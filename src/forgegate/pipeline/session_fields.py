@@ -10,6 +10,7 @@ from it, and pydantic costs ~30 ms there.
 # No ``from __future__ import annotations``: the annotations below are built once, as objects, when the class is
 # made, so reading them (``declared``) evaluates no strings (about a millisecond of ``--help`` otherwise).
 import typing
+from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -135,6 +136,18 @@ def declared() -> tuple[Declared, ...]:
         plain, optional, opt = _plain(annotation)
         out.append(Declared(name, plain, optional, getattr(SessionFields, name), opt))
     return tuple(out)
+
+
+def keyword_type(option: Declared) -> Any:
+    """The type ``forgegate.evaluate`` takes for ``option``: a path may be text or a ``Path``, a tuple any sequence,
+    and an optional one None. Read by the runtime signature (``api.py``) and by the rendered ``SessionKeywords``
+    (``session_keywords_render``), so the two cannot differ."""
+    annotation: Any = option.type
+    if annotation is Path:
+        annotation = str | Path
+    elif typing.get_origin(annotation) is tuple:
+        annotation = Sequence[typing.get_args(annotation)[0]]  # type: ignore[misc]
+    return annotation | None if option.optional else annotation
 
 
 def flag(field: str) -> str:

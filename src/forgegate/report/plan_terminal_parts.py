@@ -40,12 +40,12 @@ def _gloss_cell(arm: GlossArmValue) -> str:
 def print_semantic(outcome: PlanSemantic, console: Console) -> None:
     book = outcome.codebook
     console.rule("semantic (T_GPT v0.8.1)")
-    judge = book.judge or {}  # the judge's own description (CodebookInfo.judge: kept as the judge wrote it)
+    judge = book.judge  # the judge's own description (a JudgeRecord); None: the block names no judge
+    name, model, threshold = (None, None, None) if judge is None else (judge.judge, judge.model, judge.threshold)
     console.print(f"codebook: {escape(str(book.mode))}")
     if book.path:
-        console.print(f"  {escape(str(book.path))}; judge {escape(str(judge.get('judge')))} "
-                      f"{escape(str(judge.get('model')))}"
-                      + (f" threshold {judge['threshold']}" if "threshold" in judge else "")
+        console.print(f"  {escape(str(book.path))}; judge {escape(str(name))} {escape(str(model))}"
+                      + (f" threshold {threshold}" if threshold is not None else "")
                       + (f"; content hash {book.content_hash[:16]}" if book.content_hash else ""))
     if book.clusters:
         console.print("  clusters per task: " + ", ".join(f"{escape(t)} {n}" for t, n in book.clusters.items()))

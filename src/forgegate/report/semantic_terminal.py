@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -15,15 +13,12 @@ from forgegate.results.base import Estimate
 from forgegate.results.semantic import FileInputs, SemanticMetricsBody
 
 
-def fmt(entry: Any, digits: int = 3) -> str:
-    """``0.200 [0.120, 0.290]`` from an ``Estimate``; NA for null. ``semantic compare`` hands it cells of a table's
-    JSON (``semantic.fields`` reads the dumped table), hence the ``{"value", "ci"}`` form too."""
-    if isinstance(entry, Estimate):
-        value, ci = entry.value, entry.ci
-    elif isinstance(entry, dict):
-        value, ci = entry.get("value"), entry.get("ci")
-    else:
+def fmt(entry: Estimate | float | None, digits: int = 3) -> str:
+    """``0.200 [0.120, 0.290]`` from an ``Estimate`` (a table's cell); a bare number with ``digits`` significant
+    digits; NA for null."""
+    if not isinstance(entry, Estimate):
         return "NA" if entry is None else f"{entry:.{digits}g}" if isinstance(entry, float) else str(entry)
+    value, ci = entry.value, entry.ci
     if value is None:
         return "NA"
     text = f"{value:.{digits}f}"

@@ -7,9 +7,10 @@ Built by ``pipeline.semantic_topology`` (``semantic.topology.topology_block``) a
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from forgegate.results.base import Estimate, Sparse, Strict
+from forgegate.results.judge_record import JudgeRecord
 from forgegate.results.primary import MetricEntry
 from forgegate.results.semantic_checks import Agreement, BootstrapRecord
 
@@ -250,9 +251,9 @@ class CodebookInfo(Sparse):
     """The frozen codebook's content hash (null for a draft)."""
     frozen_at: str | None = None
     """When it was frozen."""
-    judge: dict[str, Any] | None = None
-    """The assignment rule's judge as the judge describes itself (nli, llm or embedding; keys differ by judge and
-    by the forgegate that froze the codebook, so this one block is kept as written)."""
+    judge: JudgeRecord | None = None
+    """The assignment rule's judge as the judge describes itself (nli, llm or embedding), with the keys it was
+    written with."""
     clusters: dict[str, int] | None = None
     """Task -> clusters."""
     judge_calls: dict[str, int] | None = None

@@ -84,6 +84,29 @@ class AcrossTasks(Strict):
         """The pair metric named ``metric`` (ES_LOSS, REC_GAIN or IRREV_OBS), for a renderer that loops over them."""
         return {"ES_LOSS": self.ES_LOSS, "REC_GAIN": self.REC_GAIN, "IRREV_OBS": self.IRREV_OBS}[metric]
 
+    def endpoints(self) -> list[str]:
+        """The endpoints this table reports across tasks, sorted: its metric fields (the pair metrics and the
+        aggregates' pool metrics) and every condition metric (``semantic compare --endpoint`` takes one)."""
+        names = {name for name in type(self).model_fields if name not in _NOT_ENDPOINTS}
+        for metrics in self.conditions.values():
+            names |= set(metrics)
+        return sorted(names)
+
+    def entries(self, endpoint: str) -> list[tuple[str, MetricEntry]]:
+        """An endpoint's across-task cells, each with its label: one for a pair metric (``ES_LOSS``), one per
+        aggregate for a pool metric (``AGG_COVERAGE mean``), one per condition for a condition metric
+        (``D_sem A``); empty when the table has none."""
+        if endpoint in type(self).model_fields and endpoint not in _NOT_ENDPOINTS:
+            cell: MetricEntry | dict[str, MetricEntry] = getattr(self, endpoint)
+            return [(endpoint, cell)] if isinstance(cell, MetricEntry) else \
+                [(f"{endpoint} {name}", entry) for name, entry in cell.items()]
+        return [(f"{endpoint} {condition}", metrics[endpoint]) for condition, metrics in self.conditions.items()
+                if endpoint in metrics]
+
+
+_NOT_ENDPOINTS = frozenset({"n_tasks", "conditions"})
+"""``AcrossTasks`` fields that are no metric: the task count, and the conditions (whose metrics are endpoints)."""
+
 
 class Tables(Strict):
     """One analysis variant: per task and across tasks."""

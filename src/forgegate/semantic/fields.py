@@ -37,41 +37,21 @@ def bridged(left: str, right: str, bridges: Iterable[Mapping[str, Any]]) -> Mapp
     return None
 
 
-def field_problem(left: Mapping[str, Any], right: Mapping[str, Any], *, left_name: str = "left",
-                  right_name: str = "right", bridges: Iterable[Mapping[str, Any]] = ()) -> str | None:
-    """Why two semantic results may not be compared (different fields and no bridge among ``bridges``), or None.
+def field_problem(left: str, right: str, *, left_name: str = "left", right_name: str = "right",
+                  bridges: Iterable[Mapping[str, Any]] = ()) -> str | None:
+    """Why results measuring fields ``left`` and ``right`` may not be compared (different fields and no bridge
+    among ``bridges``), or None.
 
     ``bridges`` are a plan's ``[[instruments.semantic.bridges]]`` (``semantic compare --plan``), never the
     ``bridges`` a result file carries: a line added to a JSON file is not a declared measurement bridge.
-    A result without ``field`` predates the label; every table forgegate wrote then was ``TABLE_FIELD``.
+    (A result without ``field`` predates the label; every table forgegate wrote then was ``TABLE_FIELD``, the
+    result model's default.)
     """
-    a, b = str(left.get("field", TABLE_FIELD)), str(right.get("field", TABLE_FIELD))
-    if a == b:
+    if left == right:
         return None
-    if bridged(a, b, bridges) is not None:
+    if bridged(left, right, bridges) is not None:
         return None
-    return (f"{left_name} measures {a} ({FIELD_TYPES.get(a, '?')}) and {right_name} measures {b} "
-            f"({FIELD_TYPES.get(b, '?')}): T_GPT v0.8.1 says \"{NON_EQUIVALENCE_RULE}\" Declare the bridge in the "
-            f"plan ([[instruments.semantic.bridges]] fields = [\"{a}\", \"{b}\"], how = \"...\") and pass it as "
-            "--plan, or compare results of one field")
-
-
-def known_endpoints(table: Mapping[str, Any]) -> list[str]:
-    """The endpoints a metrics table reports across tasks (the pair metrics and the per-condition ones), sorted."""
-    across = table.get("across_tasks") or {}
-    names = {k for k in across if k != "conditions"}
-    for block in (across.get("conditions") or {}).values():
-        names |= set(block or {})
-    return sorted(names)
-
-
-def across_value(table: Mapping[str, Any], endpoint: str) -> list[tuple[str, Any]]:
-    """An endpoint's across-task entries in a metrics table: ``[(label, {"value", "ci"})]``, one per pair metric,
-    one per condition for D_sem, H_sem and P."""
-    across = table.get("across_tasks") or {}
-    if endpoint in across and endpoint != "conditions":
-        entry = across[endpoint]
-        return [(endpoint, entry)] if isinstance(entry, dict) and "value" in entry else \
-            [(f"{endpoint} {name}", v) for name, v in (entry or {}).items()]
-    conditions = across.get("conditions") or {}
-    return [(f"{endpoint} {cond}", block.get(endpoint)) for cond, block in conditions.items() if endpoint in block]
+    return (f"{left_name} measures {left} ({FIELD_TYPES.get(left, '?')}) and {right_name} measures {right} "
+            f"({FIELD_TYPES.get(right, '?')}): T_GPT v0.8.1 says \"{NON_EQUIVALENCE_RULE}\" Declare the bridge in "
+            f"the plan ([[instruments.semantic.bridges]] fields = [\"{left}\", \"{right}\"], how = \"...\") and pass "
+            "it as --plan, or compare results of one field")
