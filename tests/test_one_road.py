@@ -9,6 +9,8 @@ results the same scores and verdict; and the code has one place that generates a
 from __future__ import annotations
 
 import ast
+import functools
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -16,12 +18,13 @@ from backend_servers import Behaviour, FakeOllamaServer
 from eval_helpers import one_arm_gloss_plan, script_for
 
 import forgegate
-from forgegate.battery import bundled_battery_path, load_battery
+from forgegate.battery import load_battery
 from forgegate.plan import lock_plan
 from forgegate.store import RunStore
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "forgegate"
-BATTERY = load_battery(bundled_battery_path())
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "batteries"
+BATTERY = load_battery(EXAMPLES / "tiny.jsonl")  # five items in four categories, one of them a wall
 WALL_PROMPT = next(i.prompt for i in BATTERY.items if "HUMAN-INPUT" in i.tags)
 MODEL = "gloss:v10"
 LARGEST_CAP = max(item.max_tokens for item in BATTERY.items)
@@ -42,14 +45,17 @@ def test_an_eval_and_a_one_arm_plan_send_the_same_requests_and_score_them_alike(
                           models={MODEL: "c" * 64})
     seed = 7
     with FakeOllamaServer(behaviour) as server:
-        evaluated = forgegate.evaluate(backend="ollama", model=MODEL, base_urls=[server.url], seed=seed,
-                                       store=tmp_path / "eval-runs", loop_cutoff=False, quiet=True)
         folder = tmp_path / "plan"
         folder.mkdir()
+        shutil.copy(EXAMPLES / "tiny.jsonl", folder / "battery.jsonl")
+        shutil.copy(EXAMPLES / "tiny-gate.toml", folder / "gate.toml")
+        evaluated = forgegate.evaluate(folder / "battery.jsonl", backend="ollama", model=MODEL,
+                                       base_urls=[server.url], seed=seed, gate_config=folder / "gate.toml",
+                                       store=tmp_path / "eval-runs", loop_cutoff=False, quiet=True)
         plan = folder / "plan.toml"
         # temperature 0 and top_p 1 are the eval's defaults; a cap above every item's leaves each item's own cap
         plan.write_text(one_arm_gloss_plan(server.url, MODEL, name="one-arm", seed=seed, max_tokens=LARGEST_CAP,
-                                           battery="gloss-v2", gate_config="gloss-v2"))
+                                           battery="battery.jsonl", gate_config="gate.toml"))
         lock_plan(plan)
         planned = forgegate.run_plan(plan, store=tmp_path / "plan-runs", quiet=True)
     assert planned.gloss is not None
@@ -66,27 +72,34 @@ def test_an_eval_and_a_one_arm_plan_send_the_same_requests_and_score_them_alike(
     assert arm.gate_config == evaluated.gate_config and arm.battery == evaluated.battery
 
 
+@functools.cache
+def _nodes() -> tuple[tuple[str, tuple[ast.AST, ...]], ...]:
+    """Every module under src/ (its path there) and its syntax tree's nodes, parsed once for every question."""
+    return tuple((str(path.relative_to(SRC)), tuple(ast.walk(ast.parse(path.read_text(encoding="utf-8")))))
+                 for path in sorted(SRC.rglob("*.py")))
+
+
 def _calls(name: str) -> list[str]:
     """The modules under src/ that call ``name`` (as a bare name or an attribute)."""
     found = []
-    for path in sorted(SRC.rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for module, nodes in _nodes():
+        for node in nodes:
             if isinstance(node, ast.Call):
                 func = node.func
                 called = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
                 if called == name:
-                    found.append(str(path.relative_to(SRC)))
+                    found.append(module)
     return sorted(set(found))
 
 
 def _importers(module_prefix: str, name: str) -> list[str]:
     """The modules under src/ that import ``name`` from a module starting with ``module_prefix``."""
     found = []
-    for path in sorted(SRC.rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for module, nodes in _nodes():
+        for node in nodes:
             if (isinstance(node, ast.ImportFrom) and (node.module or "").startswith(module_prefix)
                     and any(alias.name == name for alias in node.names)):
-                found.append(str(path.relative_to(SRC)))
+                found.append(module)
     return sorted(set(found))
 
 
