@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install forgegate with everything its tests need into ./.venv, then run the test suite (arguments go to pytest).
-# Bare, it runs every test (the fast lane on two cores, then the slow tests one at a time): exactly what .ci/run
-# runs. With -m "not slow" -n 2 it runs the fast lane on two cores (pytest-xdist), the README's and
+# Bare, it runs every test (the fast lane in three workers, then the slow tests one at a time): exactly what .ci/run
+# runs. With -m "not slow" -n 3 it runs the fast lane in three workers (pytest-xdist), the README's and
 # CONTRIBUTING.md's first command for anyone changing the code.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -53,11 +53,12 @@ if [ "$#" -gt 0 ]; then
     run_pytest "$@" || status=$?
     exit "$status"
 fi
-# Bare (CI): every test. The fast lane on both cores (its tests are written for pytest-xdist, CONTRIBUTING.md),
+# Bare (CI): every test. The fast lane in three workers on the two cores (its tests are written for pytest-xdist;
+# a quarter of its wall clock is waiting on subprocesses and servers, which a third worker fills: CONTRIBUTING.md),
 # then the slow tests one at a time (each starts a model, a server, a browser or a training run that takes
 # both cores itself). Both halves always run; the exit status is the first failure's.
 fast=0
-run_pytest -m "not slow" -n 2 --dist worksteal || fast=$?
+run_pytest -m "not slow" -n 3 --dist worksteal || fast=$?
 slow=0
 run_pytest -m slow || slow=$?
 if [ "$fast" -ne 0 ]; then

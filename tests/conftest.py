@@ -22,7 +22,7 @@ from training_run import PlainRun, plain_run
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 # pytest imports readline, which exports its idea of the terminal (COLUMNS=80, LINES=24 without one) into the
-# process environment; the workers of `pytest -n 2` start with it, and a console made under it keeps 80 columns
+# process environment; the workers of `pytest -n 3` start with it, and a console made under it keeps 80 columns
 # whatever width a test then sets. Every process of the suite starts without them, as a plain `pytest` does.
 for _size in ("COLUMNS", "LINES"):
     os.environ.pop(_size, None)
