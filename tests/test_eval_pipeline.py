@@ -87,6 +87,7 @@ def test_requests_that_fail_for_good_make_the_verdict_incomplete(tmp_path: Path)
     assert all(item["finish"] == "error" and item["score"] is None for item in result["items"])
 
 
+@pytest.mark.slow  # a forgegate process killed mid-run, then a second one: ~9 s of subprocess waits
 def test_killed_run_resumes_without_repeating_finished_requests(tmp_path: Path) -> None:
     import subprocess
     import sys

@@ -57,6 +57,7 @@ def wait_for(condition: Any, what: str) -> None:
         time.sleep(0.05)
 
 
+@pytest.mark.slow  # two forgegate processes racing for one run store: 7-9 s each, subprocess waits
 def test_two_processes_started_together_generate_each_item_once(tmp_path: Path) -> None:
     gate = threading.Event()
     store = tmp_path / "store"
@@ -82,6 +83,7 @@ def test_two_processes_started_together_generate_each_item_once(tmp_path: Path) 
     assert f"generated 0, resumed {len(LIVE.items)}" in waited
 
 
+@pytest.mark.slow  # two forgegate processes racing for one run store: 7-9 s each, subprocess waits
 def test_no_wait_exits_2_at_once_naming_the_holder(tmp_path: Path) -> None:
     gate = threading.Event()
     store = tmp_path / "store"
@@ -101,6 +103,7 @@ def test_no_wait_exits_2_at_once_naming_the_holder(tmp_path: Path) -> None:
     assert sent == len(LIVE.items) and not (tmp_path / "b.json").exists()
 
 
+@pytest.mark.slow  # two forgegate processes racing for one run store: 7-9 s each, subprocess waits
 def test_a_killed_holders_lock_is_taken_over(tmp_path: Path) -> None:
     gate = threading.Event()
     store = tmp_path / "store"
