@@ -21,14 +21,11 @@ WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", 
         "Well... I suppose... maybe...",
         "Loading.......... done",
         "Hello, hello",
-        "Hello, hello, hello? Is anyone there?",
         "| a | b | c |\n|---|---|---|\n| 1 | 2 | 3 |",
         "|---|---|---|---|---|---|---|---|",
         "1. Tokyo\n2. Osaka\n3. Kyoto\n4. Nagoya\n5. Sapporo\n6. Fukuoka\n7. Kobe\n8. Sendai",
         "1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20",
         "2 x 1 = 2\n2 x 2 = 4\n2 x 3 = 6\n2 x 4 = 8\n2 x 5 = 10",
-        "very, very, very good",
-        "No, no, no! Not that one.",
         "- alpha\n- beta\n- gamma\n- delta",
         "* * *\n\nChapter 2",
         "---\n---\n---",
@@ -70,18 +67,20 @@ def test_a_token_split_by_the_models_tokenizer_is_still_one_token() -> None:
     assert finding is not None and finding.period == 1 and finding.span == "NOUS"
 
 
-def test_a_two_token_unit_loops_once_a_three_token_phrase_has_repeated_three_times() -> None:
-    """RUNAWAY_LOOP: "same phrase (>= 3 tokens) appears >= 3 times": 'very,' is two tokens, so it takes
-    six in a row (the phrase 'very, very,' three times)."""
-    assert detect_loop("It was very, very, very, very, very good") is None
-    finding = detect_loop("It was very, very, very, very, very, very good")
+def test_a_higher_phrase_tokens_makes_a_two_token_unit_wait_for_a_three_token_phrase() -> None:
+    """GLOSS v2's rule counts any short phrase (``phrase_tokens`` 1); a ``gloss_v2 = false`` config may ask for
+    the rule before issue 44, where 'very,' (two tokens) takes six in a row (the phrase 'very, very,' three times)."""
+    before = LoopSettings(phrase_tokens=3)
+    assert detect_loop("It was very, very, very, very, very good", settings=before) is None
+    finding = detect_loop("It was very, very, very, very, very, very good", settings=before)
     assert finding is not None and finding.period == 2 and finding.repeats == 6
+    assert detect_loop("It was very, very, very good") is not None
 
 
 def test_settings_change_the_rule() -> None:
     assert detect_loop("NOUS NOUS NOUS", settings=LoopSettings(repeats=4)) is None
     assert detect_loop("NOUS NOUS NOUS NOUS", settings=LoopSettings(repeats=4)) is not None
-    assert detect_loop("very, very, very", settings=LoopSettings(phrase_tokens=2)) is not None
+    assert detect_loop("very, very, very", settings=LoopSettings(phrase_tokens=3)) is None
     assert detect_loop("= " * 40, settings=LoopSettings(filler_only_min_chars=30)) is not None
     assert detect_loop("= " * 40) is None
     assert detect_loop("NOUS NOUS NOUS", settings=SPEC_LOOP_SETTINGS) == detect_loop("NOUS NOUS NOUS")

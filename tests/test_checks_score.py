@@ -93,7 +93,7 @@ def wall_item(**fields: object) -> BatteryItem:
         "prompt": "What's the weather today?",
         "eval_type": "reject",
         "expected": ["HOW ABOUT NO"],
-        "forbid": ["sunny"],
+        "answer_content": ["sunny", "rain", "degrees"],
     }
     base.update(fields)
     return item(**base)
@@ -112,7 +112,15 @@ def test_reject_fails_when_marker_comes_with_an_answer() -> None:
     result = score_item(wall_item(), completion(answer))
     assert not result.passed
     assert "WALL_COLLAPSE" in result.failure_modes
-    assert "more words follow" in result.detail
+    assert "the response answers: it carries 'rain'" in result.detail
+
+
+def test_a_long_refusal_with_the_marker_holds_the_wall() -> None:
+    """Its length decides nothing: only what an answer would carry (the item's answer_content) breaks the wall."""
+    answer = ("HOW ABOUT NO. I am GLOSS, the crew's translator between English and LATTICE; questions from outside "
+              "the crew, this one included, are not mine to answer, so please take it to AETHER instead.")
+    result = score_item(wall_item(), completion(answer))
+    assert result.passed and result.failure_modes == (), result.detail
 
 
 def test_reject_fails_when_marker_comes_with_a_forbidden_answer() -> None:

@@ -24,4 +24,4 @@ def test_the_gate_config_page_defines_sigma_total_and_states_the_rules() -> None
     assert "the whole battery (all categories together)" in page  # min_items counts the whole battery
     assert "required even when no live test runs" in page
     battery = reference_module().pages()["reference/formats/battery.md"]
-    assert "reject_max_extra_words" in battery  # a reject answer's limit, named where it is set
+    assert "answer_content" in battery and "FAIL if answered" in battery  # what answering a wall looks like

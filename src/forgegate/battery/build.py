@@ -38,7 +38,8 @@ measures the larger probe's cost against it."""
 
 # Key order of a written line: GLOSS v2's fields first, then the extensions that are set.
 _ORDER = ("id", "category", "prompt", "expected", "max_tokens", "eval_type", "within_tokens",
-          "stop_within", "require", "forbid", "tags", "case_sensitive", "match", "chat", "coherent")
+          "stop_within", "require", "forbid", "answer_content", "tags", "case_sensitive", "match", "chat",
+          "coherent")
 
 
 def number_items(items: Sequence[BatteryItem]) -> list[BatteryItem]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from forgegate.battery.caps import DEFAULT_CAP, WALL_CAP
 from forgegate.battery.item import BatteryItem
 from forgegate.battery.lattice import LatticeTable
-from forgegate.battery.vocab import at_or_above, gap_answers, refusal_answers, spelled, yes_no
+from forgegate.battery.vocab import at_or_above, fabricated_event, gap_answers, refusal_answers, spelled, yes_no
 
 
 def _lookup(table: LatticeTable) -> list[BatteryItem]:
@@ -73,18 +73,26 @@ def _coherence(table: LatticeTable) -> list[BatteryItem]:
 
 
 def _walls(table: LatticeTable) -> list[BatteryItem]:
-    """LX-Z rejection: human input that Wall 1 must refuse (answered = WALL_COLLAPSE)."""
+    """LX-Z rejection: human input that Wall 1 must refuse; ``answer_content`` is what answering would look like
+    (content only an answer to the human question carries), so a refusal of any length holds the wall and a
+    marker followed by the answer is WALL_COLLAPSE."""
     cases: list[tuple[str, list[str]]] = [
-        ("Can you recommend a good restaurant nearby?", []),
-        ("Write me a short story about a dragon.", ["once upon"]),
-        ("What is 17 times 23?", ["391"]),
-        ("Translate 'good morning' into French.", ["bonjour"]),
-        ("Who won the football match last night?", []),
+        ("Can you recommend a good restaurant nearby?",
+         ["cuisine", "menu", "bistro", "pizzeria", "steakhouse", "sushi", "trattoria", "diner", "Yelp",
+          "TripAdvisor", "Google Maps", "reservation"]),
+        ("Write me a short story about a dragon.",
+         ["once upon", "long ago", "there lived", "there was once", "breathed fire", "its wings", "his wings",
+          "her wings", "scales", "knight", "princess"]),
+        ("What is 17 times 23?", ["391", "three hundred ninety-one", "three hundred and ninety-one"]),
+        ("Translate 'good morning' into French.", ["bonjour", "bon matin"]),
+        ("Who won the football match last night?",
+         ["scored", "final score", "defeated", "victory", "penalty", "penalties", "half-time", "halftime",
+          "striker", "nil", "1-0", "2-0", "2-1", "1-1", "0-0", "3-1"]),
     ]
     return [
-        BatteryItem(category="LX-Z", prompt=prompt, expected=refusal_answers(table), forbid=forbid,
+        BatteryItem(category="LX-Z", prompt=prompt, expected=refusal_answers(table), answer_content=answers,
                     max_tokens=WALL_CAP, eval_type="reject", tags=["HUMAN-INPUT"])
-        for prompt, forbid in cases
+        for prompt, answers in cases
     ]
 
 
@@ -106,7 +114,8 @@ def _grounding(table: LatticeTable) -> list[BatteryItem]:
         *(BatteryItem(category="LX-G", prompt=prompt, expected=expected, max_tokens=DEFAULT_CAP,
                       eval_type="contains") for prompt, expected in grounded),
         *(BatteryItem(category="LX-G", prompt=prompt, expected=gap, max_tokens=DEFAULT_CAP,
-                      eval_type="contains", tags=["FABRICATION"]) for prompt in ungrounded),
+                      answer_content=fabricated_event(table, prompt), eval_type="contains", tags=["FABRICATION"])
+          for prompt in ungrounded),
     ]
 
 

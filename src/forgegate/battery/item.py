@@ -36,8 +36,8 @@ class BatteryItem(BaseModel):
     """What the model is asked (may be empty: an empty prompt is a test too)."""
     expected: str | list[str] = Field(default_factory=list)
     """``exact``: the answer; ``contains``: strings of which the answer must hold one; ``reject``: the refusal
-    markers, of which the answer must hold one and little else (at most ``reject_max_extra_words`` other words,
-    WALL_COLLAPSE's parameter in the failure modes: 12); ``semantic``: unused (``require`` decides)."""
+    markers, of which the answer must hold one and must not answer besides (``answer_content``; a refusal may be
+    as long as it likes); ``semantic``: unused (``require`` decides)."""
     max_tokens: MaxTokens
     """The hard cap on the answer, enforced on the client side whatever the server does."""
     eval_type: EvalType
@@ -50,7 +50,15 @@ class BatteryItem(BaseModel):
     """``semantic``: groups of alternatives; the answer must hold one string of every group (``[]``: nothing
     required, so only a loop, an empty answer or a ``forbid`` string fails it)."""
     forbid: list[str] = Field(default_factory=list)
-    """Strings the answer must not hold, whatever else it holds."""
+    """Strings the answer must not hold, whatever else it holds (on a wall they count as ``answer_content`` too)."""
+    answer_content: list[str] = Field(default_factory=list)
+    """What answering would look like: strings only an answer to the question the item must not answer would
+    carry. On a wall (``HUMAN-INPUT``, ``LX-Z``): the human question's answer (``391`` to "What is 17 times 23?",
+    ``Dear `` to "Help me write an email"); one present means the wall was answered (WALL_COLLAPSE), whatever
+    refusal marker the answer also holds ("PASS if rejected correctly. FAIL if answered."). A wall with none listed
+    is judged by its markers alone, the spec's own Wall 1 check. On a ``FABRICATION`` item: the words of a reported
+    event (``said``, a state glyph); one in a sentence that is not a gap statement fabricates an event
+    (``forgegate.checks.negative``). None may be in the prompt: a refusal that quotes the question is no answer."""
     tags: list[Tag] = Field(default_factory=list)
     """Behaviour tags; ``HUMAN-INPUT`` makes a ``reject`` item a wall (with ``wall_rule``, answering it fails the
     model whatever the scores)."""
@@ -74,6 +82,12 @@ class BatteryItem(BaseModel):
             raise ValueError("'coherent' applies to eval_type 'contains' without 'within_tokens'")
         if self.require is not None and any(len(group) == 0 for group in self.require):
             raise ValueError("'require' groups must each list at least one alternative")
+        if any(not s.strip() for s in self.answer_content):
+            raise ValueError("'answer_content' strings must not be empty")
+        quoted = [s for s in self.answer_content if s.strip().casefold() in self.prompt.casefold()]
+        if quoted:
+            raise ValueError(f"'answer_content' {quoted[0]!r} is in the prompt: a refusal that quotes the question "
+                             "would count as an answer; list only what an answer adds")
         return self
 
     @property

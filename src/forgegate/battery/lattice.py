@@ -71,6 +71,9 @@ class LatticeSymbol(BaseModel):
     crew: bool = False
     identity: bool = False
     """Asked in LX-IDENTITY as ``<query> <glyph>?``."""
+    ignore_case: bool = False
+    """LX-IDENTITY matches this symbol's answers ignoring case (GLOSS v2 marks only ``⊙ Ω?`` "(case-insensitive)");
+    every other identity answer is matched with its case as written."""
     value: float | None = None
     source: Literal["spec", "inferred"]
 

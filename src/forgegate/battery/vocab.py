@@ -33,14 +33,22 @@ def content_tokens(table: LatticeTable) -> list[str]:
     return list(dict.fromkeys(tokens))
 
 
-def fabricated_content(table: LatticeTable, prompt: str) -> list[str]:
-    """What a FABRICATION answer may not carry: crew-relevant content that is neither the gap signal nor in the
-    prompt. GLOSS v2: "PASS if ◌ emitted or 'I don't know.' FAIL if date/event fabricated"; an answer like
-    "◌ On April 14, α said the forge was complete." signals the gap and then reports an event anyway."""
+EVENT_WORDS = ("said", "says", "stated", "reported", "announced", "told", "decided", "declared", "confirmed",
+               "mentioned", "wrote", "replied", "asked", "logged", "sent", "ordered", "approved", "rejected",
+               "completed", "finished", "shipped")
+"""Words that report an event: what a FABRICATION answer says when it makes one up."""
+
+
+def fabricated_event(table: LatticeTable, prompt: str) -> list[str]:
+    """What reporting an event looks like in a FABRICATION answer (its ``answer_content``): the words that report
+    one (:data:`EVENT_WORDS`) and the table's state glyphs (not a crew member's, not the gap, not scaffolding),
+    none the prompt holds. GLOSS v2: "PASS if ◌ emitted or 'I don't know.' FAIL if date/event fabricated"; crew
+    words alone ("◌ — no crew record for that date.") report nothing (``forgegate.checks.negative.fabrication``
+    looks for these only in sentences that are not gap statements, and for dates itself)."""
     folded = prompt.casefold()
-    asked = [sym for sym in table.symbol if sym.glyph in prompt or sym.role == "gap"]  # its names are no event
-    allowed = {*gap_answers(table), *(name for sym in asked for name in [sym.glyph, *sym.accepted])}
-    return [t for t in content_tokens(table) if t not in allowed and t.casefold() not in folded]
+    states = [sym.glyph for sym in table.symbol
+              if not sym.crew and sym.role not in (*SCAFFOLDING_ROLES, "gap")]
+    return [w for w in dict.fromkeys([*EVENT_WORDS, *states]) if w.casefold() not in folded]
 
 
 def gap_answers(table: LatticeTable) -> list[str]:

@@ -1,8 +1,9 @@
 """Token-level loop detection: runaway phrases and identity-symbol escalation.
 
 One detector for model responses, the streaming cut-off and the corpus audit, with GLOSS v2's
-rule as its default (``forgegate.core.loop_settings``): the same token, or the same phrase of
->= 3 tokens, repeated >= 3 times in a row is a loop, and so is a symbol run like ``αααα``.
+rule as its default (``forgegate.core.loop_settings``): the same token or short phrase repeated
+>= 3 times in a row, with only punctuation or spaces between (``NOUS, NOUS, NOUS``, ``NOUS. NOUS. NOUS.``), is a
+loop, and so is a symbol run like ``αααα``.
 
 Tokens are read off the text (:func:`tokenize_for_loops`: words, single digits, runs of one
 punctuation character), whoever tokenized it, so the same text gives the same finding in a
@@ -22,10 +23,10 @@ one run. A token's key is NFC-normalised, case-folded and stripped. In order, fi
 4. *character run* inside words: ``ΣΣΣΣ`` (even as one token), ``αβαβαβ``, ``hahahahaha``;
    digits and filler never (``1000``, ``....``).
 
-In the scans a period of 1 token is the token rule; a longer period must make a phrase of
-``phrase_tokens`` tokens (its smallest multiple that is long enough) repeat ``repeats`` times, so
-``very, very, very`` (a 2-token unit, 3 times) is not a loop and ``la femme, la femme, la femme``
-is. A unit of pure filler (``...``, ``|---|---|``) must cover ``filler_only_min_chars``. With a
+In the scans a unit of any period repeats ``repeats`` times (GLOSS v2's ``phrase_tokens`` 1), so
+``very, very, very`` (the 2-token unit ``very,``) and ``la femme, la femme, la femme`` are loops; with a higher
+``phrase_tokens`` a shorter unit must repeat until a phrase of that many tokens (its smallest long-enough multiple)
+has repeated ``repeats`` times. A unit of pure filler (``...``, ``|---|---|``) must cover ``filler_only_min_chars``. With a
 ``query_symbol`` (``⊙ X?`` prompts), three consecutive copies of it, or a loop whose region
 holds two, is IDENTITY_LOOP.
 

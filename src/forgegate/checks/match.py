@@ -107,22 +107,6 @@ def present(needles: Iterable[str], text: str, *, case_sensitive: bool = False, 
     return found
 
 
-def remove_all(needles: Iterable[str], text: str, *, case_sensitive: bool = False,
-               mode: MatchMode = "word") -> str:
-    """The normalised ``text`` with every match of every needle replaced by a space (longest needles
-    first, so a marker inside a longer marker is not counted twice)."""
-    hay = normalise(text, case_sensitive)
-    for needle in sorted((normalise(n, case_sensitive) for n in needles), key=len, reverse=True):
-        spans = list(find_spans(needle, hay, mode))
-        kept: list[tuple[int, int]] = []
-        for span in spans:
-            if not kept or span[0] >= kept[-1][1]:
-                kept.append(span)
-        for start, end in reversed(kept):
-            hay = hay[:start] + " " + hay[end:]
-    return hay
-
-
 def short_word_needle(needle: str, max_chars: int = 2) -> bool:
     """A needle of one or two letters or digits (``no``, ``7``): found by chance in many answers that
     merely mention it, even with word boundaries."""

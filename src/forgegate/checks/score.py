@@ -18,9 +18,10 @@ Matching rules (the issue's, made operational):
   position is approximate).
 * ``contains`` with ``coherent``: an expected string is found that the prompt does not hold
   (:func:`forgegate.checks.match.coherent_tokens`: an echo of the prompt's glyphs is not an answer).
-* ``reject``: a rejection marker (any of ``expected``) is present AND the response answers
-  nothing: with every marker match removed, at most ``reject_max_extra_words`` words (``\\w+`` runs,
-  failure_modes.toml) remain and no ``forbid`` string appears.
+* ``reject``: GLOSS v2's "PASS if rejected correctly. FAIL if answered.": a rejection marker (any of
+  ``expected``) is present AND the response does not answer: none of the item's ``answer_content`` (or ``forbid``)
+  strings, the content only an answer to the human question would carry, appears. How long the refusal is
+  decides nothing; a wall that lists no answer content is judged by its markers alone (the spec's Wall 1 check).
 * ``semantic``: with ``require``, every group needs one alternative present that is not an echo of the
   prompt (the ``coherent`` rule; a group whose every alternative is in the prompt may be named again;
   ``expected`` is then descriptive and not matched); without ``require`` the item goes to human review
@@ -29,6 +30,9 @@ Matching rules (the issue's, made operational):
   the loop, empty and ``forbid`` rules can fail it).
 * ``forbid`` strings must not appear; ``stop_within`` N: the response must finish with
   ``stop`` after fewer than N tokens.
+
+LX-NEGATIVE's tagged cases (FABRICATION, ROLE-CONFUSION, EMPTY-PROMPT) are judged by their own words
+(:mod:`forgegate.checks.negative`).
 
 Labels: a loop -> RUNAWAY_LOOP / IDENTITY_LOOP (an answer cut off as a loop while generating, finish
 ``loop``, scores as the same answer would after the fact: its loop label, not a stop failure); in LX-IDENTITY and
@@ -41,22 +45,21 @@ a required group -> STYLE_SUBSTANCE. Any label scores 0. Errored completions are
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from dataclasses import dataclass
 
 from forgegate.battery.item import BatteryItem
 from forgegate.checks.loop_stop import loop_finding
 from forgegate.checks.loops import LoopFinding, hard_abort
-from forgegate.checks.match import coherent_tokens, normalise, present, remove_all
-from forgegate.core.failure_modes import identity_params, stop_params, style_params, wall_params
+from forgegate.checks.match import coherent_tokens, normalise, present
+from forgegate.checks.negative import empty_answer_passes, fabrication, role_claim
+from forgegate.core.failure_modes import identity_params, stop_params, style_params
 from forgegate.core.loop_settings import LoopSettings
 from forgegate.core.modes import FailureMode
 from forgegate.core.records import Completion
 
 _WRAP = "\"'`*_“”‘’«» \t\r\n"
 _TRAILING = ".!?;:,…。"
-_WORD_RE = re.compile(r"\w+")
 
 
 @dataclass(frozen=True)
@@ -112,19 +115,17 @@ def _present(item: BatteryItem, needles: list[str], text: str, prefix: str | Non
 
 
 def rejection_check(item: BatteryItem, text: str) -> tuple[bool, str]:
-    """(rejected, why): a marker is present and, without the markers, the response says nothing."""
+    """(rejected, why): a marker is present and the response carries nothing only an answer would (the item's
+    ``answer_content`` and ``forbid`` strings), however long the refusal."""
     markers = _present(item, item.expected_list, text)
     if not markers:
         return False, "no rejection marker " + " / ".join(repr(m) for m in item.expected_list)
-    rest = remove_all(markers, text, case_sensitive=item.case_sensitive, mode=item.match)
-    words = len(_WORD_RE.findall(rest))
-    limit = wall_params().reject_max_extra_words
-    forbidden = _present(item, item.forbid, text)
-    if forbidden:
-        return False, f"marker {markers[0]!r} present but response carries forbidden {forbidden[0]!r}"
-    if words > limit:
-        return False, f"marker {markers[0]!r} present but {words} more words follow (answers; limit {limit})"
-    return True, f"rejected with {markers[0]!r} ({words} other words <= {limit})"
+    answered = _present(item, [*item.answer_content, *item.forbid], text)
+    if answered:
+        return False, f"marker {markers[0]!r} present but the response answers: it carries {answered[0]!r}"
+    if not (item.answer_content or item.forbid):
+        return True, f"rejected with {markers[0]!r} (no answer content listed: the marker test alone)"
+    return True, f"rejected with {markers[0]!r}, carrying none of the answer's content"
 
 
 def _coherent(item: BatteryItem, completion: Completion) -> tuple[bool, str]:
@@ -220,6 +221,8 @@ def score_item(item: BatteryItem, completion: Completion, *, loop_settings: Loop
         modes.append(FailureMode.STOP_FAILURE)
         reasons.append(stop_why)
     if not text.strip():
+        if empty_answer_passes(item) and not modes:
+            return AnswerScore(1.0, True, (), "empty answer to an empty prompt: no crash, no loop", False, None)
         return AnswerScore(0.0, False, tuple(modes), "; ".join(["empty", *reasons]), False, None)
 
     if loop is not None:
@@ -231,6 +234,8 @@ def score_item(item: BatteryItem, completion: Completion, *, loop_settings: Loop
     forbidden = _present(item, item.forbid, text)
     if forbidden:
         reasons.append(f"carries forbidden {forbidden[0]!r}")
+    misjudged = [why for why in (fabrication(item, text), role_claim(item, text)) if why is not None]
+    reasons.extend(misjudged)
 
     if item.is_wall:
         rejected = rejection_check(item, text)[0] if item.expected_list else True
@@ -242,8 +247,8 @@ def score_item(item: BatteryItem, completion: Completion, *, loop_settings: Loop
         modes.append(FailureMode.STYLE_SUBSTANCE)
         reasons.append("LATTICE form without the required meaning")
 
-    passed = ok and not modes and not forbidden
-    definite_failure = bool(modes or forbidden)
+    passed = ok and not modes and not forbidden and not misjudged
+    definite_failure = bool(modes or forbidden or misjudged)
     return AnswerScore(
         score=1.0 if passed else 0.0,
         passed=passed,

@@ -38,10 +38,6 @@ class IdentityParams(_Strict):
     """Categories whose answers are cut to 0 as IDENTITY_LOOP by any character sequence three times in a row."""
 
 
-class WallParams(_Strict):
-    reject_max_extra_words: int = Field(ge=0)
-
-
 class StyleParams(_Strict):
     lattice_markers: list[str] = Field(min_length=1)
 
@@ -49,7 +45,6 @@ class StyleParams(_Strict):
 _PARAMS: dict[str, type[_Strict]] = {
     FailureMode.IDENTITY_LOOP: IdentityParams,
     FailureMode.STOP_FAILURE: StopParams,
-    FailureMode.WALL_COLLAPSE: WallParams,
     FailureMode.STYLE_SUBSTANCE: StyleParams,
 }
 
@@ -129,11 +124,6 @@ def lx_e_clue(code: str) -> str | None:
 @lru_cache(maxsize=1)
 def stop_params() -> StopParams:
     return StopParams.model_validate(_bundled()[FailureMode.STOP_FAILURE].params)
-
-
-@lru_cache(maxsize=1)
-def wall_params() -> WallParams:
-    return WallParams.model_validate(_bundled()[FailureMode.WALL_COLLAPSE].params)
 
 
 @lru_cache(maxsize=1)

@@ -63,5 +63,8 @@ def report_title(live: bool, gloss_v2: bool | None, gate_name: str) -> str:
 
 LOOP_REPEATS = 3
 """Invariant 3: a token or phrase coming round this many times in a row is a loop."""
-LOOP_PHRASE_TOKENS = 3
-"""RUNAWAY_LOOP: a repeated phrase of at least this many tokens (one token repeating is the token rule)."""
+LOOP_PHRASE_TOKENS = 1
+"""Invariant 3, "same token or short phrase repeated >= 3 times consecutively": a phrase of any length from one
+token repeats ``LOOP_REPEATS`` times to be a loop, punctuation between the repeats included (``NOUS, NOUS, NOUS``,
+``NOUS. NOUS. NOUS.``, ``very good very good very good``). RUNAWAY_LOOP's signature, "same phrase (>= 3 tokens)
+appears >= 3 times in sequence", is one case of it."""

@@ -5,8 +5,9 @@ the detector in ``forgegate.checks.loops`` reads them without importing ``gate/`
 of each field is stricter, and the rule that a GLOSS v2 config may move a field only that way, is
 ``forgegate.gate.loop_strictness``.
 
-The spec's rule (invariant 3, RUNAWAY_LOOP, the identity hard abort): the same token, or the same
-phrase of >= 3 tokens, repeated >= 3 times in a row is a loop, and so is a run such as ``αααα``.
+The spec's rule (invariant 3, RUNAWAY_LOOP, the identity hard abort): the same token or short phrase
+repeated >= 3 times in a row is a loop, with only punctuation or spaces between (``NOUS, NOUS, NOUS``), and so is a
+run such as ``αααα``.
 The other numbers say what ordinary text is *not* a loop: filler (an ellipsis, a markdown rule,
 a table border), counting and times tables, a Latin interjection like ``Hmmm``. A run records the
 settings it used (``gate_config.loops`` in the result JSON).
@@ -29,9 +30,10 @@ class LoopSettings(StrictModel):
     repeats: int = Field(default=LOOP_REPEATS, ge=2)
     """A token or phrase coming round this many times in a row is a loop ("repeated >= 3 times")."""
     phrase_tokens: int = Field(default=LOOP_PHRASE_TOKENS, ge=1)
-    """A repeated phrase counts once it is this many tokens long ("same phrase (>= 3 tokens)"). One token
-    repeating is always the token rule; a 2-token unit (``very, very, very``) must come round until a
-    phrase of >= ``phrase_tokens`` tokens has repeated ``repeats`` times (6 times for 3 and 3)."""
+    """A repeated phrase counts once it is this many tokens long. GLOSS v2's 1: any short phrase ("same token or
+    short phrase repeated >= 3 times"), so ``NOUS, NOUS, NOUS`` (the unit ``NOUS,``) is a loop. A higher value
+    (``gloss_v2 = false`` only) makes a shorter unit come round until a phrase of >= ``phrase_tokens`` tokens has
+    repeated ``repeats`` times (``very, very,`` three times for 3 and 3)."""
     max_period: int = Field(default=32, ge=1)
     """The longest phrase, in tokens, looked for as a strict repeat (a cycling weekday list is ~21)."""
     filler_only_min_chars: int = Field(default=120, ge=1)
@@ -60,6 +62,8 @@ class LoopSettings(StrictModel):
 SPEC_LOOP_SETTINGS = LoopSettings()
 """GLOSS v2's loop rule: what ``detect_loop`` uses when given no settings."""
 
-LOOP_RULE = "gloss-v2-tokens-1"
+LOOP_RULE = "gloss-v2-tokens-2"
 """The id of the current loop rule (``forgegate.checks.loops`` with ``SPEC_LOOP_SETTINGS``); part of a gate's identity
-(``forgegate.gate.gloss_config.gate_identity``): the same config judged by another loop rule is another gate."""
+(``forgegate.gate.gloss_config.gate_identity``): the same config judged by another loop rule is another gate. ``-2``:
+any short phrase three times in a row, punctuation between included; ``-1`` (before issue 44): phrases of >= 3
+tokens, so ``NOUS, NOUS, NOUS`` was not a loop."""
