@@ -20,9 +20,8 @@ with no meaning: ``.⊢ .CMD .∶ .⊤``); a coherent answer needs more than the
 def content_tokens(table: LatticeTable) -> list[str]:
     """Crew-relevant content, defined once: every glyph except the scaffolding (:data:`SCAFFOLDING_ROLES`), every
     crew member's names, and the table's crew vocabulary (``crew_words``). LX-LIVE-GEN's "coherent LATTICE token
-    or crew-relevant content", the live tasks and SYMBOL-STRESS read it as their ``coherent`` vocabulary, and
-    FABRICATION forbids it (a gap signal that goes on to report an event fabricates one); what the prompt
-    already holds never counts (``forgegate.checks.match.coherent_tokens``)."""
+    or crew-relevant content", the live tasks and SYMBOL-STRESS read it as their ``coherent`` vocabulary; what the
+    prompt already holds never counts (``forgegate.checks.match.coherent_tokens``)."""
     tokens: list[str] = []
     for sym in table.symbol:
         if sym.role not in SCAFFOLDING_ROLES:

@@ -13,6 +13,7 @@ from forgegate.checks.loops import detect_loop
 POSITIVE_CONTROLS: tuple[tuple[str, str | None], ...] = (
     ("⊙ αα? → ⊚. ⊙ ααα? → ⊚. ⊙ αααα? → ⊚. ⊙ ααααα? → ⊚. ⊙ αααααα? → ⊚.", "α"),
     ("α = NOUS NOUS NOUS", None),  # GLOSS v2, invariant 3: the same token three times in a row
+    ("α = NOUS, NOUS, NOUS.", None),  # ... with punctuation between (issue 44)
     ("Here is the list: la Femme, la Femme, la Femme, la Femme, la Femme, la Femme, la Femme", None),
     ("1. Monday 2. Tuesday 3. Wednesday 4. Thursday 5. Friday 6. Saturday 7. Sunday 8. Monday "
      "9. Tuesday 10. Wednesday 11. Thursday 12. Friday 13. Saturday 14. Sunday 15. Monday 16. Tuesday "
@@ -24,7 +25,7 @@ NEGATIVE_CONTROLS: tuple[str, ...] = (
     "α = NOUS. The crew verifies the forge at Φ 0.042 and the threshold Ω is 97.4.",
     "The ship carried 1000 crates... ha ha, said the captain, and then the crew went home.",
     "| a | b |\n|---|---|\n| 1 | 2 |",
-    "- NOUS\n- AION\n- ASTRA\n\n---\n\nIt was very, very, very quiet.",
+    "- NOUS\n- AION\n- ASTRA\n\n---\n\nIt was very, very quiet.",
 )
 
 

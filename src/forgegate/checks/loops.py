@@ -26,9 +26,9 @@ one run. A token's key is NFC-normalised, case-folded and stripped. In order, fi
 In the scans a unit of any period repeats ``repeats`` times (GLOSS v2's ``phrase_tokens`` 1), so
 ``very, very, very`` (the 2-token unit ``very,``) and ``la femme, la femme, la femme`` are loops; with a higher
 ``phrase_tokens`` a shorter unit must repeat until a phrase of that many tokens (its smallest long-enough multiple)
-has repeated ``repeats`` times. A unit of pure filler (``...``, ``|---|---|``) must cover ``filler_only_min_chars``. With a
-``query_symbol`` (``⊙ X?`` prompts), three consecutive copies of it, or a loop whose region
-holds two, is IDENTITY_LOOP.
+has repeated ``repeats`` times. A unit of pure filler (``...``, ``|---|---|``) must cover
+``filler_only_min_chars``. With a ``query_symbol`` (``⊙ X?`` prompts), three consecutive copies of it, or a loop
+whose region holds two, is IDENTITY_LOOP.
 
 Cost: O(tokens x max_period) numpy comparisons, O(tokens) phrase hashing, one regex pass: 1-3 ms
 for a 300-token answer on a busy 2-core machine, so a stream may call it on the text so far every few tokens.
