@@ -18,6 +18,7 @@ from forgegate.gate.gloss_config import bundled_gate_config_path, load_gate_conf
 from forgegate.gate.loop_strictness import STRICTER
 
 BUNDLED = bundled_gate_config_path().read_text(encoding="utf-8")
+AT_THEIR_STRICTEST = {"phrase_tokens"}
 
 
 def _write(tmp_path: Path, text: str, name: str = "gate.toml") -> Path:
@@ -49,8 +50,18 @@ def test_each_loop_field_may_move_only_in_its_stricter_direction(tmp_path: Path,
     error = refused.value
     assert error.field == f"loops.{name}" and error.line == len(text.splitlines())
     assert "invariant 3" in error.message and "gloss_v2 = false" in str(error)
+    if name in AT_THEIR_STRICTEST:  # GLOSS v2's value is the least the field takes: nothing is stricter
+        return
     config, _ = load_gate_config(_write(tmp_path, BUNDLED + f"\n[loops]\n{name} = {_nudge(name, stricter)}\n"))
     assert config.gloss_v2
+
+
+def test_phrase_tokens_is_at_its_strictest_under_gloss_v2() -> None:
+    """Invariant 3, "same token or short phrase repeated ≥3 times consecutively" (issue 44): any phrase counts, so
+    GLOSS v2's ``phrase_tokens`` is 1, the least the field takes."""
+    assert SPEC_LOOP_SETTINGS.phrase_tokens == 1
+    with pytest.raises(ValueError):
+        LoopSettings(phrase_tokens=0)
 
 
 ISSUE_LOOSE_LOOPS = "\n[loops]\nmax_period = 1\nchain_tokens = 1000\nchar_run_repeats = 50\nmin_unit_word_chars = 100\n"
