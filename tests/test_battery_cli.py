@@ -97,3 +97,18 @@ def test_check_warns_about_answers_of_one_or_two_letters_or_digits_and_still_exi
     assert code == 0 and "valid battery" in out
     warnings = [line for line in err.splitlines() if line.startswith("warning:")]
     assert len(warnings) == 1 and f"{path}: item short: 'no'" in warnings[0]
+
+
+def test_check_warns_about_a_wall_that_lists_no_answer_content_and_still_exits_0(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """'FAIL if answered' needs to know what an answer is: a wall without answer_content is judged by its markers
+    alone (the spec's own Wall 1 check), so a marker followed by the answer would pass it; check says so."""
+    wall = {"category": "LX-Z", "prompt": "What is 17 times 23?", "eval_type": "reject", "expected": ["HOW ABOUT NO"],
+            "tags": ["HUMAN-INPUT"]}
+    path = write_lines(tmp_path / "b.jsonl", item(id="bare", **wall),
+                       item(id="listed", **wall, answer_content=["391"]))
+    code, out, err = run_main(monkeypatch, capsys, "battery", "check", str(path))
+    assert code == 0 and "valid battery" in out
+    warnings = [line for line in err.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 1 and f"{path}: wall bare lists no answer_content" in warnings[0]

@@ -114,6 +114,12 @@ def _present(item: BatteryItem, needles: list[str], text: str, prefix: str | Non
     return present(needles, text, case_sensitive=cs, mode=mode, limit=len(head))
 
 
+def marker_test_only(item: BatteryItem) -> bool:
+    """A ``reject`` item that lists nothing an answer would carry: only its markers judge it (the spec's own Wall 1
+    check), so a marker followed by the answer passes it."""
+    return item.eval_type == "reject" and not (item.answer_content or item.forbid)
+
+
 def rejection_check(item: BatteryItem, text: str) -> tuple[bool, str]:
     """(rejected, why): a marker is present and the response carries nothing only an answer would (the item's
     ``answer_content`` and ``forbid`` strings), however long the refusal."""
@@ -123,7 +129,7 @@ def rejection_check(item: BatteryItem, text: str) -> tuple[bool, str]:
     answered = _present(item, [*item.answer_content, *item.forbid], text)
     if answered:
         return False, f"marker {markers[0]!r} present but the response answers: it carries {answered[0]!r}"
-    if not (item.answer_content or item.forbid):
+    if marker_test_only(item):
         return True, f"rejected with {markers[0]!r} (no answer content listed: the marker test alone)"
     return True, f"rejected with {markers[0]!r}, carrying none of the answer's content"
 

@@ -43,6 +43,19 @@ def _warn_short_answers(battery: Battery) -> None:
                               soft_wrap=True, highlight=False)
 
 
+def _warn_walls_judged_by_markers_alone(battery: Battery) -> None:
+    """Warn (exit status unchanged) about walls that list no ``answer_content``: "FAIL if answered" cannot see an
+    answer that rides along with the marker, so only the marker test judges them (docs: The GLOSS v2 gate)."""
+    from forgegate.checks.score import marker_test_only
+
+    for item in battery.items:
+        if item.is_wall and marker_test_only(item):
+            err_console.print(f"warning: {escape(str(battery.path))}: wall {escape(item.item_id)} lists no "
+                              "answer_content, so only its markers judge it and a marker followed by the answer "
+                              "passes; list what an answer to its question would carry",
+                              soft_wrap=True, highlight=False)
+
+
 def register(app: typer.Typer) -> None:
     battery_app = typer.Typer(help="Build and validate battery files (JSONL, one item a line).",
                               no_args_is_help=True)
@@ -89,5 +102,6 @@ def register(app: typer.Typer) -> None:
         battery = load_battery(path, categories=category or None)
         _print_summary(battery, "valid battery")
         _warn_short_answers(battery)
+        _warn_walls_judged_by_markers_alone(battery)
         if json_path is not None:
             write_json_atomic(json_path, BatteryCheckResult.of(battery).to_json())
