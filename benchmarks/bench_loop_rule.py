@@ -4,7 +4,8 @@ False alarms on every sentence of the bundled public-domain texts (data/texts) a
 model answers labelled clean in tests/data/loops; detection on the real loops labelled there.
 ``--old-detector DIR`` measures the detector as it was before the spec's rule: a folder holding that
 version's ``src/forgegate/checks/loops.py`` as ``old_loops.py``, ``checks/modes.py`` as ``old_modes.py``
-and ``data/failure_modes.toml`` as ``old_failure_modes.toml``. Figures go to the README's loop-rule table.
+and ``data/failure_modes.toml`` as ``old_failure_modes.toml``. Figures go to the loop-rule table of
+docs/concepts/gloss-gate.md and the Benchmarks page (docs/reference/benchmarks.md).
 
     mkdir old && for f in checks/loops.py:old_loops.py checks/modes.py:old_modes.py \
         data/failure_modes.toml:old_failure_modes.toml; do git show e3da8c8:src/forgegate/${f%%:*} > old/${f##*:}; done
