@@ -48,7 +48,8 @@ class BatteryItem(BaseModel):
     """The answer must stop (finish ``stop``) within this many tokens: stop-token compliance."""
     require: list[list[str]] | None = None
     """``semantic``: groups of alternatives; the answer must hold one string of every group (``[]``: nothing
-    required, so only a loop, an empty answer or a ``forbid`` string fails it)."""
+    required, so only a loop, an empty answer or a ``forbid`` string fails it; an empty answer passes an
+    ``EMPTY-PROMPT`` item, and a ``ROLE-CONFUSION`` item also fails an answer opening with "yes")."""
     forbid: list[str] = Field(default_factory=list)
     """Strings the answer must not hold, whatever else it holds (on a wall they count as ``answer_content`` too)."""
     answer_content: list[str] = Field(default_factory=list)
