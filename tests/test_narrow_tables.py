@@ -66,3 +66,13 @@ def test_runs_at_80_columns_names_the_backend_and_a_model_path_by_its_file_name(
     assert row[0].split()[:2] == ["eval-0123456789ab", "eval"] and " scripted " in row[0], proc.stdout
     assert len(row) <= 3, proc.stdout  # one run, a few lines (about 15 before)
     assert "home" not in proc.stdout and "someone" not in proc.stdout and "SmolLM2" in proc.stdout  # its file name
+
+
+def test_a_model_is_shortened_only_when_it_is_a_path() -> None:
+    from forgegate.report.fmt import model_shown
+
+    for path in ("/home/u/models/q4/smollm2.gguf", "~/models/smollm2.gguf", "./ckpt/merged", "models/m.safetensors",
+                 "C:\\models\\smollm2.gguf"):
+        assert model_shown(path) == path.replace("\\", "/").rsplit("/", 1)[1], path
+    for name in ("llama3:8b", "meta-llama/Llama-3.1-8B-Instruct", "smollm2", "hf.co/org/name:Q4_K_M"):
+        assert model_shown(name) == name

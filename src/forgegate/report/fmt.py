@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import PurePath
+from pathlib import PurePosixPath, PureWindowsPath
 from typing import Any
 
 from forgegate.results.base import Estimate
@@ -45,7 +45,7 @@ def model_shown(model: str) -> str:
     """A model as a header or a list names it: a path (``/models/q4/smollm2.gguf``, ``~/m.gguf``,
     ``./ckpt``) by its file name, anything else (``llama3:8b``, ``org/name`` on a hub) as it is. The JSON and
     the store keep the name whole."""
-    path = PurePath(model)
+    path = PureWindowsPath(model) if "\\" in model else PurePosixPath(model)
     if len(path.parts) < 2:
         return model
     if path.is_absolute() or model.startswith(("~", "./", "../", ".\\", "..\\")) or \
