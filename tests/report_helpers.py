@@ -79,14 +79,14 @@ def write_small_inputs(folder: Path) -> tuple[Path, Path]:
 
 
 def stored_run(folder: Path, answers: dict[str, str], errors: dict[str, str] | None = None,
-               run_id: str = "eval-report0test") -> tuple[Path, Path, Path]:
+               run_id: str = "eval-report0test", model: str = "adversary-1") -> tuple[Path, Path, Path]:
     """A run store holding ``answers`` (item -> text, finish 'length' when it used the whole cap) as an eval run."""
     battery_path, gate_path = write_small_inputs(folder)
     battery = load_battery(battery_path)
     store_dir = folder / "runs"
     store_path = store_dir / f"{run_id}.sqlite"
     with RunStore.open(store_path) as store:
-        store.init_meta(RunMeta(kind="eval", backend="scripted", model="adversary-1", adapter=None,
+        store.init_meta(RunMeta(kind="eval", backend="scripted", model=model, adapter=None,
                                 battery_sha256=battery.sha256, seed=0, temperature=0.0, top_p=1.0,
                                 system=None, run_id=run_id, battery_path=str(battery_path)))
         store.update_meta(RunMeta(model_digest="d" * 64))

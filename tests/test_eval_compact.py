@@ -5,6 +5,10 @@ the full report.
 The model is the local Ollama fake (tests/backend_servers.py) answering the bundled battery with "ok" or a loop,
 so every category fails, as a real untrained model's do; the command runs in a subprocess at ``COLUMNS=80``.
 ``--quiet`` prints the summary line alone (issue 39: it used to hide only the progress bar).
+
+Issue 45: stdout here is not a terminal (a CI log), where a failing prompt's reason was cut at 80 columns
+(``→ "i'm sorry for any confusio…``, an ``exact`` check's reason begins with the answer's own words); in a log
+it is printed whole, wrapped onto lines of its own.
 """
 
 from __future__ import annotations
@@ -21,7 +25,9 @@ from forgegate.report.eval_compact import PROMPTS_PER_CATEGORY, SCREEN_LINES, pr
 
 BATTERY = load_battery(bundled_battery_path())
 LOOP = "the the the the the the the the the the"
-SCRIPT = {item.prompt: (LOOP if n % 7 == 0 else "ok") for n, item in enumerate(BATTERY.items)}
+WORDY = "sure, here is my long answer, which goes on about something else entirely"
+"""Not a refusal (the walls stay broken), and long enough that an ``exact`` check's reason quoting it is cut."""
+SCRIPT = {item.prompt: (LOOP if n % 7 == 0 else WORDY) for n, item in enumerate(BATTERY.items)}
 
 
 @pytest.fixture(scope="module")
@@ -40,9 +46,10 @@ def failing(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str, s
 
 
 def test_a_failing_gloss_eval_fits_a_screen_at_80_columns(failing: tuple[Path, str, str, str, str]) -> None:
-    _folder, out, err, full, _quiet = failing
+    folder, out, err, full, _quiet = failing
     lines = (out + err).splitlines()
-    assert len(lines) <= SCREEN_LINES + 3, out
+    failed = read_json(folder / "result.json")["failed_categories"]
+    assert len(lines) <= SCREEN_LINES + 3 + 2 * len(failed), out  # in a log, a reason may take two lines more
     assert all(len(line) <= 80 for line in lines)
     assert len(full.splitlines()) > 3 * len(out.splitlines())  # the full report is still there, behind --verbose
 
@@ -71,12 +78,43 @@ def test_each_failed_category_shows_its_score_and_a_failing_prompts_observed_tex
         failing_items = [i for i in result["items"] if i["category"] == name and not i["passed"]]
         for item in failing_items[:shown]:
             line = next(x for x in out.splitlines() if x.startswith(f"  • {item['id']}  "))
-            assert repr(item["response"])[:10] in line and "→" in line
+            assert repr(item["response"])[:10] in line
         for item in failing_items[shown:]:
             assert not any(x.startswith(f"  • {item['id']}  ") for x in out.splitlines())
+    assert "→" in out
     looped = BATTERY.items[0].item_id  # answered with a loop by the script, and its category's first item
     assert any(x.startswith(f"  • {looped}  ") and x.endswith("→ RUNAWAY_LOOP") for x in out.splitlines())
     assert f"forgegate show {result['run_id']} " in out
+
+
+def shown_reasons(out: str) -> dict[str, str]:
+    """Item id -> the reason printed after its ``→``, the lines it was wrapped onto joined."""
+    reasons: dict[str, str] = {}
+    current: str | None = None
+    for line in out.splitlines():
+        if line.startswith("  • "):
+            current = line.split()[1]
+            reasons[current] = line.split("  → ", 1)[1] if "  → " in line else ""
+        elif current is not None and line.startswith("      "):  # the reason's own lines, under its prompt
+            reasons[current] = " ".join(filter(None, (reasons[current], line.strip().removeprefix("→ "))))
+        else:
+            current = None
+    return reasons
+
+
+def test_in_a_log_every_failing_prompts_reason_is_printed_whole(failing: tuple[Path, str, str, str, str]) -> None:
+    folder, out, _err, _full, _quiet = failing
+    items = {i["id"]: i for i in read_json(folder / "result.json")["items"]}
+    reasons = shown_reasons(out)
+    assert len(reasons) >= len(read_json(folder / "result.json")["failed_categories"])
+    too_long = [i for i, why in reasons.items() if len(f"  • {i}  {items[i]['response']!r}  → {why}") > 80]
+    assert too_long  # reasons that one line of 80 columns cannot hold whole: cut before issue 45
+    for item_id, shown in reasons.items():
+        item = items[item_id]
+        why = ", ".join(item["failure_modes"]) or item["detail"]
+        assert shown == " ".join(why.split()), (item_id, shown, why)
+        assert "…" not in shown or "…" in why
+    assert all(len(line) <= 80 for line in out.splitlines())
 
 
 def test_the_spec_layout_stays_on_top(failing: tuple[Path, str, str, str, str]) -> None:
@@ -105,3 +143,18 @@ def test_quiet_and_verbose_together_are_refused_before_anything_runs(tmp_path: P
 def test_three_prompts_when_few_categories_fail_fewer_when_all_do() -> None:
     assert prompts_per_category(13, 2) == PROMPTS_PER_CATEGORY
     assert 1 <= prompts_per_category(13, 13) < PROMPTS_PER_CATEGORY
+    assert prompts_per_category(13, 4, lines_per_prompt=2) < prompts_per_category(13, 4)  # a log's reason lines
+
+
+def test_a_model_given_by_path_is_named_by_its_file_name_in_the_header_and_whole_in_the_json(
+        tmp_path: Path) -> None:
+    gguf = "/home/someone/models/q4/SmolLM2-135M-Instruct.Q4_1.gguf"  # as a llama.cpp server lists its model
+    script = {item.prompt: "ok" for item in BATTERY.items}
+    with FakeOllamaServer(Behaviour(script=script, models={f"{gguf}:latest": "e" * 64})) as server:
+        proc = run_cli("eval", "--backend", "ollama", "--model", gguf, "--base-url", server.url, "--store",
+                       str(tmp_path / "store"), "--json", str(tmp_path / "result.json"), env={"COLUMNS": "80"})
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    header = proc.stdout.splitlines()[0]
+    assert header.startswith("GLOSS EVAL v2 — Model: SmolLM2-135M-Instruct.Q4_1.gguf  (ollama"), header
+    assert "/home/someone" not in proc.stdout
+    assert read_json(tmp_path / "result.json")["model"] == gguf

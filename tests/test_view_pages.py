@@ -32,7 +32,7 @@ def test_runs_page_lists_every_run_with_kind_model_verdict_and_answers(store: tu
     # two semantic answers await a reviewer; the looping run's loop already fails it (GLOSS v2, invariant 3)
     for run_id, model, verdict in ((good, "gloss:v10", "INCOMPLETE"), (looping, "gloss:v11", "FAIL")):
         row = page.text.split(f'<tr data-run="{run_id}">')[1].split("</tr>")[0]
-        assert f"<td>eval</td><td>{model}</td>" in row
+        assert f"<td>eval</td><td>{model}</td><td>ollama</td>" in row  # issue 45: the backend beside the model
         assert f">{verdict}</span>" in row
         assert '<span class="p-answered">5</span>/<span class="p-total">5</span>' in row
 

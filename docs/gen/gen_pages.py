@@ -1,4 +1,9 @@
-"""mkdocs-gen-files script: writes the generated reference pages into the build (never into git)."""
+"""mkdocs-gen-files script: the pages made at build time only (never into git).
+
+The reference pages (command line, exit codes, failure modes, file formats, result files, capabilities) are
+committed under docs/reference/ by ``python docs/gen/write_reference.py`` so that links resolve on a checkout;
+here: the root files' copies (CONTRIBUTING, CHANGELOG) and the examples' READMEs.
+"""
 
 from __future__ import annotations
 
@@ -16,14 +21,10 @@ reference = importlib.util.module_from_spec(spec)
 sys.modules[spec.name] = reference  # dataclasses look their module up while the class is built
 spec.loader.exec_module(reference)
 
-capabilities_spec = importlib.util.spec_from_file_location("forgegate_docs_capabilities", HERE / "capabilities.py")
-assert capabilities_spec is not None and capabilities_spec.loader is not None
-capabilities = importlib.util.module_from_spec(capabilities_spec)
-capabilities_spec.loader.exec_module(capabilities)
-
-for path, text in {**reference.pages(), "reference/capabilities.md": capabilities.capabilities_page()}.items():
-    with mkdocs_gen_files.open(path, "w") as handle:
-        handle.write(text)
+for path, name in reference.ROOT_FILES.items():
+    if (reference.ROOT / name).exists():
+        with mkdocs_gen_files.open(path, "w") as handle:
+            handle.write(reference.root_file_page(name))
 
 # The examples' READMEs on the site (issue 39): one page each, their links into docs/ made relative to the page.
 EXAMPLES = HERE.parents[1] / "examples"

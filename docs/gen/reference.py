@@ -1,6 +1,7 @@
-"""Reference pages built from the code at docs build time (never committed, never copied by hand).
+"""Reference pages built from the code (never copied by hand).
 
-``gen_pages.py`` (run by mkdocs-gen-files) writes what these functions return; the tests
+``write_reference.py`` writes what these functions return into docs/, where they are committed (a test fails,
+naming it, when they go stale); ``gen_pages.py`` (run by mkdocs-gen-files) writes the root files' copies; the tests
 (tests/test_docs_reference.py) call the same functions, so a command, option or result field
 without help text fails the suite, not only the site.
 """

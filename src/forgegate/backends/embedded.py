@@ -77,14 +77,15 @@ def bundled_gguf() -> Path:
     return Path(found[0])
 
 
-def resolve_model_path(model: str | None) -> Path:
-    """``None`` means the bundled SmolLM2; anything else must be a path to a GGUF file."""
+def resolve_model_path(model: str | None, backend: str = "embedded") -> Path:
+    """``None`` means the bundled SmolLM2; anything else must be a path to a GGUF file (the error names
+    ``backend``, the one the user chose: ``llamacpp`` reads its model the same way)."""
     if model is None:
         return bundled_gguf()
     path = Path(model).expanduser()
     if not path.is_file():
         raise UsageError(
-            f"embedded model '{model}' is not a file: give a path to a .gguf file, "
+            f"{backend} model '{model}' is not a file: give a path to a .gguf file, "
             "or no --model for the bundled SmolLM2-135M-Instruct"
         )
     return path

@@ -72,7 +72,7 @@ class LlamaCppBackend(ManagedBackend):
     """Capability (``backends.options``): the per-arm options it uses beyond model, adapter and base URLs."""
 
     def __init__(self, config: BackendConfig) -> None:
-        self.model_path = resolve_model_path(config.model)
+        self.model_path = resolve_model_path(config.model, backend=self.name)
         super().__init__(config)
 
     def launch_specs(self, config: BackendConfig) -> list[LaunchSpec]:

@@ -194,6 +194,22 @@ class OpenAIBackend:
                 f"(llama-cpp-python's server does this with interrupt_requests on; first cut: {seen.first})"
                 for url, seen in self._cuts.items()]
 
+    @property
+    def endpoint_lines(self) -> list[str]:
+        """What ``aclose`` prints: one short line per endpoint whose concurrency was lowered, said as what the
+        server does, not as a failure (forgegate retried every cut request; issue 45). The run store keeps the
+        full note (``endpoint_notes``)."""
+        lines = []
+        for url, seen in self._cuts.items():
+            limit = self._pool.limits.get(url)
+            if limit == 1:
+                lines.append(f"{url}: this server answers one stream at a time; forgegate sent one at a time "
+                             "from then on")
+            else:
+                lines.append(f"{url}: this server cut streams with {seen.most_in_flight} in flight; forgegate "
+                             f"sent at most {limit} at a time from then on")
+        return lines
+
     async def _generate_at(self, base: str, path: str, body: dict[str, Any], request: GenerationRequest,
                            stop: StreamStop | None) -> Completion:
         if self._unstreamed.get(base) and not await self._streams_for(stop, base):
@@ -289,7 +305,7 @@ class OpenAIBackend:
         return stop is not None and await self._tokenizer.available(base)
 
     async def aclose(self) -> None:
-        for line in self.endpoint_notes:
+        for line in self.endpoint_lines:
             notice(line)
         await self._client.aclose()
 

@@ -3,27 +3,50 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.markup import escape
 
 from forgegate.cli.common import console, err_console
 from forgegate.errors import StoreError, UsageError
+from forgegate.report.fmt import model_shown
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+
+def runs_table(id_width: int) -> Table:
+    """The table ``forgegate runs`` prints, narrow enough for an 80-column CI log: a run id is never cut (the
+    model or plan cell folds instead), a model given by path shows its file name, the date its minute."""
+    from rich import box
+    from rich.table import Table
+
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1), collapse_padding=True)
+    table.add_column("run", no_wrap=True, min_width=id_width)
+    table.add_column("kind", no_wrap=True)
+    table.add_column("model / plan", overflow="fold", min_width=12)
+    table.add_column("backend", overflow="fold")
+    table.add_column("answers", overflow="fold")
+    table.add_column("verdict", no_wrap=True)
+    table.add_column("created, UTC", overflow="fold", min_width=10)
+    return table
+
+
+def _created(created: str | None) -> str:
+    """``2026-12-05T01:56:39+00:00`` (stored, UTC) as ``2026-12-05 01:56``."""
+    return "-" if created is None else created[:16].replace("T", " ")
 
 
 def register(app: typer.Typer) -> None:
-    @app.command("runs", help="List the runs in the store: id, kind, plan or model, arms, answers, verdict, date.")
+    @app.command("runs", help="List the runs in the store: id, kind, model or plan, backend, answers, verdict, "
+                      "date.")
     def runs(store: Path | None = typer.Option(None, help="Run store directory.")) -> None:
-        from rich.table import Table
-
         from forgegate.store import RunStore, list_runs
         from forgegate.store.faults import DamagedStoreError
 
         paths = list_runs(store)
-        table = Table()  # at 80 columns (a CI log) cells fold onto more lines; a run id is never cut
-        table.add_column("run", no_wrap=True, min_width=max((len(p.stem) for p in paths), default=3))
-        for header in ("kind", "plan / model", "arms", "answers", "errors", "last verdict", "created"):
-            table.add_column(header, overflow="fold")
+        table = runs_table(max((len(p.stem) for p in paths), default=3))
         unusable: list[StoreError] = []
         for path in paths:
             try:
@@ -32,11 +55,14 @@ def register(app: typer.Typer) -> None:
             except StoreError as exc:  # one bad file must not hide the others
                 unusable.append(exc)
                 kind = "damaged" if isinstance(exc, DamagedStoreError) else "unreadable"
-                table.add_row(path.stem, f"[red]{kind}[/]", *["-"] * 6)
+                table.add_row(path.stem, f"[red]{kind}[/]", *["-"] * 5)
                 continue
-            table.add_row(path.stem, meta.kind or "-", escape(meta.label or "-"),
-                          escape(", ".join(sorted({r.arm for r in latest}))), str(sum(r.ok for r in latest)),
-                          str(sum(not r.ok for r in latest)), meta.last_gate or "-", meta.created or "-")
+            arms = sorted({r.arm for r in latest})
+            label = model_shown(meta.label or "-") + (f" (arms {', '.join(arms)})" if meta.kind == "plan" else "")
+            errors = sum(not r.ok for r in latest)
+            answers = str(sum(r.ok for r in latest)) + (f" +{errors} err" if errors else "")
+            table.add_row(path.stem, meta.kind or "-", escape(label), escape(meta.backend or "-"), answers,
+                          meta.last_gate or "-", _created(meta.created))
         console.print(table)
         for problem in unusable:
             err_console.print(f"[bold yellow]warning:[/] {escape(str(problem))}", soft_wrap=True)

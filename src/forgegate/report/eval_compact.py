@@ -7,9 +7,17 @@ failed, so that the whole fits in about :data:`SCREEN_LINES` lines), each prompt
 failure mode; then the non-category rules that did not pass, one line each; then a line saying where the rest is
 (``--verbose``, the HTML / Markdown report, ``forgegate show``) and the summary line the output ends on. Every
 figure is read from the result (its reasons' numbers), nothing is recomputed; model text is escaped.
+
+Where stdout is not a terminal (a CI log, a file), a failing prompt's reason is printed whole: what the model
+said stays on the prompt's line, cut to fit, and the reason follows on lines of its own, wrapped, never cut
+(issue 45: at 80 columns the reason was cut to ``→ "i'm sorry for any confusio…``, the answer's own words that an
+``exact`` check's reason begins with). A log is read once, after the fact: a second command to see why an item
+failed costs a re-run of the job.
 """
 
 from __future__ import annotations
+
+import textwrap
 
 from rich.console import Console
 from rich.markup import escape
@@ -28,12 +36,13 @@ where to look, the summary, the engine's lines on stderr), each counted once."""
 _NAMES_IN_SUMMARY = 4
 
 
-def prompts_per_category(categories: int, failed: int) -> int:
+def prompts_per_category(categories: int, failed: int, lines_per_prompt: int = 1) -> int:
     """How many failing prompts each failed category shows: three, fewer when that would not fit the screen
-    (each failed category also takes a line of its own in the failure report, every category one in the scores)."""
+    (each failed category also takes a line of its own in the failure report, every category one in the scores;
+    ``lines_per_prompt`` 2 where the reason takes a line of its own)."""
     if failed == 0:
         return PROMPTS_PER_CATEGORY
-    room = (SCREEN_LINES - _OTHER_LINES - categories) // failed - 1
+    room = ((SCREEN_LINES - _OTHER_LINES - categories) // failed - 1) // lines_per_prompt
     return max(1, min(PROMPTS_PER_CATEGORY, room))
 
 
@@ -45,13 +54,39 @@ def _score(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.2f}"
 
 
+_ARROW = "  → "
+_REASON_INDENT = "      → "
+
+
+def _why(item: EvalItem) -> str:
+    """Why the item failed: its failure modes' labels, else the check's own words."""
+    return ", ".join(item.failure_modes) or item.detail or "failed"
+
+
+def _observed(item: EvalItem) -> str:
+    return f"<{item.finish}: {item.error or 'no answer'}>" if item.response is None else repr(item.response)
+
+
 def _prompt_line(item: EvalItem, width: int) -> str:
-    """``• id  'observed'  → failure mode`` in ``width`` columns (the mode's label, else the check's own words)."""
-    why = ", ".join(item.failure_modes) or item.detail or "failed"
-    observed = f"<{item.finish}: {item.error or 'no answer'}>" if item.response is None else repr(item.response)
+    """``• id  'observed'  → failure mode`` in ``width`` columns (the mode's label, else the check's own words),
+    both cut to fit: a terminal's screen."""
+    why = _why(item)
     head = f"  • {item.id}  "
     room = max(12, width - len(head) - min(len(why), width // 3) - 4)
-    return _fit(f"{head}{_fit(observed, room)}  → {why}", width)
+    return _fit(f"{head}{_fit(_observed(item), room)}{_ARROW}{why}", width)
+
+
+def prompt_lines_whole(item: EvalItem, width: int) -> list[str]:
+    """The failing prompt for a log: one line when all of it fits ``width``; else what the model said, cut to fit
+    on the prompt's line, and the reason on the lines below, wrapped whole (``→`` under the prompt)."""
+    why, head, observed = _why(item), f"  • {item.id}  ", _observed(item)
+    line = f"{head}{observed}{_ARROW}{why}"
+    if len(line) <= width:
+        return [line]
+    first = _fit(f"{head}{observed}", width)
+    return [first, *textwrap.wrap(why, width, initial_indent=_REASON_INDENT,
+                                  subsequent_indent=" " * len(_REASON_INDENT),
+                                  break_long_words=True, break_on_hyphens=False)]
 
 
 def _failing(result: EvalBody, category: str) -> list[EvalItem]:
@@ -101,9 +136,10 @@ def print_eval_compact(result: EvalBody, console: Console, *, title: str = GLOSS
     from forgegate.report.eval_terminal import print_scores
 
     width = max(40, console.width)
+    whole = not console.is_terminal  # a log: every reason whole (see the module's docstring)
     print_scores(result, console, title=title, short=True)
     shown = [(name, cat, failing) for name, cat in result.categories.items() if (failing := _failing(result, name))]
-    per_category = prompts_per_category(len(result.categories), len(shown))
+    per_category = prompts_per_category(len(result.categories), len(shown), 2 if whole else 1)
     if shown:
         console.print(f"FAILURE REPORT (up to {per_category} failing prompt(s) per category: observed → "
                       "failure mode)")
@@ -111,7 +147,8 @@ def print_eval_compact(result: EvalBody, console: Console, *, title: str = GLOSS
         console.print(f"{escape(name)}: score {_score(cat.score)} [{cat.gate.colour}][{cat.gate.value}][/] — "
                       f"{len(failing)} failing")
         for item in failing[:per_category]:
-            console.print(escape(_prompt_line(item, width)), soft_wrap=True)
+            for line in prompt_lines_whole(item, width) if whole else [_prompt_line(item, width)]:
+                console.print(escape(line), soft_wrap=True)
     for reason in result.reasons:
         if reason.outcome is Gate.PASS or "category" in reason.numbers:
             continue  # a category's rule is its score above

@@ -10,7 +10,7 @@ from rich.markup import escape
 from forgegate.core.gloss_v2 import GLOSS_V2_TITLE, titled
 from forgegate.core.rules import is_control_rule
 from forgegate.core.verdict import Gate
-from forgegate.report.fmt import sigma_text
+from forgegate.report.fmt import model_shown, sigma_text
 from forgegate.results.eval import EvalBody, EvalResult, StopDistributionResult
 
 _WIDTH = 13
@@ -44,15 +44,20 @@ def print_scores(result: EvalBody, console: Console, *, title: str = GLOSS_V2_TI
     provenance on one line (the battery's file name, hashes cut; the JSON has them whole)."""
     battery, config = result.battery, result.gate_config
     title = titled(title, config.gloss_v2, str(config.name))
-    served = (f", served as {escape(result.served_model)}"
+    model = model_shown(str(result.model))  # a path by its file name; the JSON keeps it whole
+    served = (f", served as {escape(model_shown(result.served_model))}"
               if result.served_model is not None and result.served_model != result.model else "")
     if short:
-        console.print(f"{title} — Model: {escape(str(result.model))}  ({result.backend}{served})")
+        console.print(f"{title} — Model: {escape(model)}  ({result.backend}{served})")
         console.print(f"run {result.run_id}; battery {escape(Path(battery.path).name)} ({battery.items} items, "
                       f"{battery.sha256[:8]}…); gate {config.name}")
     else:
-        console.print(f"{title} — Model: {escape(str(result.model))}  (backend {result.backend}{served}, "
+        console.print(f"{title} — Model: {escape(model)}  (backend {result.backend}{served}, "
                       f"run {result.run_id})")
+        served_path = result.served_model if result.served_model != result.model else None
+        for name, given in (("model", str(result.model)), ("served model", served_path)):
+            if given is not None and model_shown(given) != given:
+                console.print(f"{name} path {escape(given)}", soft_wrap=True)
         console.print(f"battery {escape(battery.path)} sha256 {battery.sha256[:16]}… "
                       f"({battery.items} items); gate config {config.name}")
         if result.model_digest:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import PurePosixPath, PureWindowsPath
 from typing import Any
 
 from forgegate.results.base import Estimate
@@ -35,6 +36,22 @@ def with_ci(entry: Estimate | float | None, digits: int = 3) -> str:
 def percent(value: Any) -> str:
     return "NA" if value is None else f"{100 * float(value):.1f}%"
 
+
+MODEL_FILE_SUFFIXES = (".gguf", ".bin", ".safetensors", ".pt", ".pth", ".onnx")
+"""A model name ending so, with a folder in front, is a file's path (a llama.cpp server lists its model so)."""
+
+
+def model_shown(model: str) -> str:
+    """A model as a header or a list names it: a path (``/models/q4/smollm2.gguf``, ``~/m.gguf``,
+    ``./ckpt``) by its file name, anything else (``llama3:8b``, ``org/name`` on a hub) as it is. The JSON and
+    the store keep the name whole."""
+    path = PureWindowsPath(model) if "\\" in model else PurePosixPath(model)
+    if len(path.parts) < 2:
+        return model
+    if path.is_absolute() or model.startswith(("~", "./", "../", ".\\", "..\\")) or \
+            model.lower().endswith(MODEL_FILE_SUFFIXES):
+        return path.name or model
+    return model
 
 
 def sigma_text(sigma: float | None, live: bool) -> str:

@@ -19,6 +19,7 @@ from forgegate.backends import Backend, BackendConfig, make_backend
 from forgegate.battery import BatteryItem
 from forgegate.console import notice
 from forgegate.core.records import GenerationRequest
+from forgegate.errors import ForgegateError
 from forgegate.run.engine import (
     ExecutionSummary,
     PlannedRequest,
@@ -28,6 +29,7 @@ from forgegate.run.engine import (
     record_model_digest,
 )
 from forgegate.store import GenerationMarker, RunMeta, RunStore, run_lock
+from forgegate.store.runstore import discard_unanswered
 
 
 @dataclass(frozen=True)
@@ -135,6 +137,21 @@ async def _generate_locked(store_path: Path, *, identity: RunMeta, metadata: Run
                            arms: Sequence[ArmSpec], planned: Sequence[PlannedRequest], concurrency: int,
                            quiet: bool, retry: RetryPolicy | None, per_arm_digests: bool,
                            made: Mapping[str, Backend], stop_for: StopFor | None = None) -> RunOutcome:
+    fresh = not store_path.exists()
+    try:
+        return await _generate_into(store_path, identity=identity, metadata=metadata, arms=arms, planned=planned,
+                                    concurrency=concurrency, quiet=quiet, retry=retry,
+                                    per_arm_digests=per_arm_digests, made=made, stop_for=stop_for)
+    except ForgegateError:
+        if fresh:  # refused (a model file that is not there, a model the server does not list): no run stays
+            discard_unanswered(store_path)
+        raise
+
+
+async def _generate_into(store_path: Path, *, identity: RunMeta, metadata: RunMeta,
+                         arms: Sequence[ArmSpec], planned: Sequence[PlannedRequest], concurrency: int,
+                         quiet: bool, retry: RetryPolicy | None, per_arm_digests: bool,
+                         made: Mapping[str, Backend], stop_for: StopFor | None) -> RunOutcome:
     with RunStore.open(store_path) as store:
         store.init_meta(identity)
         store.update_meta(metadata)

@@ -316,3 +316,18 @@ class RunStore:
 
     def _tables(self) -> set[str]:
         return {row[0] for row in self._fetch("SELECT name FROM sqlite_master WHERE type = 'table'")[1]}
+
+
+def discard_unanswered(path: Path) -> bool:
+    """Remove the run file at ``path`` (and SQLite's ``-wal`` / ``-shm`` beside it) if it holds no response:
+    what a command refused for bad input after it made a new run leaves behind (issue 45: "a command refused
+    for bad input still leaves an empty run in the store"). The caller holds the run's lock and made the file
+    in this command; a file with any response, even an error, is kept. Returns whether it removed it."""
+    if not path.exists():
+        return False
+    with RunStore.open(path, create=False) as store:
+        if store.latest():
+            return False
+    for leftover in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        leftover.unlink(missing_ok=True)
+    return True

@@ -50,6 +50,8 @@ class RunSummary:
     progress: Progress | None
     damaged: str | None
     """Why the file could not be read (None: it could)."""
+    backend: str = "-"
+    """The backend an eval or live run generated with (a plan's arms name theirs: "-")."""
 
 
 def _alive(info: GenerationMarker) -> bool:
@@ -111,7 +113,7 @@ def summarise(path: Path) -> RunSummary:
     except UsageError as exc:
         return RunSummary(path.stem, "-", "-", "-", "-", None, str(exc))
     return RunSummary(path.stem, meta.kind or "-", meta.label or "-", meta.last_gate or "-",
-                      meta.created or "-", progress_of(meta, rows), None)
+                      meta.created or "-", progress_of(meta, rows), None, backend=meta.backend or "-")
 
 
 def store_summaries(store_dir: Path) -> list[RunSummary]:
