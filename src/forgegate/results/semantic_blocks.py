@@ -141,6 +141,8 @@ class RecurrenceBlock(Sparse):
     """The key written beside the blank sheet."""
     rows: int | None = None
     """Rows in the key."""
+    tasks: int | None = None
+    """Tasks the two arms answered: the bootstrap's upper-level unit."""
     unlabelled_rows: list[str] | None = None
     """Rows still blank."""
     complete: bool | None = None

@@ -1,0 +1,51 @@
+"""Issue 44, items 5 and 7: T_GPT v0.8.1's intervals and locks, each rule tested against the spec's own sentence."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from forgegate.semantic.bootstrap import BootstrapSettings
+from forgegate.semantic.codebook import TextSample
+from forgegate.semantic.recurrence import recurrence_sheet, score_recurrence
+from forgegate.semantic.sheets import read_sheet, write_filled_sheet
+
+
+def _e4_sheet(folder: Path, structural_tasks: dict[str, bool], per_task: int = 16) -> tuple[Path, Path]:
+    """S recurs on every answer of the tasks marked True and on none of the others; C never recurs."""
+    samples = [TextSample(task=t, condition="S", sample=i, text=f"{'again' if recurs else 'fresh'} {t} {i}")
+               for t, recurs in structural_tasks.items() for i in range(per_task)]
+    samples += [TextSample(task=t, condition="C", sample=i, text=f"plain {t} {i}")
+                for t in structural_tasks for i in range(per_task)]
+    sheet, key = folder / "recurrence_sheet.csv", folder / "recurrence_key.csv"
+    recurrence_sheet(samples, {t: "Critique it." for t in structural_tasks}, ("S", "C"), sheet, key, seed=1)
+    _, rows = read_sheet(sheet)
+    filled = folder / "filled.csv"
+    write_filled_sheet(sheet, filled, "row", "recurs", {r["row"]: int(r["answer"].startswith("again")) for r in rows})
+    return filled, key
+
+
+def test_e4_interval_resamples_tasks_then_generations(tmp_path: Path) -> None:
+    """T_GPT v0.8.1, uncertainty.across_tasks: "For claims generalized across a task family, task is the upper-level
+    unit. Use task-level bootstrap or a preregistered hierarchical model; samples within one task are not
+    independent replications of the general phenomenon."
+
+    Four tasks of 16 answers: S recurs on every answer of two tasks and on none of the other two, C never. Pooled
+    over generations (64 "independent" answers a rate of 0.5) the interval of S - C is about 0.5 +- 0.12; with tasks
+    as the upper-level unit, drawing the two recurring tasks 0, 1, ..., 4 times out of 4 is the whole story, and the
+    interval reaches from 0 to 1.
+    """
+    filled, key = _e4_sheet(tmp_path, {"t1": True, "t2": True, "t3": False, "t4": False})
+    score = score_recurrence(filled, key, "S", "C", BootstrapSettings(seed=3, n_resamples=2000))
+    diff = score["difference"]
+    assert diff["value"] == 0.5
+    assert diff["ci"] == [0.0, 1.0]
+    assert score["tasks"] == 4 and score["bootstrap"]["unit"].startswith("tasks resampled")
+
+
+def test_e4_interval_within_homogeneous_tasks_is_the_spread_of_the_tasks(tmp_path: Path) -> None:
+    """Same spec sentence: where every task says the same, resampling tasks adds nothing, and the interval is the
+    within-task one (here every answer of S recurs and none of C: no spread at either level)."""
+    filled, key = _e4_sheet(tmp_path, {"t1": True, "t2": True, "t3": True})
+    score = score_recurrence(filled, key, "S", "C", BootstrapSettings(seed=3, n_resamples=500))
+    assert score["difference"]["value"] == 1.0 and score["difference"]["ci"] == [1.0, 1.0]
+    assert score["ratio"]["value"] is None and "NA" in score["ratio"]["note"]
