@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import pytest
+from test_plan_confirmatory import confirmatory
+
+from forgegate.errors import InputError
+from forgegate.pipeline.confirmatory import check_confirmatory
+from forgegate.plan import load_plan
 from forgegate.semantic.bootstrap import BootstrapSettings
-from forgegate.semantic.codebook import TextSample
+from forgegate.semantic.codebook import Codebook, TextSample, freeze
 from forgegate.semantic.recurrence import recurrence_sheet, score_recurrence
 from forgegate.semantic.sheets import read_sheet, write_filled_sheet
+from tests.plan_helpers import line_of
 
 
 def _e4_sheet(folder: Path, structural_tasks: dict[str, bool], per_task: int = 16) -> tuple[Path, Path]:
@@ -49,3 +58,31 @@ def test_e4_interval_within_homogeneous_tasks_is_the_spread_of_the_tasks(tmp_pat
     score = score_recurrence(filled, key, "S", "C", BootstrapSettings(seed=3, n_resamples=500))
     assert score["difference"]["value"] == 1.0 and score["difference"]["ci"] == [1.0, 1.0]
     assert score["ratio"]["value"] is None and "NA" in score["ratio"]["note"]
+
+
+
+def _refused_codebook(folder: Path, change: Callable[[Codebook], dict[str, Any]]) -> InputError:
+    """The confirmatory example (test_plan_confirmatory's) with its codebook re-frozen under ``change``; the
+    refusal, checked to be at the plan's codebook line."""
+    plan = confirmatory(folder)
+    path = folder / "codebook.json"
+    book = Codebook.model_validate_json(path.read_text())
+    draft = book.model_copy(update={"content_hash": None, "frozen_at": None, **change(book)})
+    path.write_text(freeze(draft).model_dump_json(by_alias=True))
+    with pytest.raises(InputError) as info:
+        check_confirmatory(load_plan(plan))
+    assert info.value.line == line_of(plan.read_text(), "codebook = ")
+    return info.value
+
+
+def test_a_confirmatory_plan_refuses_a_codebook_clustered_with_loose(tmp_path: Path) -> None:
+    """T_GPT v0.8.1, semantic_identity.development_phase: "using bidirectional entailment as the primary
+    semantic-equivalence criterion". ``--loose`` accepts entailment one way and neutral the other."""
+    err = _refused_codebook(tmp_path, lambda book: {"rule": book.rule.model_copy(update={"strict": False})})
+    assert "not strict bidirectional entailment" in str(err) and "--loose" in str(err)
+
+
+def test_a_confirmatory_plan_refuses_a_codebook_without_the_embedding_sensitivity_run(tmp_path: Path) -> None:
+    """T_GPT v0.8.1, semantic_identity.development_phase: "... embedding clustering as sensitivity analysis"."""
+    err = _refused_codebook(tmp_path, lambda book: {"embedding_sensitivity": None})
+    assert "no embedding sensitivity run" in str(err)
