@@ -30,7 +30,8 @@ def _run() -> list[Generation]:
 
 
 def _third_arm() -> list[Generation]:
-    """An arm nobody compares, writing 40 answers of 25 words a seed (the pair: 12 and 10 of 120): it moves any all-arms median."""
+    """An arm nobody compares, 40 answers of 25 words a seed (the pair: 12 and 10 of 120): it moves any median
+    taken over every arm."""
     rng = np.random.default_rng(850)
     return [Generation(arm="ckpt850", seed=seed, text=t)
             for seed in SEEDS for t in beats(novel("austen-sense-and-sensibility.txt"), rng, 40, words=25)]

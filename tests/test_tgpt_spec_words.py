@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from semantic_helpers import RELEVANCE
 from test_plan_confirmatory import confirmatory
+from test_semantic_topology import GROUPED, params, write_aggregates
 
+from forgegate.cli.failure import user_fault
 from forgegate.errors import InputError
 from forgegate.pipeline.confirmatory import check_confirmatory
+from forgegate.pipeline.semantic_topology import topology_inputs
 from forgegate.plan import load_plan
+from forgegate.plan.lock import LockRefusedError, check_lock, lock_plan, read_lock
 from forgegate.semantic.bootstrap import BootstrapSettings
 from forgegate.semantic.codebook import Codebook, TextSample, freeze
 from forgegate.semantic.recurrence import recurrence_sheet, score_recurrence
@@ -86,3 +93,30 @@ def test_a_confirmatory_plan_refuses_a_codebook_without_the_embedding_sensitivit
     """T_GPT v0.8.1, semantic_identity.development_phase: "... embedding clustering as sensitivity analysis"."""
     err = _refused_codebook(tmp_path, lambda book: {"embedding_sensitivity": None})
     assert "no embedding sensitivity run" in str(err)
+
+
+def test_e3s_aggregate_coverage_file_is_sealed_into_the_lock_and_refused_if_it_changes(tmp_path: Path) -> None:
+    """T_GPT v0.8.1, semantic_identity.confirmation_phase: "Confirmation samples map to frozen IDs or UNMAPPED;
+    primary metrics do not create new cluster identities post hoc", and split_merge_rule: what is discovered after
+    the freeze "cannot alter primary confirmatory scores". E3's primary (AGG_COVERAGE) rests on the file saying which
+    frozen clusters each aggregate covers: written after the run, so sealed into the lock when first scored."""
+    example = Path(__file__).resolve().parents[1] / "examples" / "tgpt"
+    for name in ("plan.toml", "codebook.json", "relevance.jsonl", "tasks.jsonl"):
+        shutil.copy(example / name, tmp_path / name)
+    plan = tmp_path / "plan.toml"
+    locked_hash = lock_plan(plan).plan_hash
+    locked = check_lock(plan, run_has_generations=True)
+    loaded = SimpleNamespace(resolve=lambda written: tmp_path / written, path=plan)
+    aggregates = write_aggregates(tmp_path)
+    first = topology_inputs(loaded, params(), GROUPED, RELEVANCE, (), locked)  # type: ignore[arg-type]
+    lock = read_lock(plan)
+    assert lock is not None and lock.sealed == {"aggregates.jsonl": first.sha256} and lock.plan_hash == locked_hash
+    again = topology_inputs(loaded, params(), GROUPED, RELEVANCE, (), check_lock(plan, True))  # type: ignore[arg-type]
+    assert again.sha256 == first.sha256  # the same bytes score again
+    aggregates.write_text(aggregates.read_text().replace('"clusters": ["c1"]', '"clusters": ["c1", "c2"]', 1))
+    with pytest.raises(LockRefusedError) as refused:
+        topology_inputs(loaded, params(), GROUPED, RELEVANCE, (), check_lock(plan, True))  # type: ignore[arg-type]
+    message = str(refused.value)
+    assert str(aggregates) in message and "changed after the run first scored it" in message
+    assert f"Put back the file that was scored (sha256 {first.sha256})" in message
+    assert user_fault(refused.value) == message  # the CLI prints it and exits 2

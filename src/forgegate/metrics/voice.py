@@ -4,13 +4,13 @@ Per arm: Delta per seed (all the seed's generations counted together), the mean 
 the spread (max - min). The verdict is PASS when ``delta(control) - delta(candidate)``
 exceeds the floor (pairwise by default, see ``noise_floor``); both floors are reported.
 
-Controls, every run. A Delta that cannot tell the author from a model that never saw
-the author is blind, and its gap means nothing. The reference is cut into ``folds``
-interleaved folds; for each, a model fitted on the other folds scores the held-out fold,
-sampled across all its segments like an arm's beats and cut to the median size of the
-compared arms' scored per-seed text (control and candidate only: another arm in the run moves
-nothing of this pair's; seeds with no Delta are left out; never longer, so the check is conservative). Every held-out Delta must be below the control arm's lowest per-seed
-Delta, and below every contrast text's Delta (other authors, when given). Otherwise the axis is INVALID.
+Controls, every run. A Delta that cannot tell the author from a model that never saw the author is blind, and its
+gap means nothing. The reference is cut into ``folds`` interleaved folds; for each, a model fitted on the other
+folds scores the held-out fold, sampled across all its segments like an arm's beats and cut to the median size of
+the compared arms' scored per-seed text (control and candidate only: another arm in the run moves nothing of this
+pair's; seeds with no Delta are left out; never longer, so the check is conservative). Every held-out Delta must be
+below the control arm's lowest per-seed Delta, and below every contrast text's Delta (other authors, when given).
+Otherwise the axis is INVALID.
 """
 
 from __future__ import annotations

@@ -93,6 +93,9 @@ class TopologyBlock(Sparse):
     """The secondary endpoints' correction."""
     intervals: str | None = None
     """How the intervals were resampled."""
+    aggregates_sha256: str | None = None
+    """sha256 of the aggregate-coverage file as scored: sealed into the plan's lock the first time, refused if it
+    changes after."""
     scored: bool
     """False until the aggregates exist (``note`` says what is missing)."""
     note: str | None = None

@@ -58,9 +58,10 @@ PerTask = dict[str, dict[str, int]]
 FILE_SOURCE = "the aggregates file's self-reported total_tokens, not taken from a run store"
 
 
-def read_budgeted(path: Path) -> list[tuple[int, BudgetedAggregateRow]]:
-    """The rows with their line numbers; a repeated (task, pool, aggregate) is an error naming both lines."""
-    return unique_aggregates(path, read_jsonl_models(path, BudgetedAggregateRow))
+def read_budgeted(path: Path, raw: bytes | None = None) -> list[tuple[int, BudgetedAggregateRow]]:
+    """The rows with their line numbers (from ``raw``, the file's bytes, when the caller read them); a repeated
+    (task, pool, aggregate) is an error naming both lines."""
+    return unique_aggregates(path, read_jsonl_models(path, BudgetedAggregateRow, raw))
 
 
 def file_totals(rows: list[tuple[int, BudgetedAggregateRow]], compared: tuple[str, ...], tasks: list[str],
