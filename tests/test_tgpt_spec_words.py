@@ -120,3 +120,29 @@ def test_e3s_aggregate_coverage_file_is_sealed_into_the_lock_and_refused_if_it_c
     assert str(aggregates) in message and "changed after the run first scored it" in message
     assert f"Put back the file that was scored (sha256 {first.sha256})" in message
     assert user_fault(refused.value) == message  # the CLI prints it and exits 2
+
+
+@pytest.mark.parametrize(("control", "candidate"), [("vote", "merge"), ("merge", "vote")])
+def test_e3_reports_the_ratio_of_the_aggregates_with_its_interval(tmp_path: Path, control: str, candidate: str) -> None:
+    """T_GPT v0.8.1, uncertainty.effect_sizes: "Always report absolute difference and ratio where defined, with
+    confidence intervals; p-values alone are insufficient." E3's primary compares two aggregates' AGG_COVERAGE."""
+    from test_semantic_topology import score
+
+    write_aggregates(tmp_path)
+    block, _, metrics = score(tmp_path, params(control=control, candidate=candidate))
+    assert block is not None
+    across = metrics["across_tasks"]
+    primary = block["primary"]["ratio"]
+    coverage = across["AGG_COVERAGE"]
+    assert primary["value"] == pytest.approx(coverage[candidate]["value"] / coverage[control]["value"])
+    low, high = primary["ci"]
+    assert 0 < low < primary["value"] < high
+    secondary, recall = block["secondary"][0]["ratio"], across["MINORITY_RECALL"]
+    if recall[control]["value"] == 0:  # "where defined": vote keeps no minority cluster
+        assert secondary["value"] is None and secondary["note"].startswith("NA")
+    else:
+        assert secondary["value"] == pytest.approx(recall[candidate]["value"] / recall[control]["value"])
+    label = "vote-merge"  # the table's orientation (later name - earlier name): its ratio is vote / merge
+    table = metrics["effects"]["across_tasks"]["AGG_COVERAGE"][label]["ratio"]
+    assert table["value"] == pytest.approx(across["AGG_COVERAGE"]["vote"]["value"]
+                                           / across["AGG_COVERAGE"]["merge"]["value"])

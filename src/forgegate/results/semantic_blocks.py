@@ -26,6 +26,13 @@ class Difference(Estimate, Sparse):
     """Holm-adjusted p-value (a secondary endpoint)."""
 
 
+class Ratio(Estimate, Sparse):
+    """A ratio with its interval (E4: structural rate over style-control rate; E3: candidate over control)."""
+
+    note: str | None = None
+    """Why the ratio is NA."""
+
+
 class TopologyEndpoint(Strict):
     """One E3 endpoint: the difference and each aggregate's own value."""
 
@@ -33,6 +40,8 @@ class TopologyEndpoint(Strict):
     """AGG_COVERAGE (primary) or MINORITY_RECALL (secondary)."""
     difference: Difference
     """Candidate minus control."""
+    ratio: Ratio | None = None
+    """Candidate over control, with its interval (null value and a note where the control's value is 0)."""
     control: MetricEntry | None
     """The control aggregate's value; null when the table has none."""
     candidate: MetricEntry | None
@@ -116,13 +125,6 @@ class RecurrenceRate(Estimate):
     """Answers labelled."""
     recurring: int
     """Answers labelled as recurring."""
-
-
-class Ratio(Estimate, Sparse):
-    """Structural rate over style-control rate."""
-
-    note: str | None = None
-    """Why the ratio is NA."""
 
 
 class RecurrenceBlock(Sparse):

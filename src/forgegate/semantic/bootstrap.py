@@ -204,28 +204,52 @@ def _nanmean_rows(values: FloatArray, axis: int) -> FloatArray:
         return np.asarray(np.where(count > 0, total / np.where(count > 0, count, 1), np.nan))
 
 
-def resample_units(values: FloatArray, settings: BootstrapSettings, rng: np.random.Generator) -> BootResult | None:
-    """Bootstrap of the mean over units (rows: tasks, or pools paired across aggregates); (columns x resamples).
+RatioPairs = Sequence[tuple[int, int]]
+"""(numerator column, denominator column) pairs whose ratio of means a unit bootstrap also reports."""
 
-    NA cells are left out of each resample's mean. None with fewer than two units.
+
+def _means_and_ratios(data: FloatArray, axis: int, ratios: RatioPairs) -> FloatArray:
+    """Per column the mean over defined units; then per pair the ratio of the two columns' means over the units
+    where both are defined (NaN where that denominator is 0). Columns lead the result, whatever ``axis`` is."""
+    means = _nanmean_rows(data, axis=axis)
+    if not ratios:
+        return means
+    by_column = np.moveaxis(data, axis, -1)  # columns first, units last
+    rows = []
+    for num, den in ratios:
+        a, b = by_column[num], by_column[den]
+        both = ~np.isnan(a) & ~np.isnan(b)
+        top, bottom = np.where(both, a, 0.0).sum(axis=-1), np.where(both, b, 0.0).sum(axis=-1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            rows.append(np.where(bottom > 0, top / np.where(bottom > 0, bottom, 1.0), np.nan))
+    return np.concatenate([means, np.stack(rows)], axis=0)
+
+
+def resample_units(values: FloatArray, settings: BootstrapSettings, rng: np.random.Generator,
+                   ratios: RatioPairs = ()) -> BootResult | None:
+    """Bootstrap of the mean over units (rows: tasks, or pools paired across aggregates); (columns x resamples),
+    then one row per ``ratios`` pair: the ratio of the two columns' means on the same resampled units (paired).
+
+    NA cells are left out of each resample's mean. None with fewer than two units. The ratios add rows and draw
+    nothing: the columns' intervals are the same with or without them.
     """
     values = np.asarray(values, dtype=np.float64)
     if values.shape[0] < 2:
         return None
 
-    def mean(data: FloatArray, axis: int = 0) -> FloatArray:
-        return _nanmean_rows(data, axis=axis)
+    def statistic(data: FloatArray, axis: int = 0) -> FloatArray:
+        return _means_and_ratios(data, axis, ratios)
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", stats.DegenerateDataWarning)
-        result = stats.bootstrap((values,), mean, n_resamples=settings.n_resamples, vectorized=True, axis=0,
+        result = stats.bootstrap((values,), statistic, n_resamples=settings.n_resamples, vectorized=True, axis=0,
                                  method=METHOD, confidence_level=settings.confidence_level, rng=rng)
-    return _result(result, values.shape[1], settings.n_resamples)
+    return _result(result, values.shape[1] + len(ratios), settings.n_resamples)
 
 
-def unit_means(values: FloatArray) -> FloatArray:
-    """Point estimate matching ``resample_units``: the mean over defined units, per column."""
-    return _nanmean_rows(np.asarray(values, dtype=np.float64), axis=0)
+def unit_means(values: FloatArray, ratios: RatioPairs = ()) -> FloatArray:
+    """Point estimate matching ``resample_units``: the mean over defined units per column, then the ratios."""
+    return _means_and_ratios(np.asarray(values, dtype=np.float64), 0, ratios)
 
 
 def bootstrap_p_value(distribution_row: FloatArray) -> float | None:
