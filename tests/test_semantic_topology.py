@@ -245,3 +245,9 @@ def test_forgegate_run_scores_e3_once_its_aggregates_exist_without_regenerating_
     comp = second["comparisons"][0]
     assert comp["primary_value"]["value"] == pytest.approx(topo["primary"]["difference"]["value"])
     assert code == 1 and comp["gate"] == "HOLD", output
+    assert topo["aggregates_sha256"] and topo["primary"]["ratio"]["ci"] is not None
+    # the coverage file E3's primary rests on is sealed into the lock: edited after, the run is refused (exit 2)
+    aggregates = tmp_path / "p" / "aggregates.jsonl"
+    aggregates.write_text(aggregates.read_text().replace(":c1\"]", ":c2\"]", 1))
+    code, output, _ = run(plan, tmp_path / "runs", tmp_path / "third.json")
+    assert code == 2 and "changed after the run first scored it" in " ".join(output.split()), output

@@ -183,6 +183,8 @@ def lock_plan(plan_path: Path | str, *, run_has_generations: bool = False,
         return locked
     if locked is not None and run_has_generations and locked.plan_hash != now.plan_hash:
         raise _changed_refusal(plan_path, locked, now)
+    if locked is not None and locked.plan_hash == now.plan_hash:  # a re-lock keeps what its run sealed
+        now = now.model_copy(update={"sealed": locked.sealed})
     write_json_atomic(lock_path(plan_path), now.to_file())
     return now
 

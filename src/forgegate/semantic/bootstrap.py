@@ -166,17 +166,17 @@ def resample_tasks_then_samples(
     b = settings.n_resamples
     ones = np.zeros((n_arms, b))
     drawn = np.zeros((n_arms, b))
-    chosen = rng.integers(0, n_tasks, size=(b, n_tasks))  # level 1: which task fills each of the n_tasks slots
-    for slot in range(n_tasks):
-        for task in range(n_tasks):
-            rows = np.flatnonzero(chosen[:, slot] == task)
-            if rows.size == 0:
-                continue
+    chosen = rng.integers(0, n_tasks, size=(b, n_tasks))  # level 1: n_tasks draws of a task, per resample
+    times = np.zeros((b, n_tasks), dtype=np.int64)  # how often each resample drew each task
+    np.add.at(times, (np.repeat(np.arange(b), n_tasks), chosen.ravel()), 1)
+    for task in range(n_tasks):
+        for copy in range(1, int(times[:, task].max(initial=0)) + 1):
+            rows = np.flatnonzero(times[:, task] >= copy)  # the resamples that drew this task a copy-th time
             for arm, labels in enumerate(tasks[task]):
                 size = len(labels)
                 if size == 0:
                     continue
-                picks = rng.integers(0, size, size=(rows.size, size))  # level 2: generations within the task
+                picks = rng.integers(0, size, size=(rows.size, size))  # level 2: its generations, afresh each copy
                 ones[arm, rows] += np.asarray(labels, dtype=np.float64)[picks].sum(axis=1)
                 drawn[arm, rows] += size
     with np.errstate(invalid="ignore", divide="ignore"):
