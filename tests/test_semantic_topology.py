@@ -249,5 +249,9 @@ def test_forgegate_run_scores_e3_once_its_aggregates_exist_without_regenerating_
     # the coverage file E3's primary rests on is sealed into the lock: edited after, the run is refused (exit 2)
     aggregates = tmp_path / "p" / "aggregates.jsonl"
     aggregates.write_text(aggregates.read_text().replace(":c1\"]", ":c2\"]", 1))
-    code, output, _ = run(plan, tmp_path / "runs", tmp_path / "third.json")
-    assert code == 2 and "changed after the run first scored it" in " ".join(output.split()), output
+    _, _, refused = run(plan, tmp_path / "runs", tmp_path / "third.json")  # the app itself, without main()'s exit 2
+    from forgegate.cli.failure import user_fault
+    from forgegate.plan import LockRefusedError
+
+    assert isinstance(refused, LockRefusedError) and "changed after the run first scored it" in str(refused)
+    assert user_fault(refused) == str(refused)  # the console entry prints it and exits 2
