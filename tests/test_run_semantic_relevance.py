@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from semantic_helpers import OracleJudge, run_cli
+from semantic_helpers import OracleJudge, embedding_record, run_cli
 from test_run_semantic import SeededOllamaServer, answers_for, plan_text, write_plan
 from test_semantic_relevance import sheet
 
@@ -66,8 +66,9 @@ def folder_with_codebook(folder: Path) -> str:
              for t, q in (("t1", "Say something about fruit."), ("t2", "Say something about the sky."))}
     # development samples of their own (a confirmatory run refuses a codebook that records none)
     dev = [TextSample(task=t, condition="dev", sample=k, text=f"development answer {k}") for t in tasks for k in (0, 1)]
-    book = freeze(Codebook(rule=AssignmentRule(strict=True, judge=JUDGE), tasks=tasks,
-                           development_samples=sorted(sample_hash(s) for s in dev)))
+    draft = Codebook(rule=AssignmentRule(strict=True, judge=JUDGE), tasks=tasks,
+                     development_samples=sorted(sample_hash(s) for s in dev))
+    book = freeze(draft.model_copy(update={"embedding_sensitivity": embedding_record(draft)}))
     write_codebook(book, folder / "codebook.json")
     validation_sheet(book, folder / "validation_sheet.csv", folder / "validation_key.csv", np.random.default_rng(3))
     fill_sheet(folder / "validation_sheet.csv", folder / "validation_key.csv")

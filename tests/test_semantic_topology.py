@@ -245,3 +245,13 @@ def test_forgegate_run_scores_e3_once_its_aggregates_exist_without_regenerating_
     comp = second["comparisons"][0]
     assert comp["primary_value"]["value"] == pytest.approx(topo["primary"]["difference"]["value"])
     assert code == 1 and comp["gate"] == "HOLD", output
+    assert topo["aggregates_sha256"] and topo["primary"]["ratio"]["ci"] is not None
+    # the coverage file E3's primary rests on is sealed into the lock: edited after, the run is refused (exit 2)
+    aggregates = tmp_path / "p" / "aggregates.jsonl"
+    aggregates.write_text(aggregates.read_text().replace(":c1\"]", ":c2\"]", 1))
+    _, _, refused = run(plan, tmp_path / "runs", tmp_path / "third.json")  # the app itself, without main()'s exit 2
+    from forgegate.cli.failure import user_fault
+    from forgegate.plan import LockRefusedError
+
+    assert isinstance(refused, LockRefusedError) and "changed after the run first scored it" in str(refused)
+    assert user_fault(refused) == str(refused)  # the console entry prints it and exits 2

@@ -7,10 +7,11 @@ plan's: the candidate may exceed the control's hit rate by at most ``hit_rate_ma
 and its max by at most ``max_margin`` words.
 
 Controls, every run. Positive: passages cut from the corpus files themselves, as long
-as the median generation, must all be found at full length (hit rate 1.0, max =
-passage length); if not, the zeroes are blind and the axis is INVALID. Negative: the
-same passages with their words shuffled must (nearly) never hit (at most 10%); if they
-do, the index reports matches that are not there and the axis is INVALID.
+as the compared arms' median generation (control and candidate, never another arm's), must all
+be found at full length (hit rate 1.0, max = passage length); if not, the zeroes are blind
+and the axis is INVALID. Negative: the same passages with their words shuffled must (nearly)
+never hit (at most 10%); if they do, the index reports matches that are not there and the
+axis is INVALID.
 """
 
 from __future__ import annotations
@@ -153,7 +154,9 @@ def memorization_report(documents: Sequence[str], generations: Sequence[Generati
     elif index.n != n:
         raise ValueError(f"the index was built for n={index.n}, not n={n}")
     arms = arm_figures(index, generations)
-    lengths = [len(words_of(g.text)) for g in generations]
+    # passages as long as the compared arms' median generation: another arm in the run moves nothing of this pair's
+    # (lv-hemingway: "A candidate's verdict must not depend on which other arms happened to be generated")
+    lengths = [len(words_of(g.text)) for g in generations if g.arm in (control, candidate)]
     passage_words = max(1, int(statistics.median(lengths))) if lengths else n
     controls = run_controls(index, documents, passage_words, rng, passages)
     return MemorizationReport(n, index.words, arms, controls, control, candidate, hit_rate_margin, max_margin)

@@ -4,13 +4,13 @@ Per arm: Delta per seed (all the seed's generations counted together), the mean 
 the spread (max - min). The verdict is PASS when ``delta(control) - delta(candidate)``
 exceeds the floor (pairwise by default, see ``noise_floor``); both floors are reported.
 
-Controls, every run. A Delta that cannot tell the author from a model that never saw
-the author is blind, and its gap means nothing. The reference is cut into ``folds``
-interleaved folds; for each, a model fitted on the other folds scores the held-out fold,
-sampled across all its segments like an arm's beats and cut to the median size of an
-arm's scored per-seed text (seeds with no Delta are left out; never longer, so the check
-is conservative). Every held-out Delta must be below the control arm's lowest per-seed
-Delta, and below every contrast text's Delta (other authors, when given). Otherwise the axis is INVALID.
+Controls, every run. A Delta that cannot tell the author from a model that never saw the author is blind, and its
+gap means nothing. The reference is cut into ``folds`` interleaved folds; for each, a model fitted on the other
+folds scores the held-out fold, sampled across all its segments like an arm's beats and cut to the median size of
+the compared arms' scored per-seed text (control and candidate only: another arm in the run moves nothing of this
+pair's; seeds with no Delta are left out; never longer, so the check is conservative). Every held-out Delta must be
+below the control arm's lowest per-seed Delta, and below every contrast text's Delta (other authors, when given).
+Otherwise the axis is INVALID.
 """
 
 from __future__ import annotations
@@ -193,8 +193,10 @@ def voice_report(author: str, reference_text: str, generations: Sequence[Generat
                          hint="give a longer held-out reference or a smaller segment size")
     model = fit_delta_model(segments, n_features=n_features, words_per_segment=segment_words)
     arms, words = _arm_deltas(model, generations)
-    # the size of text actually scored: a seed with no Delta (no text) does not shrink the control's chunks
-    per_seed_words = [w for name, arm in words.items() for seed, w in arm.items() if seed in arms[name].by_seed]
+    # the size of text actually scored by the two compared arms (lv-hemingway: "A candidate's verdict must not
+    # depend on which other arms happened to be generated"); a seed with no Delta does not shrink the chunks
+    per_seed_words = [w for name in (control, candidate) for seed, w in words.get(name, {}).items()
+                      if seed in arms[name].by_seed]
     chunk = max(1, int(statistics.median(per_seed_words))) if per_seed_words else segment_words
     held = heldout_deltas(segments, n_features=n_features, words_per_segment=segment_words,
                           folds=folds, chunk_words=chunk)

@@ -2,7 +2,8 @@
 
 A confirmatory collection on exploratory footing is not confirmatory (issue 36). The plan is refused, at the line of
 the field at fault, unless: the codebook was frozen under an entailment judge ("bidirectional entailment as the
-primary semantic-equivalence criterion"; MiniLM cosine is the sensitivity analysis); the support floor, its
+primary semantic-equivalence criterion"; MiniLM cosine is the sensitivity analysis), under the strict rule (not
+``--loose``) and with its embedding sensitivity run on record (issue 44); the support floor, its
 sensitivity analysis and the resamples are T_GPT's values or stricter; the blinded human validation is declared with
 its minimum and its sheet is complete before the lock (the development phase); Q_task is declared, and Q_fact on
 every task the plan declares factual (``factual_tasks``); the comparison's primary is the experiment's one primary
@@ -47,11 +48,32 @@ def check_confirmatory(loaded: LoadedPlan, contents: Mapping[str, bytes] | None 
                            "T_GPT's exploratory sensitivity criterion; a confirmatory codebook is frozen under "
                            f"bidirectional entailment ({', '.join(JUDGES.names())})",
                            hint="freeze the codebook with --judge nli (or llm), or set confirmatory = false")
+    _development_rule(loaded, book)
     _primaries(loaded, params)
     _order(loaded, params, contents)
     _recovery_arm(loaded, params, book)
     _validation_complete(loaded, params, book, contents)
     _adjudication(loaded, params, contents)
+
+
+def _development_rule(loaded: LoadedPlan, book: Codebook) -> None:
+    """T_GPT v0.8.1's development phase: "using bidirectional entailment as the primary semantic-equivalence
+    criterion, embedding clustering as sensitivity analysis": the rule is strict (entailment both ways; ``--loose``
+    accepts one way plus neutral the other), and the embedding sensitivity run is on the codebook's record."""
+    where = (*WHERE, "codebook")
+    if not book.rule.strict:
+        raise loaded.error(where, "the codebook's assignment rule is not strict bidirectional entailment (it was "
+                           "clustered with --loose: entailment one way and neutral the other counts as the same "
+                           "meaning); T_GPT's primary criterion is \"bidirectional entailment\"",
+                           hint="cluster the development samples again without --loose and freeze that codebook, "
+                                "or set confirmatory = false")
+    if book.embedding_sensitivity is None:
+        raise loaded.error(where, "the codebook records no embedding sensitivity run: T_GPT builds it \"using "
+                           "bidirectional entailment as the primary semantic-equivalence criterion, embedding "
+                           "clustering as sensitivity analysis\"",
+                           hint="cluster the development samples again with the embedding run on (forgegate "
+                                "semantic cluster without --no-embedding) and freeze that codebook, or set "
+                                "confirmatory = false")
 
 
 def _declared_values(loaded: LoadedPlan, params: SemanticParams) -> None:

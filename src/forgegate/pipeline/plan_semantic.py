@@ -218,7 +218,7 @@ def score_semantic(gens: PlanGenerations) -> SemanticOutcome:
         note = f"{exc}; every endpoint of this table is labelled exploratory"
         experiment = None
     declared = params.primary_endpoint if experiment is not None else None
-    topology = topology_inputs(loaded, params, grouped, relevance, stored)
+    topology = topology_inputs(loaded, params, grouped, relevance, stored, gens.locked)
     request = MetricsRequest(grouped, relevance, Roles(params.reference, params.contracted, params.recovery),
                              BootstrapSettings(seed=params.bootstrap_seed, n_resamples=params.bootstrap_resamples),
                              exploratory=exploratory, small_conditions=tuple(small), experiment=experiment,

@@ -57,6 +57,10 @@ class PlanLock(BaseModel):
     text: str
     leak_audit: dict[str, str] | None = None
     """The plan's ``[leak_audit]`` on the record: sha256, gate, finding, origin, detail (``pipeline.plan_audit``)."""
+    sealed: dict[str, str] | None = None
+    """Files the plan names that are written after the run's generations (E3's aggregate-coverage file): the path
+    as the plan writes it -> the sha256 of the bytes first scored. Outside the plan hash (they cannot exist before
+    the run); a later scoring of changed bytes is refused (``seal_input``)."""
 
     def to_file(self) -> dict[str, Any]:
         """What the lock file holds (``leak_audit`` only when there is one, as locks have always been written)."""
@@ -179,8 +183,32 @@ def lock_plan(plan_path: Path | str, *, run_has_generations: bool = False,
         return locked
     if locked is not None and run_has_generations and locked.plan_hash != now.plan_hash:
         raise _changed_refusal(plan_path, locked, now)
+    if locked is not None and locked.plan_hash == now.plan_hash:  # a re-lock keeps what its run sealed
+        now = now.model_copy(update={"sealed": locked.sealed})
     write_json_atomic(lock_path(plan_path), now.to_file())
     return now
+
+
+def seal_input(locked: LockedPlan, written: str, raw: bytes, what: str) -> str:
+    """Seal ``written`` (a file the plan names, written after its run's generations) into the plan's lock the first
+    time it is scored; after that, bytes that differ from the sealed ones are refused (exit 2), saying which file
+    changed and what to do. Returns the sha256 of ``raw``."""
+    digest = hashlib.sha256(raw).hexdigest()
+    plan_path = locked.loaded.path
+    current = read_lock(plan_path) or locked.lock
+    sealed = dict(current.sealed or {})
+    before = sealed.get(written)
+    if before is None:
+        sealed[written] = digest
+        write_json_atomic(lock_path(plan_path), current.model_copy(update={"sealed": sealed}).to_file())
+        return digest
+    if before != digest:
+        raise LockRefusedError(
+            f"{locked.loaded.resolve(written)} ({what}, named by plan {plan_path.name}) changed after the run first "
+            f"scored it: {lock_path(plan_path).name} sealed sha256 {before[:12]}, the file is now {digest[:12]}. "
+            f"Put back the file that was scored (sha256 {before}); coverage judged again is a new analysis: a new "
+            f"plan and run, reported as exploratory beside this one ({RULE_DOES_NOT_MOVE})")
+    return digest
 
 
 def check_lock(plan_path: Path | str, run_has_generations: bool) -> LockedPlan:

@@ -1,13 +1,14 @@
 """E3_TOPOLOGY's declaration in a plan: the aggregates compared, and how closely their token budgets must match.
 
-T_GPT v0.8.1: E3_TOPOLOGY's primary endpoint is "AGG_COVERAGE at matched total-token budget";
-MINORITY_RECALL is "secondary for aggregation/topology studies" (Holm within the experiment family).
-A branch pool is one arm's generations of a task; an aggregate Y is what a topology (a vote, a
-summary, a debate ...) makes of the pool. Which frozen clusters each aggregate represents comes from a
-file made after the run (the pools are the run's own generations), so the file is read when scoring,
-not locked. What each aggregate cost comes from the run store: ``cost_arms`` names, before the run,
-the arms whose stored requests are its budget (issue 36: "with the token totals taken from the
-store, not from a file"); without it the file's self-reported ``total_tokens`` are read (exploratory).
+T_GPT v0.8.1: E3_TOPOLOGY's primary endpoint is "AGG_COVERAGE at matched total-token budget"; MINORITY_RECALL is
+"secondary for aggregation/topology studies" (Holm within the experiment family). A branch pool is one arm's
+generations of a task; an aggregate Y is what a topology (a vote, a summary, a debate ...) makes of the pool. Which
+frozen clusters each aggregate represents comes from a file made after the run (the pools are the run's own
+generations), so it cannot be in the plan hash: its sha256 is sealed into the plan's lock the first time it is
+scored, and a changed file is refused after that (``plan.lock.seal_input``; issue 44). What each aggregate cost
+comes from the run store: ``cost_arms`` names, before the run, the arms whose stored requests are its budget (issue
+36: "with the token totals taken from the store, not from a file"); without it the file's self-reported
+``total_tokens`` are read (exploratory).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ class AggregationParams(UserFileModel):
     aggregates: str = Field(min_length=1)
     """JSONL, one row per (task, pool, aggregate): ``{"task", "pool", "aggregate", "clusters"}``, plus
     ``"total_tokens"`` only where the plan names no ``cost_arms`` (path, relative to the plan; read when scoring:
-    missing, the semantic verdict is INCOMPLETE)."""
+    missing, the semantic verdict is INCOMPLETE; sealed into the lock when first scored, refused if it changes)."""
     control: str = Field(min_length=1)
     """The reference aggregate (topology) of the primary comparison."""
     candidate: str = Field(min_length=1)

@@ -15,8 +15,15 @@ def _value(entry: Estimate | None) -> str:
     return f"{entry.value:+.3f}" + ("" if ci is None else f" [{ci[0]:+.3f}, {ci[1]:+.3f}]")
 
 
+def _ratio(entry: Estimate | None) -> str:
+    if entry is None or entry.value is None:
+        return "NA"
+    ci = entry.ci
+    return f"{entry.value:.3f}" + ("" if ci is None else f" [{ci[0]:.3f}, {ci[1]:.3f}]")
+
+
 def topology_lines(topology: TopologyBlock | None) -> list[str]:
-    """E3: the primary and secondary differences (candidate - control) and both token budgets."""
+    """E3: the primary and secondary differences (candidate - control), their ratios and both token budgets."""
     if topology is None:
         return []
     control, candidate, budgets = topology.control, topology.candidate, topology.budgets
@@ -28,6 +35,8 @@ def topology_lines(topology: TopologyBlock | None) -> list[str]:
     return [
         escape(f"E3_TOPOLOGY {candidate} - {control}: AGG_COVERAGE {_value(topology.primary.difference)} "
                f"(primary); MINORITY_RECALL {_value(secondary)}, Holm p {holm} (secondary)"),
+        escape(f"  {candidate} / {control}: AGG_COVERAGE {_ratio(topology.primary.ratio)}; "
+               f"MINORITY_RECALL {_ratio(topology.secondary[0].ratio)}"),
         escape(f"  total tokens: {control} {budgets.totals[control]}, {candidate} {budgets.totals[candidate]} "
                f"({budgets.gap:.1%} apart; matched within {budgets.tolerance:.1%})"
                + (f"; from {budgets.source}" if budgets.source else "")),

@@ -26,6 +26,13 @@ class Difference(Estimate, Sparse):
     """Holm-adjusted p-value (a secondary endpoint)."""
 
 
+class Ratio(Estimate, Sparse):
+    """A ratio with its interval (E4: structural rate over style-control rate; E3: candidate over control)."""
+
+    note: str | None = None
+    """Why the ratio is NA."""
+
+
 class TopologyEndpoint(Strict):
     """One E3 endpoint: the difference and each aggregate's own value."""
 
@@ -33,6 +40,8 @@ class TopologyEndpoint(Strict):
     """AGG_COVERAGE (primary) or MINORITY_RECALL (secondary)."""
     difference: Difference
     """Candidate minus control."""
+    ratio: Ratio | None = None
+    """Candidate over control, with its interval (null value and a note where the control's value is 0)."""
     control: MetricEntry | None
     """The control aggregate's value; null when the table has none."""
     candidate: MetricEntry | None
@@ -93,6 +102,9 @@ class TopologyBlock(Sparse):
     """The secondary endpoints' correction."""
     intervals: str | None = None
     """How the intervals were resampled."""
+    aggregates_sha256: str | None = None
+    """sha256 of the aggregate-coverage file as scored: sealed into the plan's lock the first time, refused if it
+    changes after."""
     scored: bool
     """False until the aggregates exist (``note`` says what is missing)."""
     note: str | None = None
@@ -115,13 +127,6 @@ class RecurrenceRate(Estimate):
     """Answers labelled as recurring."""
 
 
-class Ratio(Estimate, Sparse):
-    """Structural rate over style-control rate."""
-
-    note: str | None = None
-    """Why the ratio is NA."""
-
-
 class RecurrenceBlock(Sparse):
     """E4_R_META: the blinded structural-recurrence rate per arm, structural - style control, and the ratio."""
 
@@ -141,6 +146,8 @@ class RecurrenceBlock(Sparse):
     """The key written beside the blank sheet."""
     rows: int | None = None
     """Rows in the key."""
+    tasks: int | None = None
+    """Tasks the two arms answered: the bootstrap's upper-level unit."""
     unlabelled_rows: list[str] | None = None
     """Rows still blank."""
     complete: bool | None = None

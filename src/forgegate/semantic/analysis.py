@@ -105,6 +105,8 @@ class _Analysis:
         self.values: dict[str, _Values] = {}
         self.stats: dict[str, TaskStatistic] = {}
         self.pool_names: dict[str, dict[str, list[tuple[str, str]]]] = {}
+        self.pool_ratios: dict[tuple[str, str], tuple[tuple[str, str], tuple[str, str], str]] = {}
+        """(metric:ratio, b/a) -> the numerator's and denominator's (metric, aggregate) and the difference's label."""
         self.incomplete: list[str] = []
 
     def run_task(self, task: str) -> None:
@@ -133,10 +135,14 @@ class _Analysis:
                 break
             table = pool_table(data, self.req.aggregates[task], self.req.relevance, v, self.req.minimum_count)
             names, matrix = table.columns()
-            keyed = [(v.key, "pool", m, label) for m, label in names]
-            pdist = (resample_units(matrix, settings, settings.rng_for(f"{task}/pools"))
+            ratios = table.ratios(names)
+            for ratio, top, bottom, diff_label in ratios:
+                self.pool_ratios[ratio] = (names[top], names[bottom], diff_label)
+            pairs = [(top, bottom) for _, top, bottom, _ in ratios]
+            keyed = [(v.key, "pool", m, label) for m, label in [*names, *(r for r, _, _, _ in ratios)]]
+            pdist = (resample_units(matrix, settings, settings.rng_for(f"{task}/pools"), pairs)
                      if v in self.boot_variants else None)
-            values.add(keyed, unit_means(matrix), pdist, settings.confidence_level)
+            values.add(keyed, unit_means(matrix, pairs), pdist, settings.confidence_level)
             for (m, label), row in zip(names, matrix.T, strict=True):
                 if ":" not in m:
                     for pool, x in zip(table.pools, row, strict=True):
@@ -190,15 +196,22 @@ class _Analysis:
     def across(self, v: Variant) -> tuple[Json, _Values]:
         """Task-level bootstrap: tasks are the units; NA tasks drop out of each resample's mean."""
         tasks = sorted(self.values)
-        names = sorted({n for t in tasks for n in self.values[t].point
+        found = sorted({n for t in tasks for n in self.values[t].point
                         if n[0] == v.key and n[1] in ("condition", "pair", "effect", "pool")})
+        ratio_names = [n for n in found if n[1] == "pool" and (n[2], n[3]) in self.pool_ratios]
+        names = [n for n in found if n not in ratio_names]  # a ratio across tasks is one of means, not a mean
         matrix = np.array([[self.values[t].point.get(n, math.nan) for n in names] for t in tasks])
         matrix = matrix.reshape(len(tasks), len(names))
+        where = {n: k for k, n in enumerate(names)}
+        parts = [self.pool_ratios[(n[2], n[3])] for n in ratio_names]
+        pairs = [(where[(v.key, "pool", *top)], where[(v.key, "pool", *bottom)]) for top, bottom, _ in parts]
         vals = _Values()
-        dist = (resample_units(matrix, self.req.settings, self.req.settings.rng_for(f"across/{v.key}"))
+        dist = (resample_units(matrix, self.req.settings, self.req.settings.rng_for(f"across/{v.key}"), pairs)
                 if v in self.boot_variants else None)
-        vals.add(names, unit_means(matrix), dist, self.req.settings.confidence_level)
+        vals.add([*names, *ratio_names], unit_means(matrix, pairs), dist, self.req.settings.confidence_level)
         defined = {n: int((~np.isnan(matrix[:, i])).sum()) for i, n in enumerate(names)}
+        defined |= {n: int((~np.isnan(matrix[:, a]) & ~np.isnan(matrix[:, b])).sum())
+                    for n, (a, b) in zip(ratio_names, pairs, strict=True)}
 
         def entry(name: tuple[str, ...], with_na: bool = False) -> Json:
             return vals.get(name, with_na=with_na) | {"n_tasks": defined.get(name, 0)}
@@ -217,6 +230,11 @@ class _Analysis:
     def block(self, v: Variant) -> tuple[Json, _Values]:
         across, vals = self.across(v)
         return {"tasks": {t: self.task_block(t, v) for t in sorted(self.values)}, "across_tasks": across}, vals
+
+    def _ratio_of(self, metric_name: str, diff_label: str) -> tuple[str, str]:
+        """The (metric:ratio, b/a) name of the ratio beside the aggregate difference ``b-a``."""
+        return next(r for r, (_, _, label) in self.pool_ratios.items()
+                    if r[0] == f"{metric_name}:ratio" and label == diff_label)
 
     def effects(self, v: Variant, across_vals: _Values) -> tuple[Json, Json]:
         """Absolute difference and ratio with CIs; bootstrap p of each difference, Holm across the family."""
@@ -237,8 +255,10 @@ class _Analysis:
                     slot["diff"] = vals.get(name) | {"p_boot": p, "p_holm": None}
                     slot["ratio"] = vals.get((*name[:4], "ratio"))
                 else:
-                    slot = out.setdefault(unit, {}).setdefault(name[2].split(":")[0], {})
-                    slot[name[3]] = {"diff": vals.get(name) | {"p_boot": p, "p_holm": None}}
+                    metric_name = name[2].split(":")[0]
+                    slot = out.setdefault(unit, {}).setdefault(metric_name, {})
+                    slot[name[3]] = {"diff": vals.get(name) | {"p_boot": p, "p_holm": None},
+                                     "ratio": vals.get((*name[:2], *self._ratio_of(metric_name, name[3])))}
         adjusted = holm([p for _, _, p in tests])
         rows = []
         for (unit, name, p), p_adj in zip(tests, adjusted, strict=True):

@@ -1,5 +1,8 @@
 """Seeded percentile bootstrap (scipy.stats.bootstrap) over samples, tasks or pools, and Holm correction.
 
+Where one level is not enough (E4's rates across a task family: tasks, then generations within each task), the
+two-level resampler here draws both levels from one seeded Generator and takes the same percentile interval.
+
 The spec asks for 10,000 resamples and percentile 95% intervals; scipy's defaults are BCa and
 9,999, so both are passed explicitly. Metrics that can be NA (REC_GAIN, IRREV_OBS) have their
 interval taken over the resamples where they are defined, and the NA share is reported beside it.
@@ -132,6 +135,67 @@ def resample_samples(
     return _result(result, metrics, settings.n_resamples)
 
 
+TWO_LEVEL_UNIT = ("tasks resampled with replacement (every arm's generations of a drawn task together), then "
+                  "generations resampled with replacement within each drawn task and arm")
+"""What ``resample_tasks_then_samples`` resamples, as a result records it (T_GPT v0.8.1: "For claims generalized
+across a task family, task is the upper-level unit ... samples within one task are not independent replications")."""
+
+
+def two_level_library() -> str:
+    """The library line of a two-level bootstrap's record (numpy draws it; scipy's bootstrap has one level)."""
+    return f"numpy {np.__version__} (forgegate.semantic.bootstrap.resample_tasks_then_samples)"
+
+
+def resample_tasks_then_samples(
+    tasks: Sequence[Sequence[NDArray[np.int64]]],
+    settings: BootstrapSettings,
+    rng: np.random.Generator,
+) -> FloatArray | None:
+    """A hierarchical bootstrap of pooled rates: (arms x resamples) of each arm's share of 1-labels.
+
+    ``tasks[t][a]`` holds arm ``a``'s 0/1 labels on task ``t``. Each resample draws as many tasks as there are, with
+    replacement (a drawn task brings every arm's generations of it, so the arms stay paired by task), then, for
+    each drawn task and arm, as many generations as it has, with replacement; an arm's rate is its resampled 1s
+    over its resampled generations (NaN where it drew none). With one task this is the within-task bootstrap
+    over its generations. None without tasks or with an arm that has fewer than two generations in all.
+    """
+    n_tasks = len(tasks)
+    n_arms = len(tasks[0]) if tasks else 0
+    if n_tasks == 0 or any(sum(len(t[a]) for t in tasks) < 2 for a in range(n_arms)):
+        return None
+    b = settings.n_resamples
+    ones = np.zeros((n_arms, b))
+    drawn = np.zeros((n_arms, b))
+    chosen = rng.integers(0, n_tasks, size=(b, n_tasks))  # level 1: n_tasks draws of a task, per resample
+    times = np.zeros((b, n_tasks), dtype=np.int64)  # how often each resample drew each task
+    np.add.at(times, (np.repeat(np.arange(b), n_tasks), chosen.ravel()), 1)
+    for task in range(n_tasks):
+        for copy in range(1, int(times[:, task].max(initial=0)) + 1):
+            rows = np.flatnonzero(times[:, task] >= copy)  # the resamples that drew this task a copy-th time
+            for arm, labels in enumerate(tasks[task]):
+                size = len(labels)
+                if size == 0:
+                    continue
+                picks = rng.integers(0, size, size=(rows.size, size))  # level 2: its generations, afresh each copy
+                ones[arm, rows] += np.asarray(labels, dtype=np.float64)[picks].sum(axis=1)
+                drawn[arm, rows] += size
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.asarray(np.where(drawn > 0, ones / np.where(drawn > 0, drawn, 1.0), np.nan))
+
+
+def percentile_result(distribution: FloatArray, confidence_level: float) -> BootResult:
+    """A distribution (metrics x resamples) as a ``BootResult`` with percentile bounds over its defined values
+    (``intervals`` then reports the NA share where some resamples are undefined)."""
+    alpha = (1.0 - confidence_level) / 2.0
+    low, high = [], []
+    for row in np.atleast_2d(distribution):
+        defined = row[~np.isnan(row)]
+        lo, hi = np.percentile(defined, [100 * alpha, 100 * (1 - alpha)]) if defined.size else (np.nan, np.nan)
+        low.append(float(lo))
+        high.append(float(hi))
+    return BootResult(np.atleast_2d(distribution), np.asarray(low), np.asarray(high))
+
+
 def _nanmean_rows(values: FloatArray, axis: int) -> FloatArray:
     defined = ~np.isnan(values)
     count = defined.sum(axis=axis)
@@ -140,28 +204,52 @@ def _nanmean_rows(values: FloatArray, axis: int) -> FloatArray:
         return np.asarray(np.where(count > 0, total / np.where(count > 0, count, 1), np.nan))
 
 
-def resample_units(values: FloatArray, settings: BootstrapSettings, rng: np.random.Generator) -> BootResult | None:
-    """Bootstrap of the mean over units (rows: tasks, or pools paired across aggregates); (columns x resamples).
+RatioPairs = Sequence[tuple[int, int]]
+"""(numerator column, denominator column) pairs whose ratio of means a unit bootstrap also reports."""
 
-    NA cells are left out of each resample's mean. None with fewer than two units.
+
+def _means_and_ratios(data: FloatArray, axis: int, ratios: RatioPairs) -> FloatArray:
+    """Per column the mean over defined units; then per pair the ratio of the two columns' means over the units
+    where both are defined (NaN where that denominator is 0). Columns lead the result, whatever ``axis`` is."""
+    means = _nanmean_rows(data, axis=axis)
+    if not ratios:
+        return means
+    by_column = np.moveaxis(data, axis, -1)  # columns first, units last
+    rows = []
+    for num, den in ratios:
+        a, b = by_column[num], by_column[den]
+        both = ~np.isnan(a) & ~np.isnan(b)
+        top, bottom = np.where(both, a, 0.0).sum(axis=-1), np.where(both, b, 0.0).sum(axis=-1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            rows.append(np.where(bottom > 0, top / np.where(bottom > 0, bottom, 1.0), np.nan))
+    return np.concatenate([means, np.stack(rows)], axis=0)
+
+
+def resample_units(values: FloatArray, settings: BootstrapSettings, rng: np.random.Generator,
+                   ratios: RatioPairs = ()) -> BootResult | None:
+    """Bootstrap of the mean over units (rows: tasks, or pools paired across aggregates); (columns x resamples),
+    then one row per ``ratios`` pair: the ratio of the two columns' means on the same resampled units (paired).
+
+    NA cells are left out of each resample's mean. None with fewer than two units. The ratios add rows and draw
+    nothing: the columns' intervals are the same with or without them.
     """
     values = np.asarray(values, dtype=np.float64)
     if values.shape[0] < 2:
         return None
 
-    def mean(data: FloatArray, axis: int = 0) -> FloatArray:
-        return _nanmean_rows(data, axis=axis)
+    def statistic(data: FloatArray, axis: int = 0) -> FloatArray:
+        return _means_and_ratios(data, axis, ratios)
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", stats.DegenerateDataWarning)
-        result = stats.bootstrap((values,), mean, n_resamples=settings.n_resamples, vectorized=True, axis=0,
+        result = stats.bootstrap((values,), statistic, n_resamples=settings.n_resamples, vectorized=True, axis=0,
                                  method=METHOD, confidence_level=settings.confidence_level, rng=rng)
-    return _result(result, values.shape[1], settings.n_resamples)
+    return _result(result, values.shape[1] + len(ratios), settings.n_resamples)
 
 
-def unit_means(values: FloatArray) -> FloatArray:
-    """Point estimate matching ``resample_units``: the mean over defined units, per column."""
-    return _nanmean_rows(np.asarray(values, dtype=np.float64), axis=0)
+def unit_means(values: FloatArray, ratios: RatioPairs = ()) -> FloatArray:
+    """Point estimate matching ``resample_units``: the mean over defined units per column, then the ratios."""
+    return _means_and_ratios(np.asarray(values, dtype=np.float64), 0, ratios)
 
 
 def bootstrap_p_value(distribution_row: FloatArray) -> float | None:

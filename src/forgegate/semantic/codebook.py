@@ -88,6 +88,27 @@ class AssignmentRule(BaseModel):
     judge: dict[str, Any]
 
 
+class EmbeddingTask(BaseModel):
+    """One task's embedding clustering beside the entailment one (the development phase's sensitivity analysis)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    entailment_clusters: int
+    embedding_clusters: int
+    adjusted_rand_index: float | None
+
+
+class EmbeddingSensitivity(BaseModel):
+    """T_GPT v0.8.1's "embedding clustering as sensitivity analysis" on the development samples, as run before the
+    freeze: the embedding model, its cosine threshold and, per task, its agreement with the entailment clusters."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    model: str
+    threshold: float
+    tasks: dict[str, EmbeddingTask]
+
+
 class Codebook(BaseModel):
     """Draft (``content_hash`` None) or frozen codebook; a frozen one is refused if its hash does not match."""
 
@@ -102,10 +123,14 @@ class Codebook(BaseModel):
     """sha256 (``sample_hash``) of every development sample the codebook was built on, sorted: a confirmation
     run refuses to score any of them (T_GPT v0.8.1: the codebook is built "on development data only").
     None: a codebook written before forgegate recorded them; it is refused for confirmatory use."""
+    embedding_sensitivity: EmbeddingSensitivity | None = None
+    """The embedding sensitivity run on the development samples, recorded before the freeze (``semantic cluster``
+    runs it unless ``--no-embedding``). None: not run; a confirmatory plan refuses such a codebook."""
 
     def hash_payload(self) -> str:
-        # a codebook without development hashes keeps the hash it was frozen with; with them, they are hashed too
-        skip = {"content_hash", "frozen_at"} | ({"development_samples"} if self.development_samples is None else set())
+        # a field a codebook was frozen without keeps the hash it was frozen with; present, it is hashed too
+        optional = ("development_samples", "embedding_sensitivity")
+        skip = {"content_hash", "frozen_at"} | {name for name in optional if getattr(self, name) is None}
         body = self.model_dump(by_alias=True, exclude=skip)
         return hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=False,
                                          separators=(",", ":")).encode("utf-8")).hexdigest()

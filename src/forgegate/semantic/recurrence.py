@@ -5,14 +5,15 @@ and style-control arms". ``recurrence_sheet`` writes every generation of the two
 only the task's question and the answer (no arm, no seed, no count) with ``recurs`` blank, and a key
 (row -> task, arm, sample, the answer's sha256). ``score_recurrence`` reads the filled sheet back against
 the key: the share of answers marked 1 per arm, the difference structural - style control and the
-ratio, each with a seeded percentile bootstrap interval (generations resampled within each arm, tasks
-pooled; "Always report absolute difference and ratio where defined").
+ratio, each with a seeded percentile interval of a two-level bootstrap: tasks, then generations within
+each task ("For claims generalized across a task family, task is the upper-level unit ... samples within
+one task are not independent replications of the general phenomenon"; "Always report absolute difference
+and ratio where defined").
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,14 @@ from numpy.typing import NDArray
 from forgegate.core.experiments import RECURRENCE_ENDPOINT
 from forgegate.errors import InputError
 from forgegate.jsonio import write_bytes_atomic
-from forgegate.semantic.bootstrap import BootstrapSettings, intervals, resample_samples
+from forgegate.semantic.bootstrap import (
+    TWO_LEVEL_UNIT,
+    BootstrapSettings,
+    intervals,
+    percentile_result,
+    resample_tasks_then_samples,
+    two_level_library,
+)
 from forgegate.semantic.codebook import TextSample
 from forgegate.semantic.human_validation import LABELS
 from forgegate.semantic.sheet_reader import read_keyed_sheet
@@ -56,14 +64,18 @@ def recurrence_sheet(samples: list[TextSample], questions: dict[str, str], arms:
     return len(chosen)
 
 
-def _labels(filled: Path, key: Path) -> tuple[dict[str, list[int]], list[str], int]:
-    """Per arm the 0/1 labels (one per key row), the key rows still blank or absent, and the key's row count;
-    a foreign row, a repeated row or an edited answer is an InputError at its line."""
+Labels = dict[str, dict[str, list[int]]]
+"""arm -> task -> the 0/1 labels of that arm's answers on that task."""
+
+
+def _labels(filled: Path, key: Path) -> tuple[Labels, list[str], int]:
+    """Per arm and task the 0/1 labels (one per key row), the key rows still blank or absent, and the key's row
+    count; a foreign row, a repeated row or an edited answer is an InputError at its line."""
     key_rows = read_keyed_sheet(key, KEY_COLUMNS, "row", what="key").rows
     if not key_rows:
         raise InputError(key, "the key has no rows: there is nothing to score", line=2,
                          hint="score the key forgegate wrote beside the recurrence sheet")
-    arms_of = {row_id: (row["arm"], row["answer_sha256"]) for row_id, (_, row) in key_rows.items()}
+    arms_of = {row_id: (row["arm"], row["answer_sha256"], row["task"]) for row_id, (_, row) in key_rows.items()}
     sheet = read_keyed_sheet(filled, SHEET_COLUMNS, "row", label="recurs")
     for row_id, (line, row) in sheet.rows.items():
         if row_id not in arms_of:
@@ -80,14 +92,16 @@ def _labels(filled: Path, key: Path) -> tuple[dict[str, list[int]], list[str], i
     order = list(sheet.rows) + sorted((r for r in arms_of if r not in sheet.rows),
                                       key=lambda r: int(r) if r.isdigit() else 0)
     labelled, blank = sheet.coverage(order, "recurs")
-    labels: dict[str, list[int]] = {}
+    labels: Labels = {}
     for row_id in labelled:
-        labels.setdefault(arms_of[row_id][0], []).append(LABELS[sheet.rows[row_id][1]["recurs"].strip()])
+        arm, _, task = arms_of[row_id]
+        labels.setdefault(arm, {}).setdefault(task, []).append(LABELS[sheet.rows[row_id][1]["recurs"].strip()])
     return labels, blank, len(arms_of)
 
 
-def _statistic(batch: Sequence[NDArray[np.int64]]) -> NDArray[np.float64]:
-    first, second = (np.asarray(b, dtype=np.float64).mean(axis=1) for b in batch)
+def _statistic(rates: NDArray[np.float64]) -> NDArray[np.float64]:
+    """(structural rate, style-control rate) rows -> difference, ratio (NaN where the control's rate is 0), both."""
+    first, second = np.atleast_2d(rates)
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(second > 0, first / np.where(second > 0, second, 1.0), np.nan)
     return np.vstack([first - second, ratio, first, second])
@@ -102,15 +116,21 @@ def score_recurrence(filled: Path, key: Path, structural: str, style_control: st
                            "style_control": style_control, "sheet": str(filled),
                            "sheet_sha256": hashlib.sha256(filled.read_bytes()).hexdigest(), "key": str(key),
                            "rows": rows, "unlabelled_rows": blank, "complete": not blank,
-                           "bootstrap": settings.record() | {"unit": "generations resampled within each arm; "
-                                                                       "tasks pooled"}}
-    arms = [np.asarray(labels.get(a, []), dtype=np.int64) for a in (structural, style_control)]
+                           "bootstrap": settings.record() | {"library": two_level_library(),
+                                                             "unit": TWO_LEVEL_UNIT}}
+    compared = (structural, style_control)
+    arms = [np.asarray([x for t in labels.get(a, {}).values() for x in t], dtype=np.int64) for a in compared]
     if blank or any(len(a) == 0 for a in arms):
         out |= {"rates": None, "difference": None, "ratio": None}
         return out
-    point = _statistic([a.reshape(1, -1) for a in arms])[:, 0]
-    boot = resample_samples(arms, _statistic, settings, settings.rng_for("E4_R_META"), 4)
-    cis = [None] * 4 if boot is None else [i.as_list() for i in intervals(boot, settings.confidence_level)]
+    tasks = sorted({t for a in compared for t in labels.get(a, {})})
+    out["tasks"] = len(tasks)
+    per_task = [[np.asarray(labels.get(a, {}).get(t, []), dtype=np.int64) for a in compared] for t in tasks]
+    point = _statistic(np.array([[a.mean()] for a in arms]))[:, 0]
+    rates = resample_tasks_then_samples(per_task, settings, settings.rng_for("E4_R_META"))
+    cis = ([None] * 4 if rates is None
+           else [i.as_list() for i in intervals(percentile_result(_statistic(rates), settings.confidence_level),
+                                                settings.confidence_level)])
 
     def entry(k: int) -> dict[str, Any]:
         return {"value": None if np.isnan(point[k]) else float(point[k]), "ci": cis[k] if not np.isnan(point[k])

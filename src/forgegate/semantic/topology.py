@@ -58,9 +58,10 @@ PerTask = dict[str, dict[str, int]]
 FILE_SOURCE = "the aggregates file's self-reported total_tokens, not taken from a run store"
 
 
-def read_budgeted(path: Path) -> list[tuple[int, BudgetedAggregateRow]]:
-    """The rows with their line numbers; a repeated (task, pool, aggregate) is an error naming both lines."""
-    return unique_aggregates(path, read_jsonl_models(path, BudgetedAggregateRow))
+def read_budgeted(path: Path, raw: bytes | None = None) -> list[tuple[int, BudgetedAggregateRow]]:
+    """The rows with their line numbers (from ``raw``, the file's bytes, when the caller read them); a repeated
+    (task, pool, aggregate) is an error naming both lines."""
+    return unique_aggregates(path, read_jsonl_models(path, BudgetedAggregateRow, raw))
 
 
 def file_totals(rows: list[tuple[int, BudgetedAggregateRow]], compared: tuple[str, ...], tasks: list[str],
@@ -168,18 +169,45 @@ def _difference(effects: Json, metric: str, control: str, candidate: str) -> Jso
     return {"value": None, "ci": None, "p_boot": None, "note": "no paired difference (fewer than two pools?)"}
 
 
+def _ratio(effects: Json, metric: str, control: str, candidate: str) -> Json:
+    """candidate / control across tasks (ratio of the across-task means, paired by task), with its interval; NA
+    where the control's value is 0. The table orients each pair as its difference (later / earlier name): the other
+    way round, value and bounds are inverted (1/x is monotone, so a percentile interval maps onto one), which is
+    defined only where the interval is above 0."""
+    across = (effects.get("across_tasks") or {}).get(metric) or {}
+    forward, backward = f"{candidate}-{control}", f"{control}-{candidate}"
+    if forward in across:
+        ratio = across[forward].get("ratio") or {"value": None, "ci": None}
+        entry: Json = {"value": ratio["value"], "ci": ratio["ci"]}
+    elif backward in across:
+        ratio = across[backward].get("ratio") or {"value": None, "ci": None}
+        value, ci = ratio["value"], ratio["ci"]
+        entry = {"value": None if not value else 1.0 / value,
+                 "ci": None if not value or ci is None or ci[0] <= 0 else [1.0 / ci[1], 1.0 / ci[0]]}
+    else:
+        return {"value": None, "ci": None, "note": "no paired ratio (fewer than two pools?)"}
+    if entry["value"] is None:
+        entry["note"] = f"NA: {control}'s {metric} is 0"
+    return entry
+
+
 def topology_block(metrics: Json, control: str, candidate: str, budgets: Json) -> Json:
-    """E3's primary (AGG_COVERAGE, candidate - control) and secondary (MINORITY_RECALL, Holm) with intervals."""
+    """E3's primary (AGG_COVERAGE, candidate - control) and secondary (MINORITY_RECALL, Holm) with intervals, each
+    with the ratio candidate / control (T_GPT v0.8.1: "Always report absolute difference and ratio where defined,
+    with confidence intervals")."""
     across = metrics["across_tasks"]
-    primary = _difference(metrics["effects"], "AGG_COVERAGE", control, candidate)
-    secondary = _difference(metrics["effects"], "MINORITY_RECALL", control, candidate)
+    effects = metrics["effects"]
+    primary = _difference(effects, "AGG_COVERAGE", control, candidate)
+    secondary = _difference(effects, "MINORITY_RECALL", control, candidate)
     tested = [secondary["p_boot"]] if secondary["p_boot"] is not None else []
     secondary["p_holm"] = holm(tested)[0] if tested else None
     return {
         "experiment": "E3_TOPOLOGY", "control": control, "candidate": candidate, "budgets": budgets,
         "primary": {"endpoint": "AGG_COVERAGE", "difference": primary,
+                    "ratio": _ratio(effects, "AGG_COVERAGE", control, candidate),
                     "control": across["AGG_COVERAGE"].get(control), "candidate": across["AGG_COVERAGE"].get(candidate)},
         "secondary": [{"endpoint": "MINORITY_RECALL", "difference": secondary,
+                       "ratio": _ratio(effects, "MINORITY_RECALL", control, candidate),
                        "control": across["MINORITY_RECALL"].get(control),
                        "candidate": across["MINORITY_RECALL"].get(candidate)}],
         "holm": {"family": "E3_TOPOLOGY's secondary endpoints (MINORITY_RECALL candidate - control)",
