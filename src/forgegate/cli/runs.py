@@ -10,7 +10,6 @@ from rich.markup import escape
 
 from forgegate.cli.common import console, err_console
 from forgegate.errors import StoreError, UsageError
-from forgegate.report.fmt import model_shown
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -42,6 +41,7 @@ def register(app: typer.Typer) -> None:
     @app.command("runs", help="List the runs in the store: id, kind, model or plan, backend, answers, verdict, "
                       "date.")
     def runs(store: Path | None = typer.Option(None, help="Run store directory.")) -> None:
+        from forgegate.report.fmt import model_shown
         from forgegate.store import RunStore, list_runs
         from forgegate.store.faults import DamagedStoreError
 
