@@ -163,3 +163,23 @@ def test_kill_9_at_half_of_a_k_5_run_resumes_with_no_sample_generated_twice(tmp_
     stored_then_sent_again = len(sent) - len(set(sent))
     assert stored_then_sent_again <= 2  # at most the requests in flight at the kill (concurrency 2) go again
     assert resumed.returncode == 0 and read_json(tmp_path / "result.json")["gate"] == "PASS"
+
+
+def test_hold_shows_its_replicates_and_margin_in_terminal_html_markdown_and_view(tmp_path: Path) -> None:
+    from view_helpers import client
+
+    wrong = {SEEDS[1]: {STOP.prompt: "no idea"}}
+    html, markdown = tmp_path / "r.html", tmp_path / "r.md"
+    with FakeOllamaServer(Behaviour(script=script_for(BATTERY), by_seed=wrong, models=MODELS)) as server:
+        out = tmp_path / "result.json"
+        done = run_cli_in_process("eval", "--backend", "ollama", "--model", "gloss:v10", "--base-url", server.url,
+                                  "--battery", str(BATTERY_PATH), "--gate-config", str(GATE), "--samples", "3",
+                                  "--store", str(tmp_path / "store"), "--json", str(out), "--html", str(html),
+                                  "--markdown", str(markdown))
+    assert done.returncode == 1
+    line = "K = 3 samples per item: PASS in 2 of 3 replicates (flips: LX-STOP)"
+    assert line in done.stdout and "Margin: " in done.stdout
+    assert "over 3 samples 0.67 [" in done.stdout  # LX-STOP's mean over the samples with its interval
+    assert line in html.read_text(encoding="utf-8") and line in markdown.read_text(encoding="utf-8")
+    page = client(tmp_path / "store").get(f"/runs/{read_json(out)['run_id']}").text
+    assert "PASS in 2 of 3 replicates (flips: LX-STOP)" in page and 'id="replicates"' in page

@@ -16,6 +16,7 @@ from rich.markup import escape
 
 from forgegate.core.gloss_v2 import GLOSS_V2_TITLE
 from forgegate.core.verdict import Gate
+from forgegate.report.samples_section import item_passes
 from forgegate.results.eval import EvalBody, EvalItem
 
 SCREEN_LINES = 60
@@ -111,7 +112,10 @@ def print_eval_compact(result: EvalBody, console: Console, *, title: str = GLOSS
         console.print(f"{escape(name)}: score {_score(cat.score)} [{cat.gate.colour}][{cat.gate.value}][/] — "
                       f"{len(failing)} failing")
         for item in failing[:per_category]:
-            console.print(escape(_prompt_line(item, width)), soft_wrap=True)
+            passes = item_passes(result, item.id)
+            console.print(escape(_prompt_line(item, width) if not passes else
+                                 _fit(f"{_prompt_line(item, width - len(passes) - 3)} ({passes})", width)),
+                          soft_wrap=True)
     for reason in result.reasons:
         if reason.outcome is Gate.PASS or "category" in reason.numbers:
             continue  # a category's rule is its score above
