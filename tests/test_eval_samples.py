@@ -191,3 +191,42 @@ def test_hold_shows_its_replicates_and_margin_in_terminal_html_markdown_and_view
     assert line in html.read_text(encoding="utf-8") and line in markdown.read_text(encoding="utf-8")
     page = client(tmp_path / "store").get(f"/runs/{read_json(out)['run_id']}").text
     assert "PASS in 2 of 3 replicates (flips: LX-STOP)" in page and 'id="replicates"' in page
+
+
+def test_compare_pairs_per_item_pass_rates_when_both_runs_have_k_samples(tmp_path: Path) -> None:
+    wrong = {seed: {STOP.prompt: "no idea"} for seed in SEEDS[1:3]}
+    runs = {}
+    for name, by_seed in (("old", {}), ("new", wrong)):
+        with FakeOllamaServer(Behaviour(script=script_for(BATTERY), by_seed=by_seed, models=MODELS)) as server:
+            for k in ("1", "3"):
+                folder = tmp_path / f"{name}{k}"
+                folder.mkdir()
+                _eval(server, folder, "--samples", k)
+                runs[name + k] = folder / "result.json"
+    rated = run_cli_in_process("compare", str(runs["old3"]), str(runs["new3"]), "--json", str(tmp_path / "c.json"))
+    comparison = read_json(tmp_path / "c.json")
+    assert comparison["paired_test"].startswith("paired bootstrap of the per-item pass-rate differences")
+    assert "paired test: paired bootstrap of the per-item pass-rate" in rated.stdout
+    stop = next(c for c in comparison["categories"] if c["category"] == "LX-STOP")
+    assert (stop["score_old"], stop["score_new"]) == (1.0, pytest.approx(1 / 3))  # rates, not sample 1's 1.0
+    assert stop["mcnemar"] is None
+    run_cli_in_process("compare", str(runs["old1"]), str(runs["new1"]), "--json", str(tmp_path / "c1.json"))
+    assert read_json(tmp_path / "c1.json")["paired_test"].startswith("paired cluster bootstrap of the (item, seed)")
+
+
+def test_graduate_needs_a_stable_pass_when_k_is_above_one(tmp_path: Path) -> None:
+    from forgegate.battery import bundled_battery_path
+    from forgegate.lineage import read_lineage
+
+    gloss = load_battery(bundled_battery_path())
+    category = gloss.items[0].category
+    wrong = {SEEDS[1]: {i.prompt: "no idea" for i in gloss.items if i.category == category and not i.is_wall}}
+    with FakeOllamaServer(Behaviour(script=script_for(gloss), by_seed=wrong,
+                                    models={"gloss:latest": "f" * 64})) as server:
+        done = run_cli_in_process("graduate", "--version", "v10", "--lineage", str(tmp_path / "lineage.jsonl"),
+                                  "--backend", "ollama", "--model", "gloss:latest", "--base-url", server.url,
+                                  "--store", str(tmp_path / "runs"), "--quiet", "--samples", "2")
+    record = read_lineage(tmp_path / "lineage.jsonl").records[0][1]
+    assert done.returncode == 1 and record.battery_gate.value == "HOLD" and not record.graduated
+    assert record.live_gate is None  # "After battery PASS, run 10 live crew communication tasks": no PASS, no live
+    assert record.pass_rates is not None and len(record.pass_rates) == len(gloss.items)
