@@ -230,3 +230,31 @@ def test_graduate_needs_a_stable_pass_when_k_is_above_one(tmp_path: Path) -> Non
     assert done.returncode == 1 and record.battery_gate.value == "HOLD" and not record.graduated
     assert record.live_gate is None  # "After battery PASS, run 10 live crew communication tasks": no PASS, no live
     assert record.pass_rates is not None and len(record.pass_rates) == len(gloss.items)
+
+
+def test_a_plan_with_samples_gates_each_arm_over_its_replicates(tmp_path: Path) -> None:
+    import shutil
+
+    from eval_helpers import one_arm_gloss_plan
+
+    from forgegate.plan import lock_plan
+
+    folder = tmp_path / "plan"
+    folder.mkdir()
+    shutil.copy(BATTERY_PATH, folder / "battery.jsonl")
+    shutil.copy(GATE, folder / "gate.toml")
+    cap = max(item.max_tokens for item in BATTERY.items)
+    wrong = {sample_seeds(7, 3)[2]: {STOP.prompt: "no idea"}}
+    with FakeOllamaServer(Behaviour(script=script_for(BATTERY), by_seed=wrong, models=MODELS)) as server:
+        plan = folder / "plan.toml"
+        text = one_arm_gloss_plan(server.url, "gloss:v10", name="k3", seed=7, max_tokens=cap,
+                                  battery="battery.jsonl", gate_config="gate.toml")
+        plan.write_text(text.replace("seeds = [7]\n", "seeds = [7]\nsamples = 3\n"))
+        lock_plan(plan)
+        result = forgegate.run_plan(plan, store=tmp_path / "runs", quiet=True)
+        sent = sorted({r.body["options"]["seed"] for r in server.generation_requests()})
+    assert sent == sorted(sample_seeds(7, 3))
+    assert result.gloss is not None
+    arm = result.gloss.arms["model"]
+    assert arm.gate.value == "HOLD" and arm.samples is not None and arm.samples.passed_replicates == 2
+    assert result.gloss.gate.value != "PASS"

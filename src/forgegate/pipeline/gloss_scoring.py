@@ -108,9 +108,11 @@ def run_seeds(meta: RunMeta) -> tuple[int, ...] | None:
 
 
 def score_store(store_path: Path, battery: Battery, config: GateConfig, config_sha: str, *,
-                arm: str | None = None, check_failure_modes: bool = False) -> ScoredRun:
+                arm: str | None = None, check_failure_modes: bool = False,
+                seeds: tuple[int, ...] | None = None) -> ScoredRun:
     """Score the stored answers (only arm ``arm``'s when given: a plan's store holds several arms): each of the
-    run's K samples as one replicate, and the word over them (``gate.replicates``; K = 1: the spec's gate as is)."""
+    run's K samples as one replicate, and the word over them (``gate.replicates``; K = 1: the spec's gate as is).
+    ``seeds``: the samples' seeds when the store does not record them (a plan arm)."""
     with RunStore.open(store_path, readonly=True) as store:
         meta = store.meta()
         rows = [r for r in store.latest() if arm is None or r.arm == arm]
@@ -119,7 +121,7 @@ def score_store(store_path: Path, battery: Battery, config: GateConfig, config_s
         raise UsageError(f"run {meta.run_id} was generated from a battery with sha256 "
                          f"{meta.battery_sha256}, not {battery.sha256}")
     controls = [control_reason(run_loop_detector_controls())]
-    seeds = run_seeds(meta)
+    seeds = seeds or run_seeds(meta)
     if seeds is None:
         replicates: tuple[Replicate, ...] = (_replicate(meta, battery, config, None, {r.item_id: r for r in rows},
                                                         reviews, controls, check_failure_modes),)
@@ -174,12 +176,15 @@ def _replicate(meta: RunMeta, battery: Battery, config: GateConfig, seed: int | 
 
 
 def score_gloss_arm(store_path: Path, inputs: GlossInputs, arm: str, *, per_arm: bool,
-                    check_failure_modes: bool = False) -> ScoredRun:
+                    check_failure_modes: bool = False, samples: int | None = None) -> ScoredRun:
     """One arm's stored answers through the GLOSS checks and gate, the one scoring of the one road (an eval's
     one arm, each arm of a plan), and its verdict noted for ``forgegate runs``: under the arm's name where the
-    store keeps things per arm (a plan, ``per_arm``), as the run's own where its one arm is the run (an eval)."""
+    store keeps things per arm (a plan, ``per_arm``), as the run's own where its one arm is the run (an eval).
+    ``samples``: a plan's ``samples = K`` (K > 1), the replicates of ``inputs.seed``'s K sample seeds (an eval's
+    store records its own)."""
     result = score_store(store_path, inputs.battery, inputs.config, inputs.config_sha256, arm=arm,
-                         check_failure_modes=check_failure_modes)
+                         check_failure_modes=check_failure_modes,
+                         seeds=sample_seeds(inputs.seed, samples) if samples is not None and samples > 1 else None)
     record_last_gate(store_path, result.gloss.verdict.gate, arm if per_arm else None)
     return result
 
