@@ -14,9 +14,13 @@ class CategoryMarginResult(Strict):
     """How many items a category is from the other side of its floor."""
 
     score: float
+    """The category's score (sample 1's answers when K > 1)."""
     n: int
+    """Its items."""
     floor: float
+    """The category floor it is gated against."""
     passes: bool
+    """Whether the score is at or above the floor."""
     items: int
     """Items that would have to change (fail -> pass when it fails, pass -> fail when it passes) to flip it."""
     flipped_score: float
@@ -29,14 +33,19 @@ class SigmaMarginResult(Strict):
     """How far sigma_total is from its minimum, and the fewest items whose change crosses it."""
 
     sigma_total: float
+    """The weighted sum of the category scores."""
     minimum: float
+    """The gate config's ``sigma_total_min``."""
     passes: bool
+    """Whether sigma_total is at or above the minimum."""
     delta: float
     """sigma_total minus the minimum (negative below it)."""
     items: int | None
     """Fewest items (the heaviest first) whose change crosses the minimum; None when none can."""
     flipped_sigma: float | None
+    """sigma_total after that change; None when no change of items crosses the minimum."""
     text: str
+    """The margin in words."""
 
 
 class MarginResult(Strict):
@@ -45,6 +54,7 @@ class MarginResult(Strict):
     categories: dict[str, CategoryMarginResult]
     """Categories with every answer in; a category with answers missing has no margin yet."""
     sigma_total: SigmaMarginResult | None
+    """sigma_total's margin; None while answers are missing."""
     closest: str | None
     """The category with the fewest items to flip (ties: the score nearest its floor); the compact output's line."""
 
@@ -53,8 +63,11 @@ class Interval(Strict):
     """A mean pass rate with its 95% interval."""
 
     mean: float
+    """The mean pass rate over items and samples (sigma_total: the weighted category means)."""
     low: float
+    """The interval's lower end."""
     high: float
+    """The interval's upper end."""
 
 
 class SampleItem(Strict):
@@ -65,6 +78,7 @@ class SampleItem(Strict):
     answered: int
     """Samples with a score (an error or a pending review has none: never a pass)."""
     samples: int
+    """K."""
 
 
 class ReplicateResult(Strict):
@@ -73,9 +87,13 @@ class ReplicateResult(Strict):
     sample: int
     """1 .. K; sample 1 is the run's own seed (the spec's procedure)."""
     seed: int | None
+    """The seed every item's sample j was generated with (recorded with each stored answer)."""
     gate: Gate
+    """The spec's gate on this replicate alone."""
     sigma_total: float | None
+    """This replicate's sigma_total; None with answers missing."""
     failed_categories: list[str]
+    """This replicate's categories under their floor."""
 
 
 class SamplesResult(Strict):
@@ -83,14 +101,19 @@ class SamplesResult(Strict):
     sigma_total with intervals (``interval`` says how they are computed)."""
 
     k: int
+    """Samples per item (``--samples``)."""
     seeds: list[int | None]
+    """Sample j's seed, j = 1 .. K (``forgegate.core.samples``): the first is the run's ``seed``."""
     interval: str
     """The interval's method and why it was chosen."""
     replicates: list[ReplicateResult]
+    """Each replicate's word under the spec's gate, in sample order."""
     passed_replicates: int
+    """Replicates whose word is PASS (the result's word is PASS only when this is K)."""
     flips: list[str]
     """Categories (or sigma_total) whose word differs between replicates."""
     items: dict[str, SampleItem]
+    """Per item id: passes out of K."""
     categories: dict[str, Interval]
     """Mean pass rate over items and samples, with a Wilson interval over the category's items."""
     sigma_total: Interval | None
