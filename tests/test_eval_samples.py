@@ -191,6 +191,7 @@ def test_hold_shows_its_replicates_and_margin_in_terminal_html_markdown_and_view
     assert line in html.read_text(encoding="utf-8") and line in markdown.read_text(encoding="utf-8")
     page = client(tmp_path / "store").get(f"/runs/{read_json(out)['run_id']}").text
     assert "PASS in 2 of 3 replicates (flips: LX-STOP)" in page and 'id="replicates"' in page
+    assert "2/3 samples passed" in page  # LX-STOP's passes out of K in the items table
 
 
 def test_compare_pairs_per_item_pass_rates_when_both_runs_have_k_samples(tmp_path: Path) -> None:
