@@ -36,6 +36,8 @@ class Behaviour:
 
     script: Mapping[str, str] = field(default_factory=dict)
     default: str = "ok"
+    by_seed: Mapping[int, Mapping[str, str]] = field(default_factory=dict)
+    """Seed -> prompt -> answer, before ``script``: a model whose answer depends on the request's seed."""
     honour_cap: bool = True
     forever: bool = False
     blank_chunks: bool = False
@@ -196,13 +198,15 @@ class FakeServer:
             self._generations += 1
             return self._generations
 
-    def answer(self, prompt: str) -> str:
-        return self.behaviour.script.get(prompt, self.behaviour.default)
+    def answer(self, prompt: str, seed: object = None) -> str:
+        by_seed = self.behaviour.by_seed.get(seed, {}) if isinstance(seed, int) else {}
+        return by_seed.get(prompt, self.behaviour.script.get(prompt, self.behaviour.default))
 
-    def plan(self, prompt: str, cap: int | None, stop: list[str]) -> tuple[Iterator[str], str, int]:
+    def plan(self, prompt: str, cap: int | None, stop: list[str],
+             seed: object = None) -> tuple[Iterator[str], str, int]:
         """The chunks to stream, the finish reason and the token count, after stop strings and the cap."""
         b = self.behaviour
-        text = self.answer(prompt)
+        text = self.answer(prompt, seed)
         if b.blank_chunks:
             return itertools.repeat("", FOREVER_LIMIT), "never", 0
         if b.forever:

@@ -114,7 +114,8 @@ class FakeOllamaServer(FakeServer):
         if self.fault(handler, n, {"error": "llama runner process has terminated: fake failure"}):
             return
         options = body.get("options") or {}
-        chunks, finish, count = self.plan(prompt, options.get("num_predict"), list(options.get("stop") or []))
+        chunks, finish, count = self.plan(prompt, options.get("num_predict"), list(options.get("stop") or []),
+                                          options.get("seed"))
 
         def piece(text: str) -> dict[str, Any]:
             return {"message": {"role": "assistant", "content": text}} if chat else {"response": text}
@@ -211,7 +212,8 @@ class FakeOpenAIServer(FakeServer):
             return
         prompt = _last_user(body.get("messages") or []) if chat else str(body.get("prompt") or "")
         stop = body.get("stop") or []
-        chunks, finish, count = self.plan(prompt, body.get("max_tokens"), [stop] if isinstance(stop, str) else stop)
+        chunks, finish, count = self.plan(prompt, body.get("max_tokens"), [stop] if isinstance(stop, str) else stop,
+                                          body.get("seed"))
         head = {
             "id": f"cmpl-{n}",
             "object": "chat.completion.chunk" if chat else "text_completion",

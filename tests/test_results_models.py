@@ -116,7 +116,8 @@ def test_every_field_of_the_unversioned_contract_is_kept(eval_payload: dict[str,
     expected = {"forgegate_version", "run_id", "kind", "model", "backend", "model_digest", "seed", "sampling",
                 "store", "battery", "created", "gate_config", "gate", "reasons", "sigma_total", "categories",
                 "failed_categories", "failure_modes", "token_sources", "items", "failure_mode_signatures"}
-    added = {"stop_distribution", "format_followup", "loop_cutoff", "served_model"}  # optional, added later
+    added = {"stop_distribution", "format_followup", "loop_cutoff", "served_model",  # optional, added later
+             "margin", "samples"}
     assert set(eval_payload) == expected | {"schema_version", "regated_from"} | added
 
 

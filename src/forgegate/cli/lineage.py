@@ -19,6 +19,8 @@ def register(app: typer.Typer) -> None:
         help="Paired regression check: OLD and NEW eval results (`forgegate eval --json`) on the same "
         "battery and gate config. Items pair by (id, seed); per category: both scores, the difference with a "
         "paired-bootstrap 95% CI resampling items, McNemar's exact test, Holm across categories. "
+        "When both runs have --samples K > 1, items pair by id on their pass rates over the samples "
+        "(paired bootstrap; the output names the test used). "
         "Exit 0 PASS (no regression), 1 FAIL (regression), 2 not comparable / bad input, 3 INCOMPLETE.",
     )
     def compare(

@@ -78,7 +78,8 @@ def check(
     locked = read_lock(plan)
     state = plan_run_state(loaded, store)
     p = loaded.plan
-    console.print(f"plan {p.name}: valid; {len(p.arms)} arms, {len(p.seed_list())} seeds, "
+    console.print(f"plan {p.name}: valid; {len(p.arms)} arms, {len(p.seed_list())} seeds"
+                  f"{f' x {p.samples} samples' if p.samples > 1 else ''}, "
                   f"instruments {', '.join(p.instruments.declared())}, {len(p.comparisons)} comparisons, "
                   f"{len(inputs)} input files present")
     if p.author:

@@ -41,3 +41,8 @@ def control_word(passed: bool) -> str:
 def format_ratio(ratio: float | None) -> str:
     """How a gap/floor ratio prints (a zero floor has none): the voice reason's detail and the report's line."""
     return f"{ratio:.1f}x" if ratio is not None else "n/a (zero floor)"
+
+
+REPLICATES_RULE = "replicates agree"
+"""The rule over K samples per item (issue 47): its reason's ``numbers`` carry ``samples``, ``passed`` (the
+replicates that PASS) and ``flips`` (the categories whose word differs between replicates)."""

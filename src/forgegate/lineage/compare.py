@@ -28,6 +28,11 @@ from forgegate.results.comparison import (
     Unpaired,
 )
 
+SCORE_TEST = ("paired cluster bootstrap of the (item, seed) score differences over items; McNemar's exact test on "
+              "the pass/fail pairs, Holm across categories")
+RATE_TEST = ("paired bootstrap of the per-item pass-rate differences over items (both runs have K > 1 samples per "
+             "item: each item's passes / K); no McNemar, which needs one pass or fail per pair")
+"""The two paired tests ``compare`` and ``lineage`` use (issue 47): rates when both runs have K > 1 samples."""
 Call = Literal["regressed", "improved", "unchanged", "insufficient"]
 OVERALL = "overall"
 Key = tuple[str, int | None]
@@ -117,6 +122,8 @@ class RunComparison:
     mcnemar_clustered: bool
     runs: dict[Literal["old", "new"], RunSide]
     """Each side's label, run id, model, gate and sigma_total."""
+    paired_test: str = SCORE_TEST
+    """Which paired test decided: ``SCORE_TEST``, or ``RATE_TEST`` when both runs have K > 1 samples per item."""
 
     @property
     def gate(self) -> Gate:
@@ -135,7 +142,7 @@ class RunComparison:
             new_failure_modes={k: list(v) for k, v in self.new_failure_modes.items()},
             resolved_failure_modes=list(self.resolved_failure_modes),
             unpaired=Unpaired(old_only=list(self.unpaired_old), new_only=list(self.unpaired_new)),
-            errored_pairs=list(self.errored), runs=self.runs)
+            errored_pairs=list(self.errored), runs=self.runs, paired_test=self.paired_test)
 
 
 def _side(label: str, run: RunScores) -> RunSide:
@@ -219,7 +226,8 @@ def compare_runs(
     old_label: str = "old",
     new_label: str = "new",
 ) -> RunComparison:
-    """Pair items by (id, seed) and test, per category and overall, whether ``new`` regressed.
+    """Pair items by (id, seed) and test, per category and overall, whether ``new`` regressed; when both runs
+    have K > 1 samples per item, pair items by id on their pass rates over the samples (``RATE_TEST``).
 
     Raises NotComparableError when battery or gate config differ. A category regresses when
     its difference is negative and the 95% CI excludes 0; ``overall`` regresses on the same
@@ -230,8 +238,9 @@ def compare_runs(
                                       new.battery.sha256, new.gate_config.sha256)
     if problems:
         raise NotComparableError(old_label, new_label, problems)
-    old_items = {item.key: item for item in old.items}
-    new_items = {item.key: item for item in new.items}
+    rates = old.pass_rates is not None and new.pass_rates is not None
+    old_items = {item.key: item for item in (old.rate_items() if rates else old.items)}
+    new_items = {item.key: item for item in (new.rate_items() if rates else new.items)}
     paired_keys = [k for k in old_items if k in new_items]
     unpaired_old = tuple(key_label(k) for k in old_items if k not in new_items)
     unpaired_new = tuple(key_label(k) for k in new_items if k not in old_items)
@@ -304,4 +313,5 @@ def compare_runs(
         n_resamples=n_resamples,
         mcnemar_clustered=any(c.difference.n_pairs > c.difference.n_clusters for c in compared),
         runs={"old": _side(old_label, old), "new": _side(new_label, new)},
+        paired_test=RATE_TEST if rates else SCORE_TEST,
     )

@@ -220,6 +220,7 @@ def decide_graduation(
         note=note,
         forgegate_version=__version__,
         items=[i.recorded() for i in battery.items],
+        pass_rates=battery.pass_rates,
     )
     line = append_record(lineage_path, record)
     return GraduationDecision(verdict, record, line, comparison, tuple(warnings))

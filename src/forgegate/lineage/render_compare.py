@@ -76,6 +76,7 @@ def print_comparison(console: Console, comparison: RunComparison) -> None:
     console.print(f"bootstrap: {comparison.n_resamples} resamples of items, seed {comparison.seed}"
                   + ("; McNemar counts (item, seed) pairs as independent (several seeds per item): "
                      "the CI, which resamples items, decides" if comparison.mcnemar_clustered else ""))
+    console.print(f"paired test: {escape(comparison.paired_test)}")
     if comparison.new_failure_modes:
         console.print("[bold red]new failure modes:[/] " + escape(", ".join(comparison.new_failure_modes)))
     if comparison.resolved_failure_modes:

@@ -83,6 +83,9 @@ class RunScores(BaseModel):
     failure_modes: list[str]
     model_digest: str | None = None
     items: list[ResultItem]
+    pass_rates: dict[str, float] | None = None
+    """Item id -> passes / K over its K samples (issue 47), for the items with every sample scored; None with
+    one sample per item."""
 
     @property
     def all_failure_modes(self) -> frozenset[str]:
@@ -91,6 +94,14 @@ class RunScores(BaseModel):
         for item in self.items:
             modes |= item.all_failure_modes
         return frozenset(modes)
+
+    def rate_items(self) -> list[ResultItem]:
+        """One pair unit per item, scored by its pass rate over the K samples (an item without every sample
+        scored is errored: never compared as a pass)."""
+        rates = self.pass_rates or {}
+        return [ResultItem(id=i.id, category=i.category, seed=None, score=rates.get(i.id), passed=None,
+                           finish=i.finish if i.id in rates else "error", failure_modes=i.failure_modes,
+                           failure_mode=i.failure_mode) for i in self.items]
 
     @staticmethod
     def of(result: EvalResult) -> RunScores:
@@ -102,7 +113,10 @@ class RunScores(BaseModel):
             failure_modes=result.failure_modes, model_digest=result.model_digest,
             items=[ResultItem(id=i.id, category=i.category, seed=i.seed, score=i.score, passed=i.passed,
                               finish=i.finish, failure_modes=i.failure_modes, failure_mode=i.failure_mode)
-                   for i in result.items])
+                   for i in result.items],
+            pass_rates=None if result.samples is None else {
+                item_id: entry.passes / entry.samples for item_id, entry in result.samples.items.items()
+                if entry.answered == entry.samples})
 
     @staticmethod
     def of_record(record: LineageRecord) -> RunScores:
@@ -113,7 +127,7 @@ class RunScores(BaseModel):
             gate=record.battery_gate, sigma_total=record.sigma_total,
             categories={k: RunCategory(score=v) for k, v in record.category_scores.items()},
             failure_modes=record.failure_modes, model_digest=record.model_digest,
-            items=[ResultItem(**i.model_dump()) for i in record.items])
+            items=[ResultItem(**i.model_dump()) for i in record.items], pass_rates=record.pass_rates)
 
 
 def parse_eval(payload: Any, source: Path | str) -> EvalResult:

@@ -12,6 +12,7 @@ from pathlib import Path
 from forgegate.backends import BackendConfig
 from forgegate.battery import Battery, bundled_live_test_path, load_battery
 from forgegate.checks.loop_stop import loop_stop
+from forgegate.core.samples import sample_seeds
 from forgegate.jsonio import write_json_atomic
 from forgegate.lineage.marks import marks_for
 from forgegate.pipeline.format_followup import with_training_corpus
@@ -98,14 +99,17 @@ def prepare_session(options: SessionOptions) -> SessionInputs:
 
 
 def session_requests(inputs: SessionInputs, options: SessionOptions) -> RunRequests:
-    """The eval as a one-arm plan: arm ``model``, the battery as fixture (each item its own cap), one seed; its
+    """The eval as a one-arm plan: arm ``model``, the battery as fixture (each item its own cap), one seed per
+    sample (``core.samples``: sample 0 is the run's seed, so K = 1 is the spec's one request per item); its
     store is named by the spec's identity, and its record keeps the gate config whole and the loop cut-off."""
     spec = inputs.spec
     metadata = RunMeta(battery_path=str(spec.battery.path), base_urls=list(spec.config.base_urls),
-                       gate_config=inputs.gloss.gate.stored, loop_cutoff=options.loop_cutoff)
+                       gate_config=inputs.gloss.gate.stored, loop_cutoff=options.loop_cutoff,
+                       samples=options.samples)
     return RunRequests.of(spec.run_id, options.store,
                           identity=RunMeta.model_validate({**spec.identity(), "run_id": spec.run_id}),
-                          metadata=metadata, arms=[spec.arm()], items=spec.items(), seeds=[spec.seed],
+                          metadata=metadata, arms=[spec.arm()], items=spec.items(),
+                          seeds=sample_seeds(spec.seed, options.samples),
                           sampling=spec.sampling(), per_arm_digests=False, probe_every_arm=True)
 
 

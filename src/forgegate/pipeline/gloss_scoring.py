@@ -6,7 +6,7 @@ on what the store holds.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from forgegate.battery import Battery
@@ -19,6 +19,7 @@ from forgegate.core.loop_settings import LOOP_RULE
 from forgegate.core.match_rule import MATCH_RULE
 from forgegate.core.modes import FailureMode
 from forgegate.core.records import StoredResponse
+from forgegate.core.samples import sample_seeds
 from forgegate.core.verdict import Gate, Reason
 from forgegate.core.version import __version__
 from forgegate.errors import StoreError, UsageError
@@ -26,10 +27,12 @@ from forgegate.gate.controls import control_reason
 from forgegate.gate.gloss import GlossResult, ItemOutcome, category_result, gloss_verdict
 from forgegate.gate.gloss_config import GateConfig
 from forgegate.gate.live import live_verdict
+from forgegate.gate.replicates import replicates_verdict
 from forgegate.gate.signatures import signature_reason
 from forgegate.pipeline.format_followup import format_followup
 from forgegate.pipeline.gloss_inputs import GlossInputs
 from forgegate.pipeline.review import item_review
+from forgegate.pipeline.sample_summary import margin_model, samples_model
 from forgegate.results import EvalResult, reason_models
 from forgegate.results.base import REVIEW_SCHEMA_VERSION
 from forgegate.results.eval import (
@@ -80,18 +83,66 @@ class ScoredRun:
     store_path: Path
     signatures: dict[str, bool] | None = None
     """Each failure-mode signature present/absent, when the run was gated with --check-failure-modes."""
+    replicates: tuple[Replicate, ...] = ()
+    """K > 1 samples per item: each sample's replicate (``answers`` and ``gloss`` are sample 1's, the spec's
+    procedure; ``gloss.verdict`` is the word over all of them). Empty with one sample."""
+
+
+@dataclass(frozen=True)
+class Replicate:
+    """Replicate j of a run with K samples per item (issue 47): every item's answer under sample j's seed, gated
+    by the spec's gate as one battery."""
+
+    seed: int | None
+    answers: tuple[ScoredAnswer, ...]
+    gloss: GlossResult
+    signatures: dict[str, bool] | None = None
+
+
+def run_seeds(meta: RunMeta) -> tuple[int, ...] | None:
+    """The seeds of an eval's samples (``core.samples``), or None for a store that does not record its samples
+    (a plan arm, a run written before issue 47: every stored answer is read, as before)."""
+    if meta.samples is None or meta.seed is None or meta.kind not in ("eval", "live"):
+        return None
+    return sample_seeds(meta.seed, meta.samples)
 
 
 def score_store(store_path: Path, battery: Battery, config: GateConfig, config_sha: str, *,
-                arm: str | None = None, check_failure_modes: bool = False) -> ScoredRun:
-    """Score the stored answers (only arm ``arm``'s when given: a plan's store holds several arms)."""
+                arm: str | None = None, check_failure_modes: bool = False,
+                seeds: tuple[int, ...] | None = None) -> ScoredRun:
+    """Score the stored answers (only arm ``arm``'s when given: a plan's store holds several arms): each of the
+    run's K samples as one replicate, and the word over them (``gate.replicates``; K = 1: the spec's gate as is).
+    ``seeds``: the samples' seeds when the store does not record them (a plan arm)."""
     with RunStore.open(store_path, readonly=True) as store:
         meta = store.meta()
-        latest = {r.item_id: r for r in store.latest() if arm is None or r.arm == arm}
+        rows = [r for r in store.latest() if arm is None or r.arm == arm]
         reviews = store.review_trails()
     if meta.battery_sha256 not in (None, battery.sha256):
         raise UsageError(f"run {meta.run_id} was generated from a battery with sha256 "
                          f"{meta.battery_sha256}, not {battery.sha256}")
+    controls = [control_reason(run_loop_detector_controls())]
+    seeds = seeds or run_seeds(meta)
+    if seeds is None:
+        replicates: tuple[Replicate, ...] = (_replicate(meta, battery, config, None, {r.item_id: r for r in rows},
+                                                        reviews, controls, check_failure_modes),)
+    else:
+        by_seed: dict[int | None, dict[str, StoredResponse]] = {}
+        for row in rows:
+            by_seed.setdefault(row.seed, {})[row.item_id] = row
+        replicates = tuple(_replicate(meta, battery, config, seed, by_seed.get(seed, {}), reviews, controls,
+                                      check_failure_modes) for seed in seeds)
+    first = replicates[0]
+    gloss = first.gloss
+    if len(replicates) > 1:
+        gloss = replace(gloss, verdict=replicates_verdict([r.gloss.verdict for r in replicates]))
+    return ScoredRun(meta, battery, config, config_sha, first.answers, gloss, store_path, first.signatures,
+                     replicates if len(replicates) > 1 else ())
+
+
+def _replicate(meta: RunMeta, battery: Battery, config: GateConfig, seed: int | None,
+               latest: dict[str, StoredResponse], reviews: dict[str, tuple[ReviewDecision, ...]],
+               controls: list[Reason], check_failure_modes: bool) -> Replicate:
+    """One answer per item (``latest``) scored and gated as the spec's battery."""
     answers: list[ScoredAnswer] = []
     outcomes: list[ItemOutcome] = []
     for item in battery.items:
@@ -110,7 +161,7 @@ def score_store(store_path: Path, battery: Battery, config: GateConfig, config_s
             pending_review=score is not None and score.needs_review and review is None,
             failure_modes=score.failure_modes if score else (),
         ))
-    controls = [control_reason(run_loop_detector_controls())]
+    controls = list(controls)
     signatures = signatures_present(outcomes) if check_failure_modes else None
     stop = run_stop_distribution(tuple(answers))
     if signatures is not None and stop is not None and stop.stop_failure is not None:
@@ -121,16 +172,19 @@ def score_store(store_path: Path, battery: Battery, config: GateConfig, config_s
         gloss = live_result(config, outcomes, controls)
     else:
         gloss = gloss_verdict(config, outcomes, controls)
-    return ScoredRun(meta, battery, config, config_sha, tuple(answers), gloss, store_path, signatures)
+    return Replicate(seed, tuple(answers), gloss, signatures)
 
 
 def score_gloss_arm(store_path: Path, inputs: GlossInputs, arm: str, *, per_arm: bool,
-                    check_failure_modes: bool = False) -> ScoredRun:
+                    check_failure_modes: bool = False, samples: int | None = None) -> ScoredRun:
     """One arm's stored answers through the GLOSS checks and gate, the one scoring of the one road (an eval's
     one arm, each arm of a plan), and its verdict noted for ``forgegate runs``: under the arm's name where the
-    store keeps things per arm (a plan, ``per_arm``), as the run's own where its one arm is the run (an eval)."""
+    store keeps things per arm (a plan, ``per_arm``), as the run's own where its one arm is the run (an eval).
+    ``samples``: a plan's ``samples = K`` (K > 1), the replicates of ``inputs.seed``'s K sample seeds (an eval's
+    store records its own)."""
     result = score_store(store_path, inputs.battery, inputs.config, inputs.config_sha256, arm=arm,
-                         check_failure_modes=check_failure_modes)
+                         check_failure_modes=check_failure_modes,
+                         seeds=sample_seeds(inputs.seed, samples) if samples is not None and samples > 1 else None)
     record_last_gate(store_path, result.gloss.verdict.gate, arm if per_arm else None)
     return result
 
@@ -185,7 +239,7 @@ def eval_body(result: ScoredRun) -> EvalBody:
         failure_mode_signatures=result.signatures,
         format_followup=format_followup(gloss.failed_categories, result.battery.path, None),
         stop_distribution=_stop_result(run_stop_distribution(result.answers)),
-        loop_cutoff=loop_cutoff(result))
+        loop_cutoff=loop_cutoff(result), margin=margin_model(result), samples=samples_model(result))
 
 
 def run_stop_distribution(answers: tuple[ScoredAnswer, ...]) -> StopDistribution | None:

@@ -71,7 +71,7 @@ def _money(prices: Prices | None, plan: Plan, arm: str, inp: Json, out: Json) ->
 def condition_cost(plan: Plan, rows: list[StoredResponse], n_items: int) -> Json:
     """Per arm: the seven cost guardrails from its answered requests, and the planned structure."""
     prices = plan.instruments.semantic.prices if plan.instruments.semantic is not None else None
-    planned = n_items * len(plan.seed_list())
+    planned = n_items * len(plan.request_seeds())
     by_arm: dict[str, list[StoredResponse]] = {}
     for row in rows:
         if row.ok:

@@ -82,7 +82,7 @@ async def generate_plan_async(plan_path: Path | str, *, store_dir: Path | None =
     requests = RunRequests.of(plan_run_id(name), store_dir,
                               identity=RunMeta(kind="plan", run_id=plan_run_id(name), plan_name=name),
                               metadata=metadata, arms=plan_arms(locked), items=items,
-                              seeds=locked.loaded.plan.seed_list(), sampling=plan_sampling(locked))
+                              seeds=locked.loaded.plan.request_seeds(), sampling=plan_sampling(locked))
     stored = await generate_run(requests, concurrency=concurrency, quiet=quiet, wait=wait)
     return PlanGenerations(**{f.name: getattr(stored, f.name) for f in fields(stored)}, locked=locked)
 

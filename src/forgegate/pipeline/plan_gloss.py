@@ -60,7 +60,7 @@ def score_gloss(gens: PlanGenerations) -> GlossOutcome:
     arms: list[ArmGloss] = []
     deciding: list[tuple[str, Gate, str]] = []
     for arm in loaded.plan.arms:
-        result = score_gloss_arm(gens.store_path, inputs, arm.name, per_arm=True)
+        result = score_gloss_arm(gens.store_path, inputs, arm.name, per_arm=True, samples=loaded.plan.samples)
         body = eval_body(result).model_copy(update={  # the arm's identity is the plan's, not the store's
             "backend": arm.backend, "model": arm.model or f"{arm.backend} default model",
             "model_digest": gens.model_digests.get(arm.name), "seed": inputs.seed,

@@ -18,6 +18,7 @@ from typing import Annotated, Any, Literal
 from forgegate.backends import BACKENDS
 from forgegate.backends.options import DEVICES_HELP
 from forgegate.core.limits import DEFAULT_CONCURRENCY, DEFAULT_IDLE_S, DEFAULT_RETRIES, DEFAULT_TIMEOUT_S
+from forgegate.core.samples import DEFAULT_SAMPLES, Samples
 from forgegate.core.sampling import (
     DEFAULT_SEED,
     DEFAULT_TEMPERATURE,
@@ -82,6 +83,9 @@ class SessionFields:
     concurrency: Annotated[int, Opt("Requests in flight at once (at least 1).")] = DEFAULT_CONCURRENCY
     seed: Annotated[StoredSeed, Opt("Sampling seed passed to the backend (printed with every result; a 64-bit "
                                     "whole number).")] = DEFAULT_SEED
+    samples: Annotated[Samples, Opt("Answers per item, each with its own recorded seed (the first is --seed): "
+                                    "the word stands only when all K replicates agree, HOLD otherwise (1 = the "
+                                    "spec's procedure).")] = DEFAULT_SAMPLES
     temperature: Annotated[Temperature, Opt("Sampling temperature (0 = greedy; finite, 0 or "
                                             "more).")] = DEFAULT_TEMPERATURE
     top_p: Annotated[TopP, Opt("Nucleus sampling p (above 0, at most 1).")] = DEFAULT_TOP_P

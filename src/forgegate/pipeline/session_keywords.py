@@ -26,6 +26,7 @@ class SessionKeywords(TypedDict, total=False):
     gate_config: str | Path | None
     concurrency: int
     seed: int
+    samples: int
     temperature: float
     top_p: float
     system: str | None

@@ -135,7 +135,7 @@ def check_cross_references(loaded: LoadedPlan) -> None:
                     raise err(("instruments", "semantic", "aggregation", "cost_arms", aggregate),
                               f"no arm named '{arm_name}': a cost arm of aggregate '{aggregate}' is an arm of this "
                               "plan, whose requests are in its run store", hint=f"arms: {', '.join(names)}")
-        n_samples = len(plan.seed_list())
+        n_samples = len(plan.request_seeds())
         if semantic.confirmatory and n_samples < CONFIRMATORY_MIN_SAMPLES:
             raise err(("seeds",), f"{n_samples} samples per task and condition; a confirmatory collection "
                       f"needs at least {CONFIRMATORY_MIN_SAMPLES}",

@@ -18,6 +18,7 @@ from forgegate.backends.options import device_problem, option_backends, option_r
 from forgegate.core.checked import checked
 from forgegate.core.limits import MAX_PLAN_NAME_BYTES, MAX_SEEDS
 from forgegate.core.limits import SEED_MAX as SEED_LIMIT
+from forgegate.core.samples import DEFAULT_SAMPLES, Samples, sample_seeds
 from forgegate.core.sampling import DEFAULT_TOP_P, Temperature, TopP
 from forgegate.errors import not_one_of
 from forgegate.plan.instruments import ENDPOINTS, Instruments, endpoint_names
@@ -232,6 +233,10 @@ class Plan(UserFileModel):
     seeds: Seeds
     """The seeds: a list (``[1, 2, 3]``) or a range (``{ first = 1, count = 64 }``); each is a full pass over every arm
     and item."""
+    samples: Samples = DEFAULT_SAMPLES
+    """Answers per item and seed, each under its own recorded seed (issue 47; ``forgegate eval --samples``): sample 1
+    is the seed itself, the others seeds derived from it. The gloss instrument gates each sample's replicate and
+    gives an arm PASS only when all agree (HOLD when they disagree). 1: one answer per seed."""
     sampling: Sampling
     """``[sampling]``: the sampling options every request is sent with."""
     fixture: Fixture
@@ -269,6 +274,12 @@ class Plan(UserFileModel):
             raise ValueError(f"the plan's name is {size} bytes long; it names the run's files, so shorten it to "
                              f"at most {MAX_PLAN_NAME_BYTES}")
         return value
+
+    def request_seeds(self) -> tuple[int, ...]:
+        """The seeds requests are sent with: each seed's ``samples`` sample seeds (the seeds themselves at 1)."""
+        if self.samples == 1:
+            return self.seed_list()
+        return tuple(dict.fromkeys(s for seed in self.seed_list() for s in sample_seeds(seed, self.samples)))
 
     def seed_list(self) -> tuple[int, ...]:
         if isinstance(self.seeds, SeedRange):

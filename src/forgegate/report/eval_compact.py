@@ -24,6 +24,7 @@ from rich.markup import escape
 
 from forgegate.core.gloss_v2 import GLOSS_V2_TITLE
 from forgegate.core.verdict import Gate
+from forgegate.report.samples_section import item_passes
 from forgegate.results.eval import EvalBody, EvalItem
 
 SCREEN_LINES = 60
@@ -147,7 +148,15 @@ def print_eval_compact(result: EvalBody, console: Console, *, title: str = GLOSS
         console.print(f"{escape(name)}: score {_score(cat.score)} [{cat.gate.colour}][{cat.gate.value}][/] — "
                       f"{len(failing)} failing")
         for item in failing[:per_category]:
-            for line in prompt_lines_whole(item, width) if whole else [_prompt_line(item, width)]:
+            passes = item_passes(result, item.id)
+            if whole:
+                lines = prompt_lines_whole(item, width)
+                if passes:
+                    lines.append(f"{' ' * len(_REASON_INDENT)}({passes})")
+            else:
+                lines = [_prompt_line(item, width) if not passes else
+                         _fit(f"{_prompt_line(item, width - len(passes) - 3)} ({passes})", width)]
+            for line in lines:
                 console.print(escape(line), soft_wrap=True)
     for reason in result.reasons:
         if reason.outcome is Gate.PASS or "category" in reason.numbers:

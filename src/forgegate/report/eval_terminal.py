@@ -11,6 +11,13 @@ from forgegate.core.gloss_v2 import GLOSS_V2_TITLE, titled
 from forgegate.core.rules import is_control_rule
 from forgegate.core.verdict import Gate
 from forgegate.report.fmt import model_shown, sigma_text
+from forgegate.report.samples_section import (
+    category_over_samples,
+    margin_line,
+    margin_lines,
+    samples_line,
+    sigma_over_samples,
+)
 from forgegate.results.eval import EvalBody, EvalResult, StopDistributionResult
 
 _WIDTH = 13
@@ -66,13 +73,22 @@ def print_scores(result: EvalBody, console: Console, *, title: str = GLOSS_V2_TI
     if marked:
         console.print(f"[bold red]warning:[/] this battery passed {escape(', '.join(marked))} and the live test failed "
                       "(EVAL_FALSE_POSITIVE): it 'is broken and must be updated before the next forge' (GLOSS v2)")
-    console.print("Category scores:")
+    console.print("Category scores:" if result.samples is None else
+                  f"Category scores (sample 1 of {result.samples.k}, seed {result.samples.seeds[0]}):")
     for name, cat in result.categories.items():
         missing = f"  ({cat.missing} unanswered)" if cat.missing else ""
+        over = category_over_samples(result, name)
         console.print(f"  {name + ':':<{_WIDTH}} {_score(cat.score)}  [{cat.gate.colour}][{cat.gate.value}][/]"
-                      f"  {cat.passed}/{cat.n}{missing}")
+                      f"  {cat.passed}/{cat.n}{missing}{'  ' + over if over else ''}")
     live = isinstance(result, EvalResult) and result.live
-    console.print(f"\nσ_total: {sigma_text(result.sigma_total, live)}")
+    over = sigma_over_samples(result)
+    console.print(f"\nσ_total: {sigma_text(result.sigma_total, live)}{'  ' + over if over else ''}")
+    for line in (samples_line(result), margin_line(result) if short else None):
+        if line is not None:
+            console.print(escape(line))
+    if not short:
+        for line in margin_lines(result):
+            console.print(f"  margin: {escape(line)}")
     gate = result.gate
     console.print(f"GATE: [{gate.colour}]{gate.value}[/]")
     console.print(f"Failed categories: [{', '.join(result.failed_categories)}]")

@@ -13,6 +13,7 @@ from typing import Any
 from forgegate.core.gloss_v2 import report_title
 from forgegate.report.fmt import num, sigma_text
 from forgegate.report.plots import Bar, category_chart
+from forgegate.report.samples_section import category_over_samples, margin_lines, samples_line, sigma_over_samples
 from forgegate.report.stop_section import StopView, stop_view
 from forgegate.results import EvalItem, EvalResult
 from forgegate.results.eval import ReviewEntry
@@ -73,6 +74,8 @@ class CategoryRow:
     weight: str
     gate: str
     failing: tuple[ItemView, ...]
+    over_samples: str = ""
+    """The mean over K samples with its interval (empty with one sample)."""
 
 
 @dataclass(frozen=True)
@@ -91,6 +94,11 @@ class GlossView:
     stop: StopView | None = None
     followup: str | None = None
     reviews: tuple[ReviewView, ...] = ()
+    samples: str | None = None
+    """``K = 5 samples per item: PASS in 3 of 5 replicates (flips: ...)``; None with one sample."""
+    sigma_over: str = ""
+    margins: tuple[str, ...] = ()
+    """Every category's and sigma_total's margin to the other side of its floor."""
 
 
 def segments(response: str, span: Any) -> tuple[tuple[Segment, ...], tuple[int, int] | None, str | None]:
@@ -145,7 +153,8 @@ def gloss_view(result: EvalResult) -> GlossView:
     for name, cat in result.categories.items():
         failing = tuple(item_view(i) for i in result.items if i.category == name and not i.passed)
         rows.append(CategoryRow(name=name, score=num(cat.score, 2), passed=cat.passed, n=cat.n, missing=cat.missing,
-                                weight=num(cat.weight, 2), gate=cat.gate.value, failing=failing))
+                                weight=num(cat.weight, 2), gate=cat.gate.value, failing=failing,
+                                over_samples=category_over_samples(result, name)))
     bars = [Bar(name, cat.score, cat.gate.value) for name, cat in result.categories.items()]
     chart = category_chart(bars, floor=floor, sigma_total=result.sigma_total, sigma_min=sigma_min,
                            show_sigma=not result.live)
@@ -160,4 +169,5 @@ def gloss_view(result: EvalResult) -> GlossView:
         failing_count=sum(len(r.failing) for r in rows),
         stop=None if result.stop_distribution is None else stop_view(result.stop_distribution),
         followup=None if result.format_followup is None else result.format_followup.finding,
-        reviews=tuple(review_view(i) for i in result.items if i.needs_review or i.review is not None))
+        reviews=tuple(review_view(i) for i in result.items if i.needs_review or i.review is not None),
+        samples=samples_line(result), sigma_over=sigma_over_samples(result), margins=tuple(margin_lines(result)))

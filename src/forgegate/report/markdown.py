@@ -17,6 +17,13 @@ from forgegate.core.tgpt_caveats import CAVEATS_TITLE, SEMANTIC_CAVEATS
 from forgegate.core.verdict import Gate
 from forgegate.report.arms_cells import ArmsResult, comparison_entries, three_axis_row
 from forgegate.report.fmt import num, percent, sigma_text, with_ci
+from forgegate.report.samples_section import (
+    category_over_samples,
+    item_passes,
+    margin_lines,
+    samples_line,
+    sigma_over_samples,
+)
 from forgegate.report.sections import Renderable, ReportSource, report_result
 from forgegate.results import EvalResult, PlanRunResult, SemanticMetricsResult
 from forgegate.results.base import ReasonModel
@@ -67,10 +74,20 @@ def _ships(ships: ShipChoice | None) -> list[str]:
 def _gloss(result: EvalResult) -> list[str]:
     out = [f"Model {md(result.model)} ({md(result.backend)}), run {md(result.run_id)}, "
            f"battery sha256 {md(result.battery.sha256[:16])}…, σ_total "
-           f"**{sigma_text(result.sigma_total, result.live)}**", ""]
+           f"**{sigma_text(result.sigma_total, result.live)}**"
+           + (f" ({md(sigma_over_samples(result))})" if result.samples else ""), ""]
+    over = samples_line(result)
+    if over is not None:
+        out += [f"**{md(over)}**; the table shows sample 1, the last column the mean over every sample (95% Wilson).",
+                ""]
     rows = [[md(name), num(c.score, 2), f"{c.passed}/{c.n}", str(c.missing or 0),
-             f"{_ICON.get(c.gate.value, '')} {md(c.gate.value)}"] for name, c in result.categories.items()]
-    out += _table(["category", "score", "passed", "unanswered", "gate"], rows)
+             f"{_ICON.get(c.gate.value, '')} {md(c.gate.value)}",
+             *([md(category_over_samples(result, name))] if over is not None else [])]
+            for name, c in result.categories.items()]
+    out += _table(["category", "score", "passed", "unanswered", "gate", *(["over the samples"] if over else [])], rows)
+    margins = margin_lines(result)
+    if margins:
+        out += ["", "**Margin to the next word**: " + "; ".join(md(line) for line in margins)]
     out += _stop(result.stop_distribution)
     if result.format_followup:
         out += ["", f"**Follow-up (EVAL_FALSE_NEGATIVE)**: {md(result.format_followup.finding)}"]
@@ -82,7 +99,9 @@ def _gloss(result: EvalResult) -> list[str]:
         for item in failing[:TOP_FAILURES]:
             observed = md(item.response, SNIPPET) if item.response is not None else \
                 f"[{md(item.finish)}: {md(item.error)}]"
-            rows.append([md(item.id), md(", ".join(item.failure_modes) or "wrong answer"),
+            passes = item_passes(result, item.id)
+            rows.append([md(item.id) + (f" ({md(passes)})" if passes else ""),
+                         md(", ".join(item.failure_modes) or "wrong answer"),
                          f"{item.tokens} / {md(item.finish)}", md(item.prompt, 80), observed])
         out += _table(["item", "failure mode", "tokens / finish", "prompt", "observed output"], rows)
     return out

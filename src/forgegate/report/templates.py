@@ -120,6 +120,7 @@ Self-contained: no scripts, no network; every model output and user string is es
 GLOSS = _IMPORT + r"""
 <h2>{{ view.title }}: categories</h2>
 <p>σ_total <strong>{{ view.sigma_total }}</strong>
+{%- if view.sigma_over %} ({{ view.sigma_over }}){% endif %}
 {%- if view.sigma_min is not none %} (minimum {{ '%.2f'|format(view.sigma_min) }}){% endif %};
 category floor
 {% if view.floor is not none %}<strong>{{ '%.2f'|format(view.floor) }}</strong>
@@ -127,14 +128,19 @@ category floor
 Failed categories: {{ view.failed_categories|join(', ') or 'none' }}.
 Failure modes: {{ view.failure_modes|join(', ') or 'none' }}.
 Token counts from: {{ view.token_sources|join(', ') or 'n/a' }}.</p>
+{% if view.samples %}<p id="samples-line"><strong>{{ view.samples }}</strong>; the table shows sample 1 (the run's
+seed), the last column the mean over every sample with its 95% Wilson interval.</p>{% endif %}
 <div class="chart" id="category-chart">{{ view.chart_svg|svg }}</div>
 <table id="category-table"><thead><tr><th>category</th><th>score</th><th>passed / n</th><th>unanswered</th>
-<th>weight</th><th>gate</th></tr></thead>
+<th>weight</th><th>gate</th>{% if view.samples %}<th>over the samples</th>{% endif %}</tr></thead>
 <tbody>
 {% for c in view.categories %}<tr><td>{{ c.name }}</td><td>{{ c.score }}</td><td>{{ c.passed }}/{{ c.n }}</td>
-<td>{{ c.missing }}</td><td>{{ c.weight }}</td><td>{{ badge(c.gate) }}</td></tr>
+<td>{{ c.missing }}</td><td>{{ c.weight }}</td><td>{{ badge(c.gate) }}</td>
+{%- if view.samples %}<td>{{ c.over_samples }}</td>{% endif %}</tr>
 {% endfor %}
 </tbody></table>
+{% if view.margins %}<details id="margins"><summary>Margin to the next word</summary><ul>
+{% for m in view.margins %}<li>{{ m }}</li>{% endfor %}</ul></details>{% endif %}
 {% if view.followup is not none %}
 <p class="warn" id="format-followup"><strong>Follow-up (EVAL_FALSE_NEGATIVE):</strong> {{ view.followup }}</p>
 {% endif %}

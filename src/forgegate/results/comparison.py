@@ -77,3 +77,6 @@ class ComparisonResult(Gated):
     unpaired: Unpaired
     errored_pairs: list[str]
     runs: dict[Literal["old", "new"], RunSide]
+    paired_test: str | None = None
+    """Which paired test decided (issue 47): on (item, seed) scores with McNemar, or, when both runs have K > 1
+    samples per item, on per-item pass rates. None in results written before it (an added optional field)."""

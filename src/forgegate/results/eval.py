@@ -13,6 +13,7 @@ from pydantic import Field
 
 from forgegate.core.verdict import Gate
 from forgegate.results.base import Gated, ReviewSchemaVersion, Strict
+from forgegate.results.samples import MarginResult, SamplesResult
 
 
 class Sampling(Strict):
@@ -195,6 +196,12 @@ class EvalBody(Gated):
     """The server's own id for the model, read from its model list before generating (``openai``: ``/models``,
     ``ollama``: ``/api/tags``); None for a backend forgegate runs itself, and in results written before it
     (an added optional field)."""
+    margin: MarginResult | None = None
+    """How many items each category, and sigma_total, is from the other side of its floor (issue 47; an added
+    optional field: None for a live test and in results written before it)."""
+    samples: SamplesResult | None = None
+    """K > 1 samples per item: the replicates, each item's passes out of K, intervals (issue 47; None with one
+    sample, the spec's procedure)."""
 
 
 class EvalResult(EvalBody):

@@ -73,6 +73,9 @@ class LineageRecord(_Frozen):
     note: str | None
     forgegate_version: str
     items: list[RecordedItem]
+    pass_rates: dict[str, float] | None = None
+    """Item id -> passes / K when the battery ran K > 1 samples per item (issue 47), so a later comparison pairs
+    rates; None with one sample (an added optional field)."""
 
     @model_validator(mode="after")
     def _graduated_means_pass(self) -> LineageRecord:

@@ -81,6 +81,9 @@ class RunMeta(BaseModel):
     gate_config: StoredGateConfig | None = None
     loop_cutoff: bool | None = None
     """Whether the last generation into the run cut loops off (``--no-loop-cutoff`` sets it False)."""
+    samples: int | None = None
+    """Samples per item the last generation asked for (``--samples``; issue 47): sample j of every item has the
+    seed ``core.samples.sample_seeds(seed, K)[j]``. None: one (a run written before it)."""
     plan_hash: str | None = None
     plan_file: str | None = None
     model_label: str | None = None

@@ -9,6 +9,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from forgegate.report.gloss_section import segments
+from forgegate.report.samples_section import item_passes
 from forgegate.store import RunStore
 from forgegate.view.pages_results import summaries
 from forgegate.view.render import config_of, render
@@ -39,7 +40,8 @@ def run_page(request: Request) -> Response:
     items: list[dict[str, Any]] = []
     modes: list[str] = []
     if run.result is not None:  # each row: the item's fields (typed values), its outcome word and store key
-        items = [{**dict(i), "outcome": outcome(i), "key": item_key(i, run.rows)}
+        items = [{**dict(i), "outcome": outcome(i), "key": item_key(i, run.rows),
+                  "passes": item_passes(run.result, i.id)}
                  for i in filtered_items(run.result, category, word, mode)]
         modes = sorted({m for i in run.result.items for m in i.failure_modes})
     results = [r for r in summaries(config_of(request).results) if r.run_id == run.run_id]
