@@ -293,23 +293,43 @@ async def iter_sse_data(response: httpx.Response) -> AsyncIterator[str]:
     Lines are split on the bytes the SSE format names (``\\r\\n``, ``\\n``, ``\\r``) and decoded as UTF-8 one
     whole line at a time. Not ``aiter_lines``: its text layers cost a generator step and a decoder call per
     chunk on every streamed token (issue 33's client CPU), and it also splits on the other characters
-    ``str.splitlines`` knows (U+2028 ...), which may stand unescaped inside a JSON string.
+    ``str.splitlines`` knows (U+2028 ...), which may stand unescaped inside a JSON string. A byte-order mark
+    before the first line is dropped, as the SSE format's decoder drops it (issue 46: kept, it hid the first
+    event's field name and so the answer's first words). A line that arrives in many chunks is gathered, not
+    split again on each one (issue 46: quadratic in the line's length).
     """
     data: list[str] = []
-    pending = b""
+    pending = bytearray()
+    head = True
     async for chunk in _body_chunks(response):
-        lines = (pending + chunk).splitlines(keepends=True)
+        if head:  # the BOM may itself arrive over several chunks
+            pending += chunk
+            if len(pending) < len(_BOM) and _BOM.startswith(bytes(pending)):
+                continue
+            head = False
+            chunk = bytes(pending[len(_BOM):] if pending.startswith(_BOM) else pending)
+            pending.clear()
+        if b"\n" not in chunk and b"\r" not in chunk:
+            pending += chunk
+            continue
+        lines = (bytes(pending) + chunk).splitlines(keepends=True)
+        pending.clear()
         # the last piece waits for the next chunk unless it ends in \n: unfinished, or a \r whose \n may follow
-        pending = b"" if lines[-1].endswith(b"\n") else lines.pop()
+        if not lines[-1].endswith(b"\n"):
+            pending += lines.pop()
         for raw in lines:
             payload = _sse_line(raw.rstrip(b"\r\n"), data)
             if payload is not None:
                 yield payload
-    payload = _sse_line(pending.rstrip(b"\r\n"), data) if pending else None
-    if payload is not None:
-        yield payload
+    for raw in bytes(pending).splitlines() if not head else ():
+        payload = _sse_line(raw, data)
+        if payload is not None:
+            yield payload
     if data:
         yield "\n".join(data)
+
+
+_BOM = b"\xef\xbb\xbf"
 
 
 def _body_chunks(response: httpx.Response) -> AsyncIterator[bytes]:
@@ -330,7 +350,10 @@ def _sse_line(raw: bytes, data: list[str]) -> str | None:
         payload = "\n".join(data)
         data.clear()
         return payload
-    line = raw.decode("utf-8", "replace")
+    try:
+        line = raw.decode("utf-8")
+    except UnicodeDecodeError:  # replaced, the stored answer would not be the text the server sent
+        raise BackendError(f"stream line that is not UTF-8: {raw[:_BODY_SNIPPET]!r}", transient=True) from None
     if line.startswith(":"):
         return None
     name, _, value = line.partition(":")
@@ -394,6 +417,29 @@ async def http_errors(url: str, redact: Redactor) -> AsyncIterator[None]:
                            transient=True) from None
     except httpx.TransportError as exc:
         raise BackendError(redact(f"connection to {url} failed: {type(exc).__name__}: {exc}"), transient=True) from None
+
+
+def floor_source(floor: int, pieces: int) -> TokenSource:
+    """The label of a lower-bound count: one token per streamed piece, or per word where the words are more."""
+    return "stream-chunks" if floor == pieces else "text-floor"
+
+
+def cut_to_cap(got: Collected, tokens: int, texts: tuple[str, ...] | None, max_tokens: int, url: str,
+               extra: dict[str, str]) -> tuple[int, tuple[str, ...] | None]:
+    """The client-side cap in tokens, whatever the chunking (issue 46: a cap on pieces let a server that sent
+    several tokens a piece have its whole text scored): an answer of ``tokens`` past ``max_tokens`` is cut at
+    the cap where ``texts`` (one per token) place it; without them there is no honest place to cut, and the
+    answer is a failed request (permanent: the server ignored the cap), never scored whole."""
+    if tokens <= max_tokens:
+        return tokens, texts
+    extra["server_exceeded_cap"] = "true"
+    if texts is None or len(texts) != tokens:
+        raise BackendError(f"{url} sent {tokens} tokens (at least) for a cap of {max_tokens} (it ignored the cap) "
+                           "and its stream gives no token boundaries to cut the answer at: not an answer forgegate "
+                           "can score", transient=False)
+    kept = texts[:max_tokens]
+    got.token_texts, got.capped = list(kept), True
+    return max_tokens, kept
 
 
 def build_completion(
