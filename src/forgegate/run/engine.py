@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 
 from forgegate.backends.base import Backend, BackendError
 from forgegate.core.records import Completion, GenerationRequest, StreamStop
+from forgegate.errors import UsageError
 from forgegate.run.progress import RunProgress
 from forgegate.store.run_meta import RunMeta
 from forgegate.store.runstore import RunStore
@@ -67,16 +68,40 @@ class ExecutionSummary:
 
 
 async def record_model_digest(backend: Backend, store: RunStore, arm: str | None = None) -> str | None:
-    """Store the model's digest (as arm ``arm``'s, or the run's one model's when None); a digest is
-    provenance, not an answer, so a failure to get one is recorded beside it rather than ending the run."""
+    """Store the model's digest (as arm ``arm``'s, or the run's one model's when None), before anything is
+    generated; a digest is provenance, not an answer, so a failure to get one is recorded beside it rather than
+    ending the run. A digest that differs from the one the store's answers were generated with is refused
+    (:func:`refuse_other_weights`): a resume never crosses a change of weights (issue 46)."""
     try:
         digest = await backend.model_digest()
     except (BackendError, OSError) as exc:
         digest = None
         why = f"{type(exc).__name__}: {exc}"
         store.update_meta(RunMeta(model_digest_error=why) if arm is None else RunMeta(arm_digest_errors={arm: why}))
+    if digest is None:  # nothing to compare, and a digest the store holds is not erased by a failed look-up
+        held = store.meta()
+        if (held.model_digest if arm is None else held.arm_digests.get(arm)) is None:
+            store.update_meta(RunMeta(model_digest=None) if arm is None else RunMeta(arm_digests={arm: None}))
+        return None
+    refuse_other_weights(store, arm, digest)
     store.update_meta(RunMeta(model_digest=digest) if arm is None else RunMeta(arm_digests={arm: digest}))
     return digest
+
+
+def refuse_other_weights(store: RunStore, arm: str | None, digest: str) -> None:
+    """Raise UsageError (one line) when the store holds answers of ``arm`` (every arm's when None) generated from
+    weights with another digest than ``digest``, by its record or by the answers' own."""
+    meta = store.meta()
+    held = meta.model_digest if arm is None else meta.arm_digests.get(arm)
+    seen = {held} if held else set()
+    seen |= {row.model_digest for row in store.latest()
+             if row.ok and row.model_digest and (arm is None or row.arm == arm)}
+    other = sorted(seen - {digest})
+    if other:
+        who = "the model" if arm is None else f"arm '{arm}'"
+        raise UsageError(f"run store {store.path} holds answers of {who} from weights with digest {other[0]}, and "
+                         f"the backend now serves digest {digest} under the same name: new weights are not resumed; "
+                         "pass another --store (or remove that file) to generate them anew")
 
 
 def enforce_cap(completion: Completion, cap: int) -> Completion:
