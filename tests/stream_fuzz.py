@@ -78,7 +78,7 @@ class Scenario:
         """Whether the client can tell where the cap falls: every piece is one token, the server's tokenizer
         counts them, or the text's words are its tokens (a newline without a space joins two tokens into one
         word, and a floor of words then counts them as one)."""
-        words = sum(1 for word in self.text.split(" ") if word)
+        words = sum(1 for word in self.text.split(" ") if word.strip())
         return self.tokenizer or all(g == 1 for g in self.groups) or words == len(self.sent)
 
 

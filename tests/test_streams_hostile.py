@@ -115,7 +115,7 @@ def test_the_floor_counts_words_and_pieces() -> None:
     from forgegate.backends._tokencount import token_floor
 
     assert token_floor("a b  c") == 3 and token_floor("abc", pieces=2) == 2 and token_floor("") == 0
-    assert token_floor(WORDS_121) == 121
+    assert token_floor(WORDS_121) == 121 and token_floor("0 \n 0 \u2028") == 2  # whitespace alone is no word
 
 
 def test_121_words_reported_as_one_token_are_counted_as_121_and_flagged() -> None:

@@ -14,6 +14,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from email.utils import parsedate_to_datetime
 from typing import Any
 
 import httpx
@@ -219,6 +220,7 @@ async def stream_at(
     deadline_s: float | None = None,
     stop: StreamStop | None = None,
     finish_word: str = "a finish_reason",
+    check: Callable[[httpx.Response, str], None] | None = None,
 ) -> Streamed:
     """POST ``body`` to ``path`` under ``base`` (a replica from ``EndpointPool.acquire``) and read the streamed
     answer under the hard cap.
@@ -230,6 +232,7 @@ async def stream_at(
     is a transient error (retried, then recorded as an error), never a model's answer. ``stop``: see
     :func:`collect_capped` (leaving the block closes the response, and so the server's generation). A stream
     the server did not say it finished (``finish_word``, the API's name for that) is a :class:`CutStream`.
+    ``check`` looks at the response before it is read (:func:`require_event_stream`).
     """
     url = join_url(base, path)
     started = time.perf_counter()
@@ -238,6 +241,8 @@ async def stream_at(
             posting = client.stream("POST", url, json=body)
             async with http_errors(url, redact), posting as response:
                 await raise_for_status(response, redact)
+                if check is not None:
+                    check(response, redact(url))
                 got = await collect_capped(events(response), max_tokens, started, stop)
     except TimeoutError:
         raise _missed_deadline(url, deadline_s, redact) from None
@@ -404,7 +409,35 @@ async def raise_for_status(response: httpx.Response, redact: Redactor) -> None:
     body = (await response.aread()).decode("utf-8", "replace")
     transient = response.status_code >= 500 or response.status_code in TRANSIENT_STATUS
     message = f"HTTP {response.status_code} from {response.request.url}: {body[:_BODY_SNIPPET]}"
-    raise BackendError(redact(message), transient=transient)
+    raise BackendError(redact(message), transient=transient, status=response.status_code,
+                       retry_after_s=retry_after(response.headers.get("retry-after")))
+
+
+def retry_after(value: str | None, now: float | None = None) -> float | None:
+    """Seconds a ``Retry-After`` header asks for (delta-seconds or an HTTP date); None when absent or unreadable."""
+    if value is None:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:
+        return None
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
+def require_event_stream(response: httpx.Response, url: str) -> None:
+    """A 200 answer to a streamed request whose Content-Type says it is no event stream (a JSON object, an HTML
+    page) is a failed request that says what came, not a "cut stream" (issue 46); permanent: the same request
+    gets the same kind of answer. A server that names no type is read as a stream."""
+    kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
+    if kind and kind != "text/event-stream":
+        raise BackendError(f"{url} answered a streamed request with HTTP {response.status_code} and Content-Type "
+                           f"'{kind}', not an event stream (text/event-stream): is it an OpenAI-compatible server "
+                           "that streams?", transient=False)
 
 
 @asynccontextmanager

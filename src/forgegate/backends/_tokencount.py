@@ -43,16 +43,17 @@ from forgegate.backends.base import BackendError
 
 def token_floor(text: str, pieces: int = 0) -> int:
     """The fewest tokens any tokenizer forgegate meets can spell ``text`` in, streamed as ``pieces`` pieces that
-    each carried text: at least one a piece, and at least one a word (a run of characters between spaces).
+    each carried text: at least one a piece, and at least one a word (a run of characters between spaces that
+    holds more than whitespace).
 
-    No token holds text on both sides of a space: BPE tokenizers split the text at spaces before merging
-    (GPT-2's pattern and its successors: Llama 3, Qwen, SmolLM2) and SentencePiece's do by default
+    No token holds text (other than whitespace) on both sides of a space: BPE tokenizers split the text at
+    spaces before merging (GPT-2's pattern and its successors: Llama 3, Qwen, SmolLM2) and SentencePiece's do by default
     (``split_by_whitespace``: Llama 2, Mistral, Gemma), so each word begins a token of its own. A count
     below this floor cannot be true for the text (issue 46: 121 words reported as 1 completion token); a
     tokenizer that merges across spaces (a "superword" vocabulary) would have its answers counted high, never
     low (see docs/project/security.md).
     """
-    return max(pieces, sum(1 for word in text.split(" ") if word))
+    return max(pieces, sum(1 for word in text.split(" ") if word.strip()))
 
 
 ROUTES: tuple[tuple[str, str], ...] = (("/extras/tokenize", "input"), ("/tokenize", "content"))

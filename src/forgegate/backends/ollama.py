@@ -44,6 +44,7 @@ from forgegate.backends._http import (
 from forgegate.backends._tokencount import token_floor
 from forgegate.backends.base import BACKENDS, BackendConfig, BackendError
 from forgegate.backends.names import AdapterKind
+from forgegate.core.credentials import url_secrets
 from forgegate.core.records import Completion, FinishReason, GenerationRequest, StreamStop, TokenSource
 from forgegate.errors import UsageError
 
@@ -117,7 +118,7 @@ class OllamaBackend:
         urls = config.base_urls or (parse_ollama_host(os.environ.get("OLLAMA_HOST", "")),)
         self._pool = EndpointPool(tuple(u.rstrip("/") for u in urls))
         self._client = make_client(config.idle_s)
-        self._redact = Redactor()
+        self._redact = Redactor(tuple(s for u in urls for s in url_secrets(u)))
         self._digest: str | None = None
         self._digest_lock = asyncio.Lock()
 

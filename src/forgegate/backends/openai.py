@@ -58,6 +58,7 @@ from forgegate.backends._http import (
     load_object,
     make_client,
     post_whole,
+    require_event_stream,
     stream_at,
     typed,
 )
@@ -65,6 +66,7 @@ from forgegate.backends._tokencount import ServerTokenizer, token_floor
 from forgegate.backends.base import BACKENDS, BackendConfig, BackendError
 from forgegate.backends.names import AdapterKind
 from forgegate.console import notice
+from forgegate.core.credentials import url_secrets
 from forgegate.core.records import ENDED_BY, Completion, FinishReason, GenerationRequest, StreamStop, TokenSource
 from forgegate.errors import UsageError
 
@@ -109,7 +111,7 @@ class OpenAIBackend:
         self.config = config
         key = read_api_key(config.api_key_env)
         headers = {"Authorization": f"Bearer {key}"} if key else {}
-        self._redact = Redactor((key,) if key else ())
+        self._redact = Redactor(((key,) if key else ()) + tuple(s for u in config.base_urls for s in url_secrets(u)))
         self._client = make_client(config.idle_s, headers)
         self._pool = EndpointPool(tuple(u.rstrip("/") for u in config.base_urls))
         self._model: str | None = config.model
@@ -260,7 +262,7 @@ class OpenAIBackend:
         streaming = {**body, "stream": True, "stream_options": {"include_usage": True}}
         streamed = await stream_at(self._client, base, path, streaming, self._redact,
                                    lambda response: _events(response, self._redact), request.max_tokens,
-                                   deadline_s=self.config.timeout_s, stop=stop)
+                                   deadline_s=self.config.timeout_s, stop=stop, check=require_event_stream)
         got = streamed.got  # stream_at raised CutStream unless the server finished it (or forgegate cut it)
         if (not got.capped and not got.looped and got.usage_tokens is None and self._unstreamed.setdefault(base, True)
                 and not await self._streams_for(stop, base)):

@@ -43,9 +43,21 @@ class RetryPolicy:
     attempts: int = 4
     base_delay_s: float = 0.5
     max_delay_s: float = 8.0
+    max_retry_after_s: float = 60.0
+    """The longest a server's ``Retry-After`` is waited for before a retry; one asking for more ends the request
+    (recorded as an error that says so) rather than holding the run."""
 
     def delay(self, attempt: int, rng: random.Random) -> float:
         return float(min(self.max_delay_s, self.base_delay_s * 2 ** (attempt - 1)) * (0.5 + rng.random()))
+
+    def wait(self, attempt: int, rng: random.Random, asked_s: float | None) -> float | None:
+        """The pause before retry ``attempt + 1``: the backoff, or the server's ``Retry-After`` (``asked_s``)
+        when that is longer (issue 46: it was ignored); None when the server asks for more than
+        ``max_retry_after_s``."""
+        backoff = self.delay(attempt, rng)
+        if asked_s is None:
+            return backoff
+        return None if asked_s > self.max_retry_after_s else max(backoff, asked_s)
 
 
 StopFor = Callable[[PlannedRequest], StreamStop | None]
@@ -130,23 +142,50 @@ async def _attempt(backend: Backend, request: GenerationRequest, stop: StreamSto
     return completion
 
 
+@dataclass
+class _Refusals:
+    """Per arm: answers this execution got, and the requests a server refused for good with an HTTP 4xx."""
+
+    answered: dict[str, int]
+    refused: dict[str, list[str]]
+
+    def check(self, todo: Sequence[PlannedRequest]) -> None:
+        """Raise UsageError when a server refused every request of an arm with a permanent 4xx (issue 46: a
+        server that lists the model but answers each generation 404 or 400 ended INCOMPLETE, as if a retry
+        could help): bad input, exit 2, the first refusal quoted. The refusals are in the store already."""
+        for arm in dict.fromkeys(p.arm for p in todo):
+            planned = sum(1 for p in todo if p.arm == arm)
+            refused = self.refused.get(arm, [])
+            if not self.answered.get(arm) and len(refused) == planned:
+                raise UsageError(f"the server refused all {planned} request(s) of arm '{arm}' for good (first: "
+                                 f"{refused[0][:300]}): retrying cannot help; fix what it names (--model, "
+                                 "--base-url, the request) and run again")
+
+
 async def _generate_with_retries(
     backend: Backend, planned: PlannedRequest, policy: RetryPolicy, rng: random.Random,
-    stop: StreamStop | None = None,
+    stop: StreamStop | None = None, refusals: _Refusals | None = None,
 ) -> tuple[Completion | None, str | None, int]:
     last_error = "no attempt made"
     for attempt in range(1, policy.attempts + 1):
+        asked: float | None = None
         try:
             return await _attempt(backend, planned.request, stop), None, attempt
         except BackendError as exc:
-            last_error = str(exc)
+            last_error, asked = str(exc), exc.retry_after_s
+            if refusals is not None and not exc.transient and exc.status is not None and 400 <= exc.status < 500:
+                refusals.refused.setdefault(planned.arm, []).append(last_error)
             if not exc.transient or attempt == policy.attempts:
                 return None, last_error, attempt
         except (TimeoutError, OSError) as exc:  # a backend bug must not lose the run
             last_error = f"{type(exc).__name__}: {exc}"
             if attempt == policy.attempts:
                 return None, last_error, attempt
-        await asyncio.sleep(policy.delay(attempt, rng))
+        pause = policy.wait(attempt, rng, asked)
+        if pause is None:
+            return None, (f"{last_error} (the server asked to be retried after {asked:g} s, Retry-After, longer than "
+                          f"forgegate waits between retries, {policy.max_retry_after_s:g} s: run again later)"), attempt
+        await asyncio.sleep(pause)
     return None, last_error, policy.attempts
 
 
@@ -177,6 +216,7 @@ async def execute(
     todo = [p for p in planned if p.key not in done]
     semaphore = asyncio.Semaphore(concurrency)
     counts = {"generated": 0, "failed": 0, "tokens": 0, "loops_cut": 0, "tokens_saved": 0}
+    refusals = _Refusals({}, {})
     started = time.perf_counter()
 
     if progress is not None:
@@ -187,8 +227,8 @@ async def execute(
         async def one(item: PlannedRequest) -> None:
             async with semaphore:
                 completion, error, attempts = await _generate_with_retries(
-                    backends[item.arm], item, policy, rng, stop_for(item) if stop_for is not None else None
-                )
+                    backends[item.arm], item, policy, rng, stop_for(item) if stop_for is not None else None,
+                    refusals)
             store.record(
                 request_key=item.key, arm=item.arm, item_id=item.item_id, seed=item.seed,
                 request=item.request, completion=completion, error=error, attempts=attempts,
@@ -197,6 +237,7 @@ async def execute(
                 counts["failed"] += 1
             else:
                 counts["generated"] += 1
+                refusals.answered[item.arm] = refusals.answered.get(item.arm, 0) + 1
                 counts["tokens"] += completion.tokens
                 if completion.finish == "loop":
                     counts["loops_cut"] += 1
@@ -204,6 +245,7 @@ async def execute(
             bar.advance(tokens=completion.tokens if completion else 0, failed=completion is None)
 
         await asyncio.gather(*(one(item) for item in todo))
+    refusals.check(todo)
 
     return ExecutionSummary(
         planned=len(planned),
