@@ -217,6 +217,31 @@ def test_a_replacement_battery_that_fails_the_slipped_checkpoint_clears_the_mark
     assert "FAILs every checkpoint that slipped through (v9)" in trust.detail
 
 
+@pytest.mark.parametrize("digest", [None, "sha256:stub"], ids=["no-digest", "other-digest"])
+def test_a_fail_on_other_weights_under_the_same_name_does_not_clear_the_mark(tmp_path: Path,
+                                                                            digest: str | None) -> None:
+    """Issue 46: a stub server under the slipped checkpoint's name (no digest, or another one) FAILs the
+    replacement battery; only a FAIL of the same weights (the same digest) clears the mark."""
+    path = tmp_path / "lineage.jsonl"
+    _decide(path, "v9", _battery(19), live=LIVE_FAIL)  # v9 ran on sha256:feed
+    stub = _battery(5, battery_sha="c" * 64, gate="FAIL") | {"model_digest": digest}
+    _decide(path, "stub-recheck", stub, live=None)
+    decision = _decide(path, "v10", _battery(19, battery_sha="c" * 64))
+    assert decision.gate == Gate.FAIL and not decision.graduated
+    trust = next(r for r in decision.reasons if r.rule == "battery predicts live behaviour")
+    assert trust.outcome == Gate.FAIL and trust.numbers["not_caught"] == "v9"
+    assert "digest sha256:feed" in trust.detail
+
+
+def test_a_slipped_checkpoint_without_a_digest_is_cleared_by_no_name(tmp_path: Path) -> None:
+    path = tmp_path / "lineage.jsonl"
+    _decide(path, "v9", _battery(19) | {"model_digest": None}, live=LIVE_FAIL)
+    _decide(path, "v9-recheck", _battery(5, battery_sha="c" * 64, gate="FAIL") | {"model_digest": None}, live=None)
+    decision = _decide(path, "v10", _battery(19, battery_sha="c" * 64))
+    trust = next(r for r in decision.reasons if r.rule == "battery predicts live behaviour")
+    assert trust.outcome == Gate.FAIL and "holds no model digest" in trust.detail
+
+
 def test_without_a_false_positive_the_battery_rule_passes(tmp_path: Path) -> None:
     decision = _decide(tmp_path / "lineage.jsonl", "v1", _battery(19))
     trust = next(r for r in decision.reasons if r.rule == "battery predicts live behaviour")

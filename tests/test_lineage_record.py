@@ -10,6 +10,7 @@ from lineage_helpers import category, live, passes, result
 
 from forgegate.errors import InputError
 from forgegate.lineage import append_record, decide_graduation, read_lineage
+from forgegate.results import LineageRecord
 
 LIVE_PASS = live("PASS", run_id="live-1")
 
@@ -31,31 +32,48 @@ def test_records_append_one_line_each_and_read_back(tmp_path: Path) -> None:
     assert lineage.problems == ()
 
 
-def test_partial_last_line_is_reported_and_earlier_lines_are_intact(tmp_path: Path) -> None:
+def test_a_partial_last_line_is_refused_with_file_and_line(tmp_path: Path) -> None:
+    """Issue 46: the interrupted append may be the record that decides the next graduation (EVAL_FALSE_POSITIVE):
+    it is refused, naming the line, never skipped."""
     path = tmp_path / "lineage.jsonl"
     _graduate(path, "v1")
     _graduate(path, "v2")
     first_two = path.read_bytes()
     third = first_two.splitlines()[1].replace(b'"v2"', b'"v3"')
     path.write_bytes(first_two + third[: len(third) // 2])  # the crash: half a line, no newline
-    lineage = read_lineage(path)
-    assert [r.version for _, r in lineage.records] == ["v1", "v2"]
-    assert len(lineage.problems) == 1
-    assert str(lineage.problems[0]).startswith(f"{path}:3: partial last line")
+    with pytest.raises(InputError) as raised:
+        read_lineage(path)
+    assert str(raised.value).startswith(f"{path}:3: partial last line")
+    with pytest.raises(InputError):  # and no decision is appended after it
+        _graduate(path, "v4")
+    assert path.read_bytes() == first_two + third[: len(third) // 2]
 
 
-def test_append_after_a_partial_line_starts_a_new_line(tmp_path: Path) -> None:
+def test_a_damaged_line_in_the_middle_is_refused_never_read_past(tmp_path: Path) -> None:
     path = tmp_path / "lineage.jsonl"
     _graduate(path, "v1")
     path.write_bytes(path.read_bytes() + b'{"lineage_format": 1, "version": "v2", "da')
-    _graduate(path, "v3")
+    append_record(path, read_lineage_unchecked(path))  # a low-level append still starts a new line
     lines = path.read_bytes().split(b"\n")
     assert lines[1] == b'{"lineage_format": 1, "version": "v2", "da'  # left as it was, not glued onto
-    assert json.loads(lines[2])["version"] == "v3"
+    assert json.loads(lines[2])["version"] == "v1"
+    with pytest.raises(InputError) as raised:
+        read_lineage(path)
+    assert str(raised.value).startswith(f"{path}:2: damaged line")
+
+
+def test_a_lineage_whose_first_line_starts_with_a_bom_reads_every_record(tmp_path: Path) -> None:
+    path = tmp_path / "lineage.jsonl"
+    _graduate(path, "v1")
+    _graduate(path, "v2")
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())  # as a Windows editor saves it
     lineage = read_lineage(path)
-    assert [r.version for _, r in lineage.records] == ["v1", "v3"]
-    assert [p.line for p in lineage.problems] == [2]
-    assert "damaged line" in lineage.problems[0].message
+    assert [r.version for _, r in lineage.records] == ["v1", "v2"] and lineage.problems == ()
+
+
+def read_lineage_unchecked(path: Path) -> LineageRecord:
+    """The first record of a file whose later lines may be damaged."""
+    return LineageRecord.model_validate_json(path.read_bytes().split(b"\n")[0])
 
 
 def test_append_returns_the_line_it_wrote(tmp_path: Path) -> None:

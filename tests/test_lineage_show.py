@@ -50,16 +50,16 @@ def test_markdown_table_has_one_row_a_version_and_escapes_pipes(tmp_path: Path) 
     assert "first \\| forge" in lines[2]
 
 
-def test_cli_lineage_show_reports_a_partial_line_and_prints_the_rest(
+def test_cli_lineage_show_refuses_a_partial_line_naming_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Issue 46: a damaged lineage is refused with file:line (exit 2), never shown as if whole."""
     path = tmp_path / "lineage.jsonl"
     _three_versions(path)
     path.write_bytes(path.read_bytes() + b'{"lineage_format": 1, "vers')
     code, out, err = run_cli(["lineage", "show", str(path), "--markdown"], capsys, monkeypatch)
-    assert code == 0
+    assert code == 2 and out == ""
     assert f"{path}:4: partial last line" in err.replace("\n", "")
-    assert [line.split(" | ")[0] for line in out.splitlines()[2:5]] == ["| v1", "| v2", "| v3"]
 
 
 def test_cli_lineage_show_terminal_table(

@@ -14,6 +14,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from email.utils import parsedate_to_datetime
 from typing import Any
 
 import httpx
@@ -219,6 +220,7 @@ async def stream_at(
     deadline_s: float | None = None,
     stop: StreamStop | None = None,
     finish_word: str = "a finish_reason",
+    check: Callable[[httpx.Response, str], None] | None = None,
 ) -> Streamed:
     """POST ``body`` to ``path`` under ``base`` (a replica from ``EndpointPool.acquire``) and read the streamed
     answer under the hard cap.
@@ -230,6 +232,7 @@ async def stream_at(
     is a transient error (retried, then recorded as an error), never a model's answer. ``stop``: see
     :func:`collect_capped` (leaving the block closes the response, and so the server's generation). A stream
     the server did not say it finished (``finish_word``, the API's name for that) is a :class:`CutStream`.
+    ``check`` looks at the response before it is read (:func:`require_event_stream`).
     """
     url = join_url(base, path)
     started = time.perf_counter()
@@ -238,6 +241,8 @@ async def stream_at(
             posting = client.stream("POST", url, json=body)
             async with http_errors(url, redact), posting as response:
                 await raise_for_status(response, redact)
+                if check is not None:
+                    check(response, redact(url))
                 got = await collect_capped(events(response), max_tokens, started, stop)
     except TimeoutError:
         raise _missed_deadline(url, deadline_s, redact) from None
@@ -293,23 +298,43 @@ async def iter_sse_data(response: httpx.Response) -> AsyncIterator[str]:
     Lines are split on the bytes the SSE format names (``\\r\\n``, ``\\n``, ``\\r``) and decoded as UTF-8 one
     whole line at a time. Not ``aiter_lines``: its text layers cost a generator step and a decoder call per
     chunk on every streamed token (issue 33's client CPU), and it also splits on the other characters
-    ``str.splitlines`` knows (U+2028 ...), which may stand unescaped inside a JSON string.
+    ``str.splitlines`` knows (U+2028 ...), which may stand unescaped inside a JSON string. A byte-order mark
+    before the first line is dropped, as the SSE format's decoder drops it (issue 46: kept, it hid the first
+    event's field name and so the answer's first words). A line that arrives in many chunks is gathered, not
+    split again on each one (issue 46: quadratic in the line's length).
     """
     data: list[str] = []
-    pending = b""
+    pending = bytearray()
+    head = True
     async for chunk in _body_chunks(response):
-        lines = (pending + chunk).splitlines(keepends=True)
+        if head:  # the BOM may itself arrive over several chunks
+            pending += chunk
+            if len(pending) < len(_BOM) and _BOM.startswith(bytes(pending)):
+                continue
+            head = False
+            chunk = bytes(pending[len(_BOM):] if pending.startswith(_BOM) else pending)
+            pending.clear()
+        if b"\n" not in chunk and b"\r" not in chunk:
+            pending += chunk
+            continue
+        lines = (bytes(pending) + chunk).splitlines(keepends=True)
+        pending.clear()
         # the last piece waits for the next chunk unless it ends in \n: unfinished, or a \r whose \n may follow
-        pending = b"" if lines[-1].endswith(b"\n") else lines.pop()
+        if not lines[-1].endswith(b"\n"):
+            pending += lines.pop()
         for raw in lines:
             payload = _sse_line(raw.rstrip(b"\r\n"), data)
             if payload is not None:
                 yield payload
-    payload = _sse_line(pending.rstrip(b"\r\n"), data) if pending else None
-    if payload is not None:
-        yield payload
+    for raw in bytes(pending).splitlines() if not head else ():
+        payload = _sse_line(raw, data)
+        if payload is not None:
+            yield payload
     if data:
         yield "\n".join(data)
+
+
+_BOM = b"\xef\xbb\xbf"
 
 
 def _body_chunks(response: httpx.Response) -> AsyncIterator[bytes]:
@@ -330,7 +355,10 @@ def _sse_line(raw: bytes, data: list[str]) -> str | None:
         payload = "\n".join(data)
         data.clear()
         return payload
-    line = raw.decode("utf-8", "replace")
+    try:
+        line = raw.decode("utf-8")
+    except UnicodeDecodeError:  # replaced, the stored answer would not be the text the server sent
+        raise BackendError(f"stream line that is not UTF-8: {raw[:_BODY_SNIPPET]!r}", transient=True) from None
     if line.startswith(":"):
         return None
     name, _, value = line.partition(":")
@@ -381,7 +409,35 @@ async def raise_for_status(response: httpx.Response, redact: Redactor) -> None:
     body = (await response.aread()).decode("utf-8", "replace")
     transient = response.status_code >= 500 or response.status_code in TRANSIENT_STATUS
     message = f"HTTP {response.status_code} from {response.request.url}: {body[:_BODY_SNIPPET]}"
-    raise BackendError(redact(message), transient=transient)
+    raise BackendError(redact(message), transient=transient, status=response.status_code,
+                       retry_after_s=retry_after(response.headers.get("retry-after")))
+
+
+def retry_after(value: str | None, now: float | None = None) -> float | None:
+    """Seconds a ``Retry-After`` header asks for (delta-seconds or an HTTP date); None when absent or unreadable."""
+    if value is None:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:
+        return None
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
+def require_event_stream(response: httpx.Response, url: str) -> None:
+    """A 200 answer to a streamed request whose Content-Type says it is no event stream (a JSON object, an HTML
+    page) is a failed request that says what came, not a "cut stream" (issue 46); permanent: the same request
+    gets the same kind of answer. A server that names no type is read as a stream."""
+    kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
+    if kind and kind != "text/event-stream":
+        raise BackendError(f"{url} answered a streamed request with HTTP {response.status_code} and Content-Type "
+                           f"'{kind}', not an event stream (text/event-stream): is it an OpenAI-compatible server "
+                           "that streams?", transient=False)
 
 
 @asynccontextmanager
@@ -394,6 +450,29 @@ async def http_errors(url: str, redact: Redactor) -> AsyncIterator[None]:
                            transient=True) from None
     except httpx.TransportError as exc:
         raise BackendError(redact(f"connection to {url} failed: {type(exc).__name__}: {exc}"), transient=True) from None
+
+
+def floor_source(floor: int, pieces: int) -> TokenSource:
+    """The label of a lower-bound count: one token per streamed piece, or per word where the words are more."""
+    return "stream-chunks" if floor == pieces else "text-floor"
+
+
+def cut_to_cap(got: Collected, tokens: int, texts: tuple[str, ...] | None, max_tokens: int, url: str,
+               extra: dict[str, str]) -> tuple[int, tuple[str, ...] | None]:
+    """The client-side cap in tokens, whatever the chunking (issue 46: a cap on pieces let a server that sent
+    several tokens a piece have its whole text scored): an answer of ``tokens`` past ``max_tokens`` is cut at
+    the cap where ``texts`` (one per token) place it; without them there is no honest place to cut, and the
+    answer is a failed request (permanent: the server ignored the cap), never scored whole."""
+    if tokens <= max_tokens:
+        return tokens, texts
+    extra["server_exceeded_cap"] = "true"
+    if texts is None or len(texts) != tokens:
+        raise BackendError(f"{url} sent {tokens} tokens (at least) for a cap of {max_tokens} (it ignored the cap) "
+                           "and its stream gives no token boundaries to cut the answer at: not an answer forgegate "
+                           "can score", transient=False)
+    kept = texts[:max_tokens]
+    got.token_texts, got.capped = list(kept), True
+    return max_tokens, kept
 
 
 def build_completion(

@@ -40,6 +40,22 @@ import httpx
 from forgegate.backends._http import Redactor, http_errors, join_url, raise_for_status
 from forgegate.backends.base import BackendError
 
+
+def token_floor(text: str, pieces: int = 0) -> int:
+    """The fewest tokens any tokenizer forgegate meets can spell ``text`` in, streamed as ``pieces`` pieces that
+    each carried text: at least one a piece, and at least one a word (a run of characters between spaces that
+    holds more than whitespace).
+
+    No token holds text (other than whitespace) on both sides of a space: BPE tokenizers split the text at
+    spaces before merging (GPT-2's pattern and its successors: Llama 3, Qwen, SmolLM2) and SentencePiece's do by default
+    (``split_by_whitespace``: Llama 2, Mistral, Gemma), so each word begins a token of its own. A count
+    below this floor cannot be true for the text (issue 46: 121 words reported as 1 completion token); a
+    tokenizer that merges across spaces (a "superword" vocabulary) would have its answers counted high, never
+    low (see docs/project/security.md).
+    """
+    return max(pieces, sum(1 for word in text.split(" ") if word.strip()))
+
+
 ROUTES: tuple[tuple[str, str], ...] = (("/extras/tokenize", "input"), ("/tokenize", "content"))
 """(path under the server root, field holding the text): llama-cpp-python's, then llama.cpp's."""
 _ABSENT = frozenset({404, 405})
@@ -98,14 +114,18 @@ class ServerTokenizer:
     async def available(self, endpoint: str) -> bool:
         return await self._route(endpoint) is not None
 
-    async def token_texts(self, endpoint: str, deltas: Sequence[str]) -> tuple[str, ...] | None:
-        """One text per token for the streamed ``deltas`` (see the module doc); None without a route."""
+    async def token_texts(self, endpoint: str, deltas: Sequence[str], *,
+                          every: bool = False) -> tuple[str, ...] | None:
+        """One text per token for the streamed ``deltas`` (see the module doc); None without a route. An ASCII
+        delta of one word is one token unless ``every`` (a server whose deltas carry several tokens, issue 46:
+        its count says so, or a delta holds several words): then every delta is counted."""
         route = await self._route(endpoint)
         if route is None:
             return None
         texts: list[str] = []
         for delta in deltas:
-            n = 1 if delta.isascii() else await self._count(route, delta)
+            single = not every and delta.isascii() and token_floor(delta) <= 1
+            n = 1 if single else await self._count(route, delta)
             texts.extend([""] * (n - 1))
             texts.append(delta)
         return tuple(texts)

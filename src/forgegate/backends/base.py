@@ -21,11 +21,16 @@ __all__ = ["BACKENDS", "Backend", "BackendConfig", "BackendError", "BackendFacto
 
 
 class BackendError(Exception):
-    """A request failed. ``transient`` errors (5xx, connection, stream cut) are retried."""
+    """A request failed. ``transient`` errors (5xx, connection, stream cut) are retried. ``status``: the HTTP
+    status a server refused the request with, when it did; ``retry_after_s``: how long it asked to be left
+    alone first (``Retry-After``), which the engine's backoff honours."""
 
-    def __init__(self, message: str, *, transient: bool) -> None:
+    def __init__(self, message: str, *, transient: bool, status: int | None = None,
+                 retry_after_s: float | None = None) -> None:
         super().__init__(message)
         self.transient = transient
+        self.status = status
+        self.retry_after_s = retry_after_s
 
 
 

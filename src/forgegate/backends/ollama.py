@@ -31,6 +31,8 @@ from forgegate.backends._http import (
     build_completion,
     chat_messages,
     count_field,
+    cut_to_cap,
+    floor_source,
     get_checked,
     iter_ndjson,
     join_url,
@@ -39,8 +41,10 @@ from forgegate.backends._http import (
     stream_at,
     typed,
 )
+from forgegate.backends._tokencount import token_floor
 from forgegate.backends.base import BACKENDS, BackendConfig, BackendError
 from forgegate.backends.names import AdapterKind
+from forgegate.core.credentials import url_secrets
 from forgegate.core.records import Completion, FinishReason, GenerationRequest, StreamStop, TokenSource
 from forgegate.errors import UsageError
 
@@ -114,7 +118,7 @@ class OllamaBackend:
         urls = config.base_urls or (parse_ollama_host(os.environ.get("OLLAMA_HOST", "")),)
         self._pool = EndpointPool(tuple(u.rstrip("/") for u in urls))
         self._client = make_client(config.idle_s)
-        self._redact = Redactor()
+        self._redact = Redactor(tuple(s for u in urls for s in url_secrets(u)))
         self._digest: str | None = None
         self._digest_lock = asyncio.Lock()
 
@@ -169,14 +173,16 @@ class OllamaBackend:
             streamed = await stream_at(self._client, base, path, body, self._redact, _events, request.max_tokens,
                                        deadline_s=self.config.timeout_s, stop=stop, finish_word="done: true")
         got = streamed.got  # stream_at raised CutStream unless it ended with done: true (or forgegate cut it)
-        tokens, source, texts = _count(got, request.max_tokens)
-        finish = "loop" if got.looped else _finish(got.server_finish, got.capped, tokens, request.max_tokens)
+        tokens, source, texts = _count(got)
         extra = {"server_done_reason": got.server_finish} if got.server_finish else {}
         if got.usage_tokens is not None:
             extra["server_eval_count"] = str(got.usage_tokens)
         if not got.capped and not got.looped and got.usage_tokens is not None and got.usage_tokens < tokens:
-            extra[DISAGREEMENT] = (f"eval_count {got.usage_tokens} for {len(got.token_texts)} text "
-                                                 "chunks; counted one token per chunk")
+            extra[DISAGREEMENT] = (f"eval_count {got.usage_tokens} for {len(got.token_texts)} text chunks holding "
+                                   f"{token_floor(got.text)} words; counted {tokens}, one per chunk or word")
+        tokens, texts = cut_to_cap(got, tokens, texts, request.max_tokens, streamed.url, extra)
+        finish = "loop" if got.looped and not got.capped else _finish(got.server_finish, got.capped, tokens,
+                                                                      request.max_tokens)
         return build_completion(
             got,
             finish=finish,
@@ -193,21 +199,24 @@ class OllamaBackend:
         await self._client.aclose()
 
 
-def _count(got: Collected, max_tokens: int) -> tuple[int, TokenSource, tuple[str, ...] | None]:
+def _count(got: Collected) -> tuple[int, TokenSource, tuple[str, ...] | None]:
     """Tokens of the answer: Ollama's final ``eval_count`` (its own count, exact) unless the client cap cut
-    the stream (or the loop cut-off closed it); then, or without one, one token per chunk that carried text.
+    the stream (or the loop cut-off closed it) or the text cannot be that short; then, or without one, the
+    floor (:func:`token_floor`: one token per chunk that carried text, or per word where the words are more).
+    The count may exceed the cap: :func:`cut_to_cap` then cuts at the cap or refuses the answer.
 
     A chunk with no text is not counted as it arrives (a server that sends empty chunks and never
     finishes would otherwise fill the cap with nothing and look like a model that ran on). The
-    chunks are the token boundaries when their number agrees with ``eval_count``; they do not when
+    chunks are the token boundaries when their number agrees with the count; they do not when
     a character spelled in several tokens arrived as one chunk, or tokens rendered no text (a
     thinking model's hidden tokens).
     """
     chunks = len(got.token_texts)
-    if got.capped or got.looped or got.usage_tokens is None or got.usage_tokens < chunks:  # chunks >= 1 token each
-        return chunks, "stream-chunks", tuple(got.token_texts)
+    floor = token_floor(got.text, chunks)
+    if got.capped or got.looped or got.usage_tokens is None or got.usage_tokens < floor:
+        return floor, floor_source(floor, chunks), tuple(got.token_texts) if floor == chunks else None
     texts = tuple(got.token_texts) if got.usage_tokens == chunks else None
-    return min(got.usage_tokens, max_tokens), "server-usage", texts
+    return got.usage_tokens, "server-usage", texts
 
 
 def _finish(server: str | None, capped: bool, tokens: int, max_tokens: int) -> FinishReason:

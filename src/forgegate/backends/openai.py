@@ -50,19 +50,23 @@ from forgegate.backends._http import (
     build_completion,
     chat_messages,
     count_field,
+    cut_to_cap,
+    floor_source,
     get_checked,
     iter_sse_data,
     join_url,
     load_object,
     make_client,
     post_whole,
+    require_event_stream,
     stream_at,
     typed,
 )
-from forgegate.backends._tokencount import ServerTokenizer
+from forgegate.backends._tokencount import ServerTokenizer, token_floor
 from forgegate.backends.base import BACKENDS, BackendConfig, BackendError
 from forgegate.backends.names import AdapterKind
 from forgegate.console import notice
+from forgegate.core.credentials import url_secrets
 from forgegate.core.records import ENDED_BY, Completion, FinishReason, GenerationRequest, StreamStop, TokenSource
 from forgegate.errors import UsageError
 
@@ -107,7 +111,7 @@ class OpenAIBackend:
         self.config = config
         key = read_api_key(config.api_key_env)
         headers = {"Authorization": f"Bearer {key}"} if key else {}
-        self._redact = Redactor((key,) if key else ())
+        self._redact = Redactor(((key,) if key else ()) + tuple(s for u in config.base_urls for s in url_secrets(u)))
         self._client = make_client(config.idle_s, headers)
         self._pool = EndpointPool(tuple(u.rstrip("/") for u in config.base_urls))
         self._model: str | None = config.model
@@ -240,6 +244,15 @@ class OpenAIBackend:
                 extra["token_boundaries"] = f"none: {found}"
             else:
                 texts, extra["token_boundaries"] = found
+        source: TokenSource = "server-usage"
+        if usage < (floor := token_floor(text)):  # a count the text cannot hold (issue 46): never trusted
+            extra[DISAGREEMENT] = (f"the server reported {usage} completion tokens for a text of {floor} words; "
+                                   f"counted {floor}, one per word, the count that cannot under-count")
+            usage, source, texts = floor, "text-floor", None
+            if usage > request.max_tokens:
+                raise BackendError(f"{url} answered at least {usage} tokens (words) for a cap of "
+                                   f"{request.max_tokens} while reporting {extra['server_completion_tokens']}, and "
+                                   "a non-streamed answer has no token boundaries to cut it at", transient=False)
         if usage > request.max_tokens and texts is not None:  # the boundaries place the cap exactly
             texts = texts[: request.max_tokens]
             text, usage, finish = "".join(texts), request.max_tokens, "length"
@@ -255,7 +268,7 @@ class OpenAIBackend:
         if "server_exceeded_cap" in extra:
             extra[ENDED_BY] = CAP_CUT
         done: FinishReason = "length" if finish == "length" else "stop"
-        return Completion(text=text, tokens=usage, token_source="server-usage", finish=done,
+        return Completion(text=text, tokens=usage, token_source=source, finish=done,
                           latency_s=time.perf_counter() - started, ttft_s=None, token_texts=texts,
                           model_digest=None, endpoint=base, extra=extra, prompt_tokens=prompt_tokens)
 
@@ -265,7 +278,7 @@ class OpenAIBackend:
         streaming = {**body, "stream": True, "stream_options": {"include_usage": True}}
         streamed = await stream_at(self._client, base, path, streaming, self._redact,
                                    lambda response: _events(response, self._redact), request.max_tokens,
-                                   deadline_s=self.config.timeout_s, stop=stop)
+                                   deadline_s=self.config.timeout_s, stop=stop, check=require_event_stream)
         got = streamed.got  # stream_at raised CutStream unless the server finished it (or forgegate cut it)
         if (not got.capped and not got.looped and got.usage_tokens is None and self._unstreamed.setdefault(base, True)
                 and not await self._streams_for(stop, base)):
@@ -274,18 +287,18 @@ class OpenAIBackend:
                 return whole
         if not got.capped and not got.looped:  # a stream closed early never got to its usage: it tells nothing
             self._unstreamed.setdefault(base, False)
-        tokens, source, texts, extra = _count(got, request.max_tokens)
+        tokens, source, texts, extra = _count(got)
         if source == "server-usage" and texts is None:  # deltas are not tokens: the tokenizer may place them
             counted = await self._tokenizer.token_texts(streamed.endpoint, got.token_texts)
+            if counted is not None and len(counted) < tokens:  # ASCII deltas of several tokens each
+                counted = await self._tokenizer.token_texts(streamed.endpoint, got.token_texts, every=True)
             texts = counted if counted is not None and len(counted) == tokens else None
-        if source == "stream-chunks" and DISAGREEMENT not in extra:
+        if source != "server-usage" and DISAGREEMENT not in extra:
             counted = await self._tokenizer.token_texts(streamed.endpoint, got.token_texts)
-            if counted is not None:
+            if counted is not None and len(counted) >= tokens:
                 tokens, source, texts = len(counted), "server-tokenize", counted
-                if tokens > request.max_tokens:  # the server went past the cap inside a multi-token delta
-                    extra["server_exceeded_cap"] = "true"
-                    texts = counted[: request.max_tokens]
-                    got.token_texts, got.capped, tokens = list(texts), True, request.max_tokens
+        # the server may have gone past the cap inside multi-token deltas: cut at the cap, or refuse the answer
+        tokens, texts = cut_to_cap(got, tokens, texts, request.max_tokens, streamed.url, extra)
         return build_completion(
             got,
             finish="loop" if got.looped and not got.capped else _finish(got, tokens, request.max_tokens),
@@ -310,22 +323,26 @@ class OpenAIBackend:
         await self._client.aclose()
 
 
-def _count(got: Collected, max_tokens: int) -> tuple[int, TokenSource, tuple[str, ...] | None, dict[str, str]]:
+def _count(got: Collected) -> tuple[int, TokenSource, tuple[str, ...] | None, dict[str, str]]:
+    """(tokens, source, one text per token or None, notes) of a stream: the server's usage where the stream
+    reached it and the text can hold that many tokens, else the floor (:func:`token_floor`), a lower bound.
+    The count may exceed the cap: :func:`cut_to_cap` then cuts at the cap or refuses the answer."""
     chunks = len(got.token_texts)
+    floor = token_floor(got.text, chunks)
     extra = {"stream_chunks": str(chunks)}
     if got.server_finish:
         extra["server_finish_reason"] = got.server_finish
+    pieces = tuple(got.token_texts) if floor == chunks else None
     if got.capped or got.looped or got.usage_tokens is None:
-        return chunks, "stream-chunks", tuple(got.token_texts), extra
+        return floor, floor_source(floor, chunks), pieces, extra
     extra["server_completion_tokens"] = str(got.usage_tokens)
-    if got.usage_tokens < chunks:  # every text delta is at least one token: the count under-counts the text
+    if got.usage_tokens < floor:  # every text delta and every word is at least one token: it under-counts the text
         extra[DISAGREEMENT] = (f"the server reported {got.usage_tokens} completion tokens for {chunks} text "
-                               f"deltas; counted {chunks}, one per delta, the count that cannot under-count")
-        return chunks, "stream-chunks", tuple(got.token_texts), extra
-    if got.usage_tokens > max_tokens:
-        extra["server_exceeded_cap"] = "true"
+                               f"deltas holding {token_floor(got.text)} words; counted {floor}, one per delta or "
+                               "word, the count that cannot under-count")
+        return floor, floor_source(floor, chunks), pieces, extra
     texts = tuple(got.token_texts) if got.usage_tokens == chunks else None
-    return min(got.usage_tokens, max_tokens), "server-usage", texts, extra
+    return got.usage_tokens, "server-usage", texts, extra
 
 
 def before_finished_character(text: str, over: int) -> str | None:
@@ -354,11 +371,7 @@ def _whole_answer(
     if "error" in obj or not isinstance(choices, list) or len(choices) != 1 or not isinstance(choices[0], dict):
         raise BackendError(redact(f"{url} answered without exactly one choice: {str(obj)[:300]}"), transient=True)
     choice = choices[0]
-    if "text" in choice:
-        text = typed(choice["text"], str, "a choice's 'text'")
-    else:
-        text = typed((typed(choice.get("message"), dict, "a choice's 'message'") or {}).get("content"), str,
-                     "a message's 'content'")
+    text = choice_text(choice, "message")
     usage = typed(obj.get("usage"), dict, "'usage'")
     tokens = count_field(usage, "completion_tokens", f"{url} usage") if usage is not None else None
     if tokens is None:
@@ -403,16 +416,26 @@ async def _events(response: httpx.Response, redact: Redactor) -> AsyncIterator[S
             yield from_choice(typed(choice, dict, "a choice") or {})
 
 
+def choice_text(choice: dict[str, Any], holder: str) -> str | None:
+    """A choice's text: ``text`` (completions) or ``<holder>.content`` (chat: ``delta`` streamed, ``message``
+    whole), whichever the server filled; a null or empty one beside the other is no text (issue 46: ``"text":
+    null`` beside ``"delta": {"content": "Paris"}`` lost "Paris"). Two different texts in one choice are a
+    malformed answer (transient), never one of them picked."""
+    raw: str | None = typed(choice.get("text"), str, "a choice's 'text'")
+    inner = typed(choice.get(holder), dict, f"a choice's '{holder}'") or {}
+    content: str | None = typed(inner.get("content"), str, f"a {holder}'s 'content'")
+    if raw and content and raw != content:
+        raise BackendError(f"a choice with two texts ('text' {raw!r:.60} and '{holder}.content' {content!r:.60})",
+                           transient=True)
+    return raw or content
+
+
 def from_choice(choice: dict[str, Any]) -> StreamEvent:
     """One streamed choice as an event: its text (``text``, or ``delta.content``) and its finish reason."""
     index = choice.get("index", 0)
     if index is not None and (isinstance(index, bool) or index != 0):
         raise BackendError(f"stream line for choice {index!r:.40} (forgegate asks for one, index 0)", transient=True)
-    if "text" in choice:
-        text = typed(choice["text"], str, "a choice's 'text'")
-    else:
-        delta = typed(choice.get("delta"), dict, "a choice's 'delta'") or {}
-        text = typed(delta.get("content"), str, "a delta's 'content'")
+    text = choice_text(choice, "delta")
     finish = typed(choice.get("finish_reason"), str, "'finish_reason'")
     if finish:
         return StreamEvent.finishing(finish, token=text or None)

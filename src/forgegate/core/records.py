@@ -15,12 +15,15 @@ from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler
 FinishReason = Literal["stop", "length", "loop", "error"]
 """How an answer ended: ``stop`` (the model or a stop string ended it), ``length`` (its cap), ``loop`` (the
 loop detector cut it off as it started looping: see :class:`StreamStop`), ``error`` (no answer)."""
-TokenSource = Literal["stream-chunks", "server-usage", "server-tokenize", "tokenizer", "embedded-tokens"]
+TokenSource = Literal["stream-chunks", "server-usage", "server-tokenize", "tokenizer", "embedded-tokens",
+                      "text-floor"]
 """Where a count came from: ``server-usage`` (the server's own count, streamed or not) and ``tokenizer`` /
 ``embedded-tokens`` (the model's own tokens, in process) are exact; ``server-tokenize`` (each streamed piece
 counted by the server's tokenizer endpoint) is exact unless the model spelled a character in more byte tokens
-than its tokenizer would; ``stream-chunks`` (one token per streamed piece) is a lower bound."""
-SERVER_TOKEN_SOURCES: frozenset[str] = frozenset({"stream-chunks", "server-usage", "server-tokenize"})
+than its tokenizer would; ``stream-chunks`` (one token per streamed piece) is a lower bound; ``text-floor``
+(one token per word of the text, where the words outnumber the pieces or the server's own count: a count
+below it cannot be true, issue 46) is a lower bound too."""
+SERVER_TOKEN_SOURCES: frozenset[str] = frozenset({"stream-chunks", "server-usage", "server-tokenize", "text-floor"})
 """The token sources of answers a server sent over HTTP (ollama, openai, vllm, llamacpp): the answers
 whose end the server has to vouch for (:data:`ENDED_BY`)."""
 ENDED_BY = "ended_by"

@@ -5,7 +5,8 @@ must be updated before the next forge ... Fix the eval, not the graduation crite
 lineage records EVAL_FALSE_POSITIVE for a battery (by the sha256 of its bytes), that battery is *marked*:
 no flag graduates a version on it. Another battery clears the mark only when it has been shown to FAIL
 each checkpoint that slipped through (an eval run in the store, or a lineage record, of that battery on the same
-model, by digest where the backend gave one, with gate FAIL); a one-byte edit that catches nothing clears nothing.
+weights, by digest, with gate FAIL; a model's name is never the evidence); a one-byte edit that catches nothing
+clears nothing.
 """
 
 from __future__ import annotations
@@ -52,9 +53,10 @@ class Slipped:
     model_digest: str | None
 
     def same_model(self, record: _Decision) -> bool:
-        if self.model_digest and record.model_digest:
-            return self.model_digest == record.model_digest
-        return self.model is not None and self.model == record.model
+        """Whether ``record`` ran these very weights: both digests known and equal. A model's name is a label
+        anyone can serve (issue 46: a stub server under the slipped checkpoint's name "caught" it), so it is
+        never the evidence: a record without a digest, or a slipped checkpoint without one, shows nothing."""
+        return bool(self.model_digest) and self.model_digest == record.model_digest
 
 
 def false_positive_versions(battery_sha256: str, records: Iterable[_Decision]) -> list[str]:
@@ -77,10 +79,15 @@ def caught_by(battery_sha256: str, slipped: Slipped, records: Iterable[_Decision
 
 
 def recheck_command(slipped: Slipped, battery: str = "NEW_BATTERY.jsonl") -> str:
-    """The command whose run (kept in the store) shows whether a replacement battery FAILs a checkpoint that
-    slipped through."""
+    """What shows whether a replacement battery FAILs a checkpoint that slipped through: the command whose run (kept
+    in the store) does, or why none can (the checkpoint's record holds no digest)."""
     model = slipped.model or "MODEL"
-    return f"forgegate eval --model {model} --battery {battery} (on {slipped.version}'s checkpoint, same store)"
+    if not slipped.model_digest:
+        return (f"no run can show it ran {slipped.version}'s weights: its record holds no model digest (its backend "
+                "reported none), and a model's name is not evidence; a replaced battery is trusted in a new lineage "
+                "file, which starts without this mark")
+    return (f"run `forgegate eval --model {model} --battery {battery}` (on {slipped.version}'s weights, digest "
+            f"{slipped.model_digest}; same store)")
 
 
 def battery_trust_reason(battery_sha256: str, records: Iterable[_Decision]) -> Reason:
@@ -107,8 +114,8 @@ def battery_trust_reason(battery_sha256: str, records: Iterable[_Decision]) -> R
         return Reason(BATTERY_TRUST_RULE, Gate.FAIL,
                       f"battery {short}… replaces a battery marked EVAL_FALSE_POSITIVE, and clears the mark only "
                       f"when it FAILs the checkpoint that slipped through; no FAIL of it on "
-                      f"{', '.join(s.version for s in missing)} is in the lineage or the store: run "
-                      f"`{recheck_command(missing[0])}`",
+                      f"{', '.join(s.version for s in missing)} is in the lineage or the store: "
+                      f"{recheck_command(missing[0])}",
                       {**numbers, "not_caught": ", ".join(s.version for s in missing)})
     return Reason(BATTERY_TRUST_RULE, Gate.PASS,
                   f"battery {short}… FAILs every checkpoint that slipped through "

@@ -49,7 +49,7 @@ def marks_for(store_dir: Path, battery_sha256: str) -> list[BatteryMark]:
     if not path.is_file():
         return []
     found = []
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+    for line in path.read_text(encoding="utf-8-sig", errors="replace").splitlines():  # a BOM is no mark's
         try:
             mark = BatteryMark.model_validate_json(line)
         except ValidationError:

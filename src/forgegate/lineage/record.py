@@ -30,14 +30,14 @@ class Lineage:
 
 
 def read_lineage(path: Path, *, missing_ok: bool = False) -> Lineage:
-    """Every intact record; damaged lines (a partial last line, an interrupted append) are reported.
-
-    A line that is valid JSON but not a valid record is a hand edit gone wrong, not a crash:
-    that is an InputError naming file, line and field.
-    """
+    """Every record, oldest first. A damaged line anywhere (a partial last line from an interrupted append
+    included) is an InputError naming file and line, never skipped: a skipped EVAL_FALSE_POSITIVE record
+    would let the next version graduate on the battery it marks (issue 46). A line that is valid JSON but
+    not a valid record is a hand edit gone wrong: an InputError naming file, line and field. A byte-order
+    mark before the first line is read as the encoding's."""
     path = Path(path)
     try:
-        records, problems = read_record_lines(path, _record)
+        records, problems = read_record_lines(path, _record, strict=True)
     except FileNotFoundError:
         if missing_ok:
             return Lineage(path, (), ())

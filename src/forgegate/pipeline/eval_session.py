@@ -43,13 +43,22 @@ class EvalSpec:
     def identity(self) -> dict[str, object]:
         return {
             "kind": self.kind, "backend": self.backend, "model": self.config.model, "adapter": self.config.adapter,
-            "battery_sha256": self.battery.sha256, "seed": self.seed, "temperature": self.temperature,
-            "top_p": self.top_p, "system": self.system,
+            "battery_sha256": self.battery.sha256, "seed": self.seed,
+            # + 0.0: -0.0 decodes exactly as 0.0, and is the same run (issue 46: it made a new run id)
+            "temperature": self.temperature + 0.0, "top_p": self.top_p + 0.0, "system": self.system,
         }
 
     @property
     def run_id(self) -> str:
-        digest = hashlib.sha256(json.dumps(self.identity(), sort_keys=True).encode()).hexdigest()
+        """The run's id before its server is asked what it serves: :meth:`run_id_of` with no digest."""
+        return self.run_id_of(None)
+
+    def run_id_of(self, model_digest: str | None) -> str:
+        """The run's id: a hash of :meth:`identity` and, where the server reports one, the model's digest (new
+        weights under the same name are a new run, never a resume: issue 46). Without a digest the id is what it
+        always was, so a store written before keeps resuming."""
+        named = self.identity() | ({"model_digest": model_digest} if model_digest else {})
+        digest = hashlib.sha256(json.dumps(named, sort_keys=True).encode()).hexdigest()
         return f"{self.kind}-{digest[:12]}"
 
     def arm(self) -> ArmSpec:
@@ -110,7 +119,8 @@ def session_requests(inputs: SessionInputs, options: SessionOptions) -> RunReque
                           identity=RunMeta.model_validate({**spec.identity(), "run_id": spec.run_id}),
                           metadata=metadata, arms=[spec.arm()], items=spec.items(),
                           seeds=sample_seeds(spec.seed, options.samples),
-                          sampling=spec.sampling(), per_arm_digests=False, probe_every_arm=True)
+                          sampling=spec.sampling(), per_arm_digests=False, probe_every_arm=True,
+                          run_id_for=spec.run_id_of)
 
 
 async def run_session_async(options: SessionOptions) -> SessionRun:

@@ -8,8 +8,8 @@ and reads back what the store holds. What differs between them is what they ask 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from forgegate.backends import Backend
@@ -51,14 +51,27 @@ class RunRequests:
     """Probe every arm's server before generating, even an arm whose answers are all stored (an eval, whose
     record names the model the server says it serves each time); otherwise an arm with nothing left to generate
     asks its server nothing (a plan)."""
+    run_id_for: Callable[[str], str] | None = None
+    """A one-arm run's id once its server's probe reports the model's digest (an eval's): the digest is part of
+    the run's identity, so new weights under the same name are a new run, never a resume (issue 46)."""
 
     @classmethod
     def of(cls, run_id: str, store_dir: Path | None, *, identity: RunMeta, metadata: RunMeta,
            arms: Sequence[ArmSpec], items: Sequence[PromptItem], seeds: Sequence[int | None],
-           sampling: SamplingSpec, per_arm_digests: bool = True, probe_every_arm: bool = False) -> RunRequests:
+           sampling: SamplingSpec, per_arm_digests: bool = True, probe_every_arm: bool = False,
+           run_id_for: Callable[[str], str] | None = None) -> RunRequests:
         """arm x item x seed through the runner's one request builder (``run.plan_requests``)."""
         return cls(run_id, store_dir, identity, metadata, tuple(arms),
-                   tuple(plan_requests(arms, items, seeds, sampling)), per_arm_digests, probe_every_arm)
+                   tuple(plan_requests(arms, items, seeds, sampling)), per_arm_digests, probe_every_arm, run_id_for)
+
+    def of_weights(self, digest: str | None) -> RunRequests:
+        """This run as the weights with ``digest`` name it (itself when it is not named by a digest)."""
+        if digest is None or self.run_id_for is None:
+            return self
+        run_id = self.run_id_for(digest)
+        fields = self.identity.model_dump(include=self.identity.model_fields_set)
+        identity = RunMeta.model_validate({**fields, "run_id": run_id, "model_digest": digest})
+        return replace(self, run_id=run_id, identity=identity)
 
     @property
     def store_path(self) -> Path:
@@ -102,17 +115,23 @@ async def generate_run(requests: RunRequests, *, concurrency: int = 1, quiet: bo
     """
     check_concurrency(concurrency)
     made = made or {}
-    store_path = run_path(requests.run_id, writable_store_dir(requests.store_dir))
+    store_dir = writable_store_dir(requests.store_dir)
+    store_path = run_path(requests.run_id, store_dir)
     finished: set[str] = set()
     if not requests.probe_every_arm and store_path.exists() and store_path.stat().st_size > 0:
         with RunStore.open(store_path, create=False, readonly=True) as stored:
             finished = stored.finished_keys()
     to_generate = {r.arm for r in requests.planned if r.key not in finished}
     served: list[str | None] = []
+    digests: list[str | None] = []
     for arm in requests.arms:
         if arm.name not in made and (requests.probe_every_arm or arm.name in to_generate):
             found = await probe_endpoint(arm.backend, arm.config)
             served.append(found.model_id if found is not None else None)
+            digests.append(found.digest if found is not None else None)
+    if len(requests.arms) == 1 and digests:
+        requests = requests.of_weights(digests[0])
+        store_path = run_path(requests.run_id, store_dir)
     metadata = requests.metadata
     if len(requests.arms) == 1 and requests.probe_every_arm:  # the one arm's record names what its server serves
         metadata = metadata.model_copy(update={"served_model": served[0] if served else None})

@@ -24,6 +24,7 @@ from forgegate.results.base import SCHEMA_VERSION
 from forgegate.results.legacy import REGENERATE
 
 M = TypeVar("M", bound=BaseModel)
+UTF8_BOM = b"\xef\xbb\xbf"
 
 
 @dataclass(frozen=True)
@@ -38,13 +39,18 @@ class LineProblem:
         return f"{self.path}:{self.line}: {self.message}"
 
 
-def read_record_lines(path: Path, parse: Callable[[dict[str, object], Path, int], M]
+def read_record_lines(path: Path, parse: Callable[[dict[str, object], Path, int], M], *, strict: bool = False
                       ) -> tuple[list[tuple[int, M]], list[LineProblem]]:
     """(line number, record) for every intact line, oldest first, and the damaged lines.
 
-    ``FileNotFoundError`` is the caller's to word (what creates the file differs).
+    A byte-order mark before the first line (as Windows editors save a file) is the encoding's, not the
+    record's (issue 46: it made the first record read as damaged and skipped). ``strict`` (the lineage, whose
+    every record can decide a graduation): any damaged line, the last one included, is an InputError naming
+    file and line, never skipped or read past. ``FileNotFoundError`` is the caller's to word (what creates the
+    file differs).
     """
     raw = Path(path).read_bytes()
+    raw = raw[len(UTF8_BOM):] if raw.startswith(UTF8_BOM) else raw
     segments = raw.split(b"\n")
     terminated = raw.endswith(b"\n")
     if terminated:
@@ -61,6 +67,11 @@ def read_record_lines(path: Path, parse: Callable[[dict[str, object], Path, int]
             raise InputError(path, exc.message, line=number, field=exc.field, hint=exc.hint) from None
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             what = "partial last line (no trailing newline)" if unterminated else "damaged line"
+            if strict:
+                raise InputError(path, f"{what}, not a complete JSON record ({exc})", line=number,
+                                 hint="repair or remove that line by hand (an interrupted append leaves a partial "
+                                      "last line: remove it and run the command that wrote it again); forgegate "
+                                      "reads no record past a damaged one") from None
             problems.append(LineProblem(path, number, f"{what}, not a complete JSON record ({exc}): "
                                         "an interrupted append; skipped, the other lines are intact"))
             continue

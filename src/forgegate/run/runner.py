@@ -167,6 +167,9 @@ async def _generate_into(store_path: Path, *, identity: RunMeta, metadata: RunMe
                     path = getattr(backends[arm.name], "model_path", None)
                     store.update_meta(RunMeta(model_label=arm.config.model or (Path(path).name if path
                                                                                 else arm.backend)))
+            # before generating: a store of other weights under the same name is refused, never resumed
+            digests = {name: await record_model_digest(backend, store, name if per_arm_digests else None)
+                       for name, backend in backends.items()}
             try:
                 summary = await execute(store, planned, backends, concurrency=concurrency, retry=retry,
                                         quiet=quiet, stop_for=stop_for)
@@ -174,8 +177,6 @@ async def _generate_into(store_path: Path, *, identity: RunMeta, metadata: RunMe
                 notes = [line for backend in backends.values() for line in endpoint_notes(backend)]
                 if notes:
                     store.update_meta(RunMeta(endpoint_notes=notes))
-            digests = {name: await record_model_digest(backend, store, name if per_arm_digests else None)
-                       for name, backend in backends.items()}
         finally:
             store.update_meta(RunMeta(generating=None))
             for backend in backends.values():

@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from forgegate.core.credentials import hide_credentials
 from forgegate.core.records import Completion, GenerationRequest, StoredResponse
 from forgegate.core.version import __version__
 from forgegate.errors import UsageError
@@ -170,6 +171,7 @@ class RunStore:
         """Write the run's identity once; a resumed run must present the same identity."""
         if not self._meta_rows():
             rows = identity.model_copy(update={"forgegate_version": __version__, "created": _now()}).rows()
+            rows = {key: hide_credentials(value) for key, value in rows.items()}
             with store_errors(self.path), self._db:
                 self._db.executemany("INSERT INTO meta (key, value) VALUES (?, ?)", list(rows.items()))
             return
@@ -193,6 +195,7 @@ class RunStore:
         """Record facts learned during the run (a model digest, where its files were last seen): the fields
         ``facts`` sets, and only those, replace what the store held."""
         for key, value in facts.rows().items():
+            value = hide_credentials(value)  # a --base-url's password is never stored (issue 46)
             self._fetch(
                 "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
                 (key, value),
@@ -218,6 +221,7 @@ class RunStore:
         if (completion is None) == (error is None):
             raise ValueError("record needs a completion or an error, not both")
         c = completion
+        error = hide_credentials(error) if error is not None else None
         self._fetch(
             "INSERT INTO responses (request_key, arm, item_id, seed, request_json, prompt, response, tokens,"
             " token_source, token_texts, finish, latency_s, ttft_s, model_digest, endpoint, error, attempts,"
@@ -228,7 +232,8 @@ class RunStore:
                 c.text if c else None, c.tokens if c else None, c.token_source if c else None,
                 json.dumps(list(c.token_texts)) if c and c.token_texts is not None else None,
                 c.finish if c else "error", c.latency_s if c else None, c.ttft_s if c else None,
-                c.model_digest if c else None, c.endpoint if c else None, error, attempts, _now(),
+                c.model_digest if c else None, hide_credentials(c.endpoint) if c and c.endpoint else None, error,
+                attempts, _now(),
                 c.prompt_tokens if c else None, time.time(), json.dumps(c.extra) if c and c.extra else None,
             ),
         )
