@@ -20,10 +20,10 @@ from cli_helpers import run_entry
 
 from forgegate.backends.embedded import EMBEDDED_EXTRA, EMBEDDED_INSTALL
 
-# Loaded only by the instruments and commands that use them (compare, graduate, plan CIs, audits, HTML, embedded).
-# numpy is not here: the loop detector, which every eval runs, is written on it.
-NOT_IN_A_SERVER_EVAL = ("scipy", "statsmodels", "pandas", "patsy", "ahocorasick", "llama_cpp", "matplotlib",
-                        "jinja2", "torch", "transformers", "sentence_transformers")
+# Loaded only by the instruments and commands that use them (compare, graduate, plan CIs, audits, voice and
+# memorisation, HTML, embedded): a server eval, loop detector included, needs none of them.
+NOT_IN_A_SERVER_EVAL = ("numpy", "scipy", "statsmodels", "pandas", "patsy", "ahocorasick", "llama_cpp",
+                        "matplotlib", "jinja2", "torch", "transformers", "sentence_transformers")
 
 ONE_ITEM = {"category": "LX-ONE", "prompt": "Say hello.", "expected": ["hello"], "max_tokens": 16,
             "eval_type": "contains"}
