@@ -3,8 +3,7 @@ plain bash scripts the way a runner runs them, against a stand-in server, write 
 verdict's exit code.
 
 Ollama has no binary on the test machines: the server is ``tests/backend_servers.py``'s FakeOllamaServer, started
-by this test process. forgegate is this checkout's (the action's `install: false`); the install step itself is
-exercised by tests/test_wheel_install.py's wheel, not here.
+by this test process. forgegate is this checkout's here (the action's `install: false`).
 """
 
 from __future__ import annotations
@@ -40,17 +39,25 @@ def evaluate(text: str, inputs: dict[str, str], outputs: dict[str, dict[str, str
     return EXPRESSION.sub(one, text)
 
 
-def run_action(tmp_path: Path, given: dict[str, str]) -> tuple[int, Path, list[dict[str, Any]]]:
+def run_action(tmp_path: Path, given: dict[str, str], venv: Path | None = None
+               ) -> tuple[int, Path, list[dict[str, Any]]]:
     """Run every `run:` step in order as the runner would (bash -eo pipefail, inputs through env); the exit code of
-    the first step that fails (0 when none does), the job summary file and the steps that are `uses:` steps."""
+    the first step that fails (0 when none does), the job summary file and the steps that are `uses:` steps.
+
+    ``python`` and ``forgegate`` are this checkout's, or with ``venv`` that virtual env's alone (no PYTHONPATH)."""
     inputs = {name: str(spec.get("default", "")) for name, spec in ACTION["inputs"].items()}
     assert set(given) <= set(inputs), set(given) - set(inputs)
     inputs.update(given)
-    shim = tmp_path / "bin"
-    shim.mkdir()
-    (shim / "forgegate").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m forgegate.cli.main "$@"\n')
-    (shim / "forgegate").chmod(0o755)
-    (shim / "python").symlink_to(sys.executable)
+    base = dict(os.environ)
+    if venv is not None:
+        shim = venv / "bin"
+        base = {k: v for k, v in base.items() if k not in ("PYTHONPATH", "PYTHONHOME")} | {"VIRTUAL_ENV": str(venv)}
+    else:
+        shim = tmp_path / "bin"
+        shim.mkdir()
+        (shim / "forgegate").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m forgegate.cli.main "$@"\n')
+        (shim / "forgegate").chmod(0o755)
+        (shim / "python").symlink_to(sys.executable)
     summary = tmp_path / "step_summary.md"
     outputs: dict[str, dict[str, str]] = {}
     used = []
@@ -63,7 +70,7 @@ def run_action(tmp_path: Path, given: dict[str, str]) -> tuple[int, Path, list[d
         script.write_text(step["run"], encoding="utf-8")
         output = tmp_path / f"step{number}.out"
         output.touch()
-        env = {**os.environ, "PATH": f"{shim}{os.pathsep}{os.environ['PATH']}", "GITHUB_OUTPUT": str(output),
+        env = {**base, "PATH": f"{shim}{os.pathsep}{base['PATH']}", "GITHUB_OUTPUT": str(output),
                "GITHUB_STEP_SUMMARY": str(summary), "GITHUB_ACTION_PATH": str(REPO),
                "FORGEGATE_HOME": str(tmp_path / "home")}
         env.update({k: evaluate(str(v), inputs, outputs) for k, v in step.get("env", {}).items()})

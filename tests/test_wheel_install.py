@@ -1,7 +1,7 @@
 """forgegate outside its checkout (issue 45, item 1): `python -m build` makes an sdist and a wheel that carry every
 bundled battery, gate, starter and template; the wheel installs (the light core only, binary wheels only) into a
 fresh venv in tmp_path, and from another folder `forgegate init`, `forgegate battery check` and an eval against a
-stand-in server run.
+stand-in server run, and so do action.yml's steps, installing that wheel.
 
 Ollama has no binary on the test machines: the server is ``tests/backend_servers.py``'s FakeOllamaServer,
 started by this test process. pip reaches its cache and the configured package index for the dependencies.
@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from backend_servers import Behaviour, FakeOllamaServer
+from test_ci_action import run_action
 
 REPO = Path(__file__).resolve().parents[1]
 PACKAGE = REPO / "src" / "forgegate"
@@ -69,7 +70,7 @@ def starter_script() -> dict[str, str]:
     return script
 
 
-@pytest.mark.slow  # builds the sdist and the wheel and installs the light core into a fresh venv (1-3 min)
+@pytest.mark.slow  # builds the sdist and the wheel, installs the light core in a fresh venv, then the action (2-4 min)
 def test_the_wheel_installs_outside_the_checkout_and_gates_a_server_model(tmp_path: Path) -> None:
     wheel, sdist = build_dist(tmp_path / "dist")
 
@@ -121,3 +122,13 @@ def test_the_wheel_installs_outside_the_checkout_and_gates_a_server_model(tmp_pa
     done = sh([forgegate, "eval", "--quiet"], elsewhere, {**env, "FORGEGATE_HOME": str(tmp_path / "home")})
     assert done.returncode == 2, done.stdout + done.stderr
     assert "pip install 'forgegate[embedded]'" in " ".join(done.stderr.split())
+
+    # action.yml's steps, its install step included, with this wheel (`package`) in this venv: a FAIL ends the job
+    script = {prompt: "no idea" for prompt in starter_script()}
+    with FakeOllamaServer(Behaviour(script=script)) as server:
+        code, summary, _ = run_action(elsewhere, {
+            "battery": str(battery), "gate-config": str(gate), "backend": "ollama", "base-url": server.url,
+            "model": "gloss", "package": str(wheel), "output-dir": str(tmp_path / "report")}, venv=venv)
+    assert code == 1
+    assert "**FAIL**" in summary.read_text(encoding="utf-8")
+    assert (tmp_path / "report" / "report.html").is_file()  # the action installed the wheel with its report extra
