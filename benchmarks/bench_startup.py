@@ -12,6 +12,10 @@ Three figures, each from fresh subprocesses of this interpreter, interleaved whe
 What the CLI and a server eval import is checked by tests/test_cli_startup.py and tests/test_light_core.py; this
 measures the clock and the memory. Tests never assert these.
 
+Bytecode as an install has it: the children run without PYTHONDONTWRITEBYTECODE (set on this project's machines,
+where it made every run compile forgegate's modules from source: 51 of them at ``--help``), with their caches
+under a temporary PYTHONPYCACHEPREFIX (nothing written into the checkout), filled by a warm-up run of each side.
+
 Run: python benchmarks/bench_startup.py [--runs 15]
 """
 
@@ -85,10 +89,14 @@ print("MEASURED", json.dumps({"code": code, "rss_kb": own.ru_maxrss, "cpu_s": ow
 """
 
 
+CHILD_ENV: dict[str, str] = {}
+"""The children's environment: set by main() (bytecode caches in a temporary folder)."""
+
+
 def wall(argv: list[str]) -> float:
     """Seconds from spawn to exit of one ``--help`` run; a failure stops the benchmark."""
     start = time.perf_counter()
-    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=CHILD_ENV)
     return time.perf_counter() - start
 
 
@@ -96,7 +104,7 @@ def measured(args: list[str]) -> tuple[float, dict[str, float]]:
     """(wall seconds, the child's report) of one forgegate command line run in a fresh interpreter."""
     start = time.perf_counter()
     done = subprocess.run([sys.executable, "-c", MEASURED, json.dumps(args)], capture_output=True, text=True,
-                          check=False)
+                          check=False, env=CHILD_ENV)
     elapsed = time.perf_counter() - start
     line = next((ln for ln in done.stdout.splitlines() if ln.startswith("MEASURED ")), None)
     if line is None:
@@ -145,6 +153,7 @@ def bench_server_eval(runs: int, tmp: Path) -> None:
                     str(battery), "--gate-config", str(gate), "--store", str(store), "--json",
                     str(tmp / "r.json"), "--quiet"]
 
+        measured(args(tmp / "warm-up"))  # fills the bytecode cache
         fresh_rss: list[float] = []
         for n in range(runs):  # a new store each time: the answer is generated
             _, report = measured(args(tmp / f"fresh{n}"))
@@ -174,6 +183,8 @@ def main() -> None:
     args = parser.parse_args()
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores at the start")
     with tempfile.TemporaryDirectory() as tmp:
+        CHILD_ENV.update({k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"})
+        CHILD_ENV["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "pycache")
         if args.only in (None, "help"):
             bench_help(args.runs, Path(tmp))
         if args.only in (None, "eval"):
