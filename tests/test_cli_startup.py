@@ -52,8 +52,10 @@ def test_parsing_every_commands_options_imports_no_heavy_library() -> None:
 
 
 def test_the_probe_sees_a_heavy_import_when_one_happens() -> None:
-    """The check is not vacuous: a command that does its work imports numpy, and the probe lists it."""
-    codes, modules = probe([["checkpoints", "/nonexistent/trainer_state.json"]])
+    """The check is not vacuous: a command that does its work imports numpy (`compare`'s paired statistics, which
+    load before it reads its files), and the probe lists it. (`checkpoints`, the command used before, loads no
+    numpy since metrics/ re-exports lazily; nor does an eval since the loop detector is plain Python.)"""
+    codes, modules = probe([["compare", "/nonexistent/a.json", "/nonexistent/b.json"]])
     assert codes == [2]
     assert "numpy" in modules
 

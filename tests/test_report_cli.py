@@ -15,7 +15,7 @@ def test_report_of_a_stored_run_rescores_it_and_writes_both_files(tmp_path: Path
     html, md = tmp_path / "out" / "r.html", tmp_path / "out" / "r.md"
     code, out = run_cli("report", "eval-report0", "--store", store_path.parent, "--gate-config", gate,
                         "--html", html, "--markdown", md)
-    assert code == 1, out  # exits like the FAIL it shows
+    assert code == 0, out  # the report was written: rendering a FAIL is not the gate (issue 45)
     assert "FAIL" in out
     page = html.read_text(encoding="utf-8")
     assert 'id="verdict-word">FAIL<' in page and "<svg" in page

@@ -20,8 +20,6 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-import ahocorasick
-
 from forgegate.checks.match import in_unspaced_script
 
 
@@ -51,6 +49,8 @@ class WordMatcher:
         self.names: tuple[str, ...] = tuple(sorted({nfc(n) for n in names}))
         if any(not n.strip() or n != n.strip() for n in self.names):
             raise ValueError("names must be non-empty and carry no leading or trailing whitespace")
+        import ahocorasick  # here, not at import: an eval reads this module's nfc() and never builds a matcher
+
         self._automaton = ahocorasick.Automaton()
         for name in self.names:
             self._automaton.add_word(name, name)

