@@ -26,8 +26,8 @@ class SessionKeywords(TypedDict, total=False):
     gate_config: str | Path | None
     concurrency: int
     seed: int
-    temperature: float
-    top_p: float
+    temperature: float | None
+    top_p: float | None
     system: str | None
     retries: int
     timeout: float

@@ -11,6 +11,7 @@ from forgegate.core.gloss_v2 import GLOSS_V2_TITLE, titled
 from forgegate.core.rules import is_control_rule
 from forgegate.core.verdict import Gate
 from forgegate.report.fmt import sigma_text
+from forgegate.report.sampling_text import sampling_line
 from forgegate.results.eval import EvalBody, EvalResult, StopDistributionResult
 
 _WIDTH = 13
@@ -49,7 +50,8 @@ def print_scores(result: EvalBody, console: Console, *, title: str = GLOSS_V2_TI
     if short:
         console.print(f"{title} — Model: {escape(str(result.model))}  ({result.backend}{served})")
         console.print(f"run {result.run_id}; battery {escape(Path(battery.path).name)} ({battery.items} items, "
-                      f"{battery.sha256[:8]}…); gate {config.name}")
+                      f"{battery.sha256[:8]}…); gate {config.name}; "
+                      f"{escape(sampling_line(result.sampling, short=True))}")
     else:
         console.print(f"{title} — Model: {escape(str(result.model))}  (backend {result.backend}{served}, "
                       f"run {result.run_id})")
@@ -57,6 +59,7 @@ def print_scores(result: EvalBody, console: Console, *, title: str = GLOSS_V2_TI
                       f"({battery.items} items); gate config {config.name}")
         if result.model_digest:
             console.print(f"model digest {result.model_digest}")
+        console.print(escape(sampling_line(result.sampling)), soft_wrap=True)
     marked = getattr(battery, "marked_false_positive", [])
     if marked:
         console.print(f"[bold red]warning:[/] this battery passed {escape(', '.join(marked))} and the live test failed "

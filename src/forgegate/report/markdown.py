@@ -17,6 +17,7 @@ from forgegate.core.tgpt_caveats import CAVEATS_TITLE, SEMANTIC_CAVEATS
 from forgegate.core.verdict import Gate
 from forgegate.report.arms_cells import ArmsResult, comparison_entries, three_axis_row
 from forgegate.report.fmt import num, percent, sigma_text, with_ci
+from forgegate.report.sampling_text import sampling_line
 from forgegate.report.sections import Renderable, ReportSource, report_result
 from forgegate.results import EvalResult, PlanRunResult, SemanticMetricsResult
 from forgegate.results.base import ReasonModel
@@ -67,7 +68,7 @@ def _ships(ships: ShipChoice | None) -> list[str]:
 def _gloss(result: EvalResult) -> list[str]:
     out = [f"Model {md(result.model)} ({md(result.backend)}), run {md(result.run_id)}, "
            f"battery sha256 {md(result.battery.sha256[:16])}…, σ_total "
-           f"**{sigma_text(result.sigma_total, result.live)}**", ""]
+           f"**{sigma_text(result.sigma_total, result.live)}**", "", md(sampling_line(result.sampling)), ""]
     rows = [[md(name), num(c.score, 2), f"{c.passed}/{c.n}", str(c.missing or 0),
              f"{_ICON.get(c.gate.value, '')} {md(c.gate.value)}"] for name, c in result.categories.items()]
     out += _table(["category", "score", "passed", "unanswered", "gate"], rows)
