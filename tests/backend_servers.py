@@ -56,6 +56,7 @@ __all__ = [
     "FakeServer",
     "RecordedRequest",
     "gather_results",
+    "greedy",
     "run_requests",
     "tokenize",
 ]
@@ -304,6 +305,12 @@ async def gather_results(backend: Backend, requests: list[GenerationRequest],
         else:
             raise result
     return out
+
+
+def greedy(**fields: Any) -> GenerationRequest:
+    """A greedy request (temperature 0, top_p 1): what a request sent by default before issue 44 (a request now
+    sends no sampling, the model's served one applies); the real-model tests written for greedy decoding ask for it."""
+    return GenerationRequest(**{"temperature": 0.0, "top_p": 1.0, **fields})
 
 
 def run_requests(
