@@ -12,9 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from backend_servers import Behaviour, FakeOllamaServer, FakeOpenAIServer, run_requests
-from eval_helpers import run_cli_in_process, script_for
+from eval_helpers import one_arm_gloss_plan, run_cli_in_process, script_for
 from lineage_helpers import category, item, live, passes, result
 
+import forgegate
 from forgegate.backends import BackendConfig
 from forgegate.backends._decode import row_settings, served_settings
 from forgegate.battery import load_battery
@@ -29,6 +30,7 @@ from forgegate.lineage import decide_graduation
 from forgegate.lineage.compare import compare_runs
 from forgegate.lineage.run_scores import parse_run_scores
 from forgegate.pipeline.eval_session import EvalSpec
+from forgegate.plan import lock_plan
 
 REPO = Path(__file__).resolve().parents[1]
 TINY = REPO / "examples" / "batteries"
@@ -94,6 +96,30 @@ def test_a_temperature_is_sent_and_reported_as_a_departure_from_the_spec(tmp_pat
     assert all(b["options"]["temperature"] == 0 and "top_p" not in b["options"] for b in bodies)
     assert payload["sampling"]["procedure"] == DEPARTURE
     assert report.count("sampling: a departure from the spec's procedure (temperature 0 sent)") == 2  # terminal, md
+
+
+def test_a_plans_sampling_is_a_departure_and_says_so(tmp_path: Path) -> None:
+    """"(and the plan's [sampling]) still choose greedy or any other setting, and the result and report then say
+    'sampling: a departure from the spec's procedure'"; a plan that sets none samples as served."""
+    battery, gate = _battery(tmp_path / "plan")
+    words: dict[str, tuple[Any, list[dict[str, Any]]]] = {}
+    with FakeOllamaServer(Behaviour(script=script_for(load_battery(battery)), models={MODEL: "e" * 64})) as server:
+        for name, sampling in (("served", ""), ("greedy", "temperature = 0.0\n")):
+            plan = tmp_path / "plan" / f"{name}.toml"
+            text = one_arm_gloss_plan(server.url, MODEL, name=name, seed=0, max_tokens=128,
+                                      battery="battery.jsonl", gate_config="gate.toml")
+            plan.write_text(text.replace("[sampling]\n", "[sampling]\n" + sampling), encoding="utf-8")
+            lock_plan(plan)
+            before = len(server.generation_requests())
+            done = forgegate.run_plan(plan, store=tmp_path / "runs", quiet=True)
+            options = [r.body["options"] for r in server.generation_requests()[before:]]
+            assert done.gloss is not None
+            words[name] = (done.gloss.arms["model"].sampling, options)
+    served, served_options = words["served"]
+    greedy, greedy_options = words["greedy"]
+    assert served.procedure == AS_SERVED and all(set(o) == {"num_predict", "seed"} for o in served_options)
+    assert served.served is not None and served.served["temperature"] == 0.7
+    assert greedy.procedure == DEPARTURE and all(o["temperature"] == 0 and o["top_p"] == 1 for o in greedy_options)
 
 
 def test_as_served_is_its_own_stable_run_and_minus_zero_is_greedy(tmp_path: Path) -> None:
