@@ -54,6 +54,8 @@ class Behaviour:
     chunk_delay_s: float = 0.0
     tokens_per_chunk: int = 1
     models: Mapping[str, str] = field(default_factory=lambda: {"gloss:latest": FAKE_DIGEST})
+    parameters: str = 'temperature 0.7\nrepeat_penalty 1.1\nstop "<|im_end|>"'
+    """Ollama's ``/api/show`` ``parameters``: the model's Modelfile settings, the sampling it is served with."""
     api_key: str | None = None
     send_usage: bool = True
     """Usage in a stream (asked for with stream_options.include_usage)."""
@@ -190,7 +192,8 @@ class FakeServer:
             self.requests.append(RecordedRequest(method, path, body, headers))
 
     def generation_requests(self) -> list[RecordedRequest]:
-        return [r for r in self.requests if r.method == "POST"]
+        """Every POST but Ollama's ``/api/show`` (asked once a run for the sampling the model is served with)."""
+        return [r for r in self.requests if r.method == "POST" and r.path != "/api/show"]
 
     def next_generation(self) -> int:
         """Number this generation request (1-based) for the fail/drop/stall counters."""

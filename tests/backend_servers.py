@@ -4,7 +4,8 @@ There is no Ollama binary on the test machines, so ``FakeOllamaServer`` speaks t
 https://github.com/ollama/ollama/blob/main/docs/api.md: ``GET /api/tags`` (name, model,
 digest, ...), ``POST /api/generate`` and ``POST /api/chat`` streaming NDJSON chunks (one
 token per chunk, then ``{"done": true, "done_reason": ...}``), an empty ``prompt`` on
-``/api/generate`` answered by "load the model" (one ``done`` object, no text), an empty
+``/api/generate`` answered by "load the model" (one ``done`` object, no text), ``POST /api/show`` (the
+model's ``parameters``, its served sampling), an empty
 ``messages`` list on ``/api/chat`` answered with ``done_reason: "load"``, and ``404
 {"error": ...}`` for an unknown model. ``FakeOpenAIServer`` serves ``/v1/models``,
 ``/v1/chat/completions`` and ``/v1/completions`` with SSE, ``stream_options.include_usage``
@@ -55,6 +56,7 @@ __all__ = [
     "FakeServer",
     "RecordedRequest",
     "gather_results",
+    "greedy",
     "run_requests",
     "tokenize",
 ]
@@ -66,6 +68,14 @@ def _ollama_name(name: str) -> str:
 
 class FakeOllamaServer(FakeServer):
     """Ollama's native API as documented; ``url`` is ``http://127.0.0.1:PORT`` (what OLLAMA_HOST names)."""
+
+    def _show(self, handler: FakeHandler, model: str) -> None:
+        """``POST /api/show``: the model's Modelfile, its ``parameters`` (one ``name value`` a line) and details."""
+        if _ollama_name(model) not in {_ollama_name(m) for m in self.behaviour.models}:
+            handler.send_json(404, {"error": f"model '{model}' not found"})
+            return
+        handler.send_json(200, {"modelfile": f"FROM {model}\n", "parameters": self.behaviour.parameters,
+                                "template": "{{ .Prompt }}", "details": {"format": "gguf", "family": "llama"}})
 
     def handle_get(self, handler: FakeHandler) -> None:
         if handler.path == "/api/tags":
@@ -92,6 +102,9 @@ class FakeOllamaServer(FakeServer):
             handler.send_json(404, {"error": "404 page not found"})
 
     def handle_post(self, handler: FakeHandler, body: dict[str, Any]) -> None:
+        if handler.path == "/api/show":
+            self._show(handler, str(body.get("model") or body.get("name") or ""))
+            return
         if handler.path not in ("/api/generate", "/api/chat"):
             handler.send_json(404, {"error": "404 page not found"})
             return
@@ -294,6 +307,12 @@ async def gather_results(backend: Backend, requests: list[GenerationRequest],
         else:
             raise result
     return out
+
+
+def greedy(**fields: Any) -> GenerationRequest:
+    """A greedy request (temperature 0, top_p 1): what a request sent by default before issue 44 (a request now
+    sends no sampling, the model's served one applies); the real-model tests written for greedy decoding ask for it."""
+    return GenerationRequest(**{"temperature": 0.0, "top_p": 1.0, **fields})
 
 
 def run_requests(

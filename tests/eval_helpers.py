@@ -25,7 +25,6 @@ def one_arm_gloss_plan(url: str, model: str, *, name: str, seed: int, max_tokens
     return f'''name = "{name}"
 seeds = [{seed}]
 [sampling]
-temperature = 0.0
 max_tokens = {max_tokens}
 [fixture]
 battery = "{battery}"

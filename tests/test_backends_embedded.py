@@ -12,7 +12,7 @@ import importlib.util
 from pathlib import Path
 
 import pytest
-from backend_servers import gather_results
+from backend_servers import gather_results, greedy
 
 from forgegate.backends import BackendConfig, BackendError
 from forgegate.backends.embedded import EmbeddedBackend, bundled_gguf
@@ -38,7 +38,7 @@ def assert_consistent(done: Completion, cap: int) -> None:
 
 
 def test_short_answer_finishes_with_stop_under_the_cap() -> None:
-    (done,) = generate(GenerationRequest(prompt="Answer with one word: what colour is the sky?", max_tokens=60, seed=1))
+    (done,) = generate(greedy(prompt="Answer with one word: what colour is the sky?", max_tokens=60, seed=1))
     assert done.finish == "stop" and 0 < done.tokens < 60
     assert_consistent(done, 60)
     assert done.ttft_s is not None and done.ttft_s <= done.latency_s
@@ -46,8 +46,8 @@ def test_short_answer_finishes_with_stop_under_the_cap() -> None:
 
 def test_length_finish_uses_exactly_the_cap_in_tokens() -> None:
     chat, raw = generate(
-        GenerationRequest(prompt="Tell me a long story about a lighthouse.", max_tokens=9, seed=1),
-        GenerationRequest(prompt="Once upon a time", max_tokens=9, seed=1, chat=False),
+        greedy(prompt="Tell me a long story about a lighthouse.", max_tokens=9, seed=1),
+        greedy(prompt="Once upon a time", max_tokens=9, seed=1, chat=False),
     )
     for done in (chat, raw):
         assert done.finish == "length" and done.tokens == 9
@@ -57,7 +57,7 @@ def test_length_finish_uses_exactly_the_cap_in_tokens() -> None:
 def test_multibyte_symbols_are_counted_per_model_token_not_per_stream_chunk() -> None:
     # SmolLM2 spells ⊙ and Σ with several byte tokens; llama-cpp streams them as one chunk
     # and may sample past max_tokens to finish a character. The cap still holds in tokens.
-    (done,) = generate(GenerationRequest(prompt="Write the symbols ⊙ αα ⊚ ΣΣΣ five times.", max_tokens=20, seed=1))
+    (done,) = generate(greedy(prompt="Write the symbols ⊙ αα ⊚ ΣΣΣ five times.", max_tokens=20, seed=1))
     assert done.finish == "length" and done.tokens == 20
     assert_consistent(done, 20)
     assert any(t == "" for t in done.token_texts or ())  # tokens that end mid-character hold no text yet
@@ -68,7 +68,7 @@ def test_same_seed_gives_same_text_and_other_seeds_differ() -> None:
         return GenerationRequest(prompt="Write one sentence about the sea.", max_tokens=16, seed=seed, temperature=1.0)
 
     first, other_prompt, again, *others = generate(
-        ask(11), GenerationRequest(prompt="Name a colour.", max_tokens=10, seed=11), ask(11), ask(12), ask(13)
+        ask(11), greedy(prompt="Name a colour.", max_tokens=10, seed=11), ask(11), ask(12), ask(13)
     )
     assert first.text == again.text and first.token_texts == again.token_texts
     assert len({first.text, *(o.text for o in others)}) >= 2  # control: the seed does change the sample
@@ -76,15 +76,15 @@ def test_same_seed_gives_same_text_and_other_seeds_differ() -> None:
 
 
 def test_stop_string_ends_the_answer_before_it() -> None:
-    (done,) = generate(GenerationRequest(prompt="Say hello to the world.", max_tokens=40, seed=1, stop=(" ",)))
+    (done,) = generate(greedy(prompt="Say hello to the world.", max_tokens=40, seed=1, stop=(" ",)))
     assert done.finish == "stop" and done.text and " " not in done.text
     assert_consistent(done, 40)
 
 
 def test_empty_prompt_does_not_crash_chat_or_raw() -> None:
     results = generate(
-        GenerationRequest(prompt="", max_tokens=8, seed=1),
-        GenerationRequest(prompt="", max_tokens=8, seed=1, chat=False),
+        greedy(prompt="", max_tokens=8, seed=1),
+        greedy(prompt="", max_tokens=8, seed=1, chat=False),
     )
     for done in results:
         assert done.finish in ("stop", "length")
@@ -92,7 +92,7 @@ def test_empty_prompt_does_not_crash_chat_or_raw() -> None:
 
 
 def test_concurrent_requests_give_the_same_results_as_alone() -> None:
-    requests = [GenerationRequest(prompt=p, max_tokens=12, seed=5) for p in ("Name a fruit.", "Name a city.")]
+    requests = [greedy(prompt=p, max_tokens=12, seed=5) for p in ("Name a fruit.", "Name a city.")]
     together = generate(*requests)
     alone = [generate(r)[0] for r in requests]
     assert [c.text for c in together] == [c.text for c in alone]
@@ -103,13 +103,13 @@ def test_model_digest_is_the_sha256_of_the_gguf() -> None:
     expected = hashlib.sha256(path.read_bytes()).hexdigest()
     backend = EmbeddedBackend(BackendConfig(model=str(path)))
     assert asyncio.run(backend.model_digest()) == expected
-    (done,) = generate(GenerationRequest(prompt="Hi", max_tokens=3, seed=1), config=BackendConfig(model=str(path)))
+    (done,) = generate(greedy(prompt="Hi", max_tokens=3, seed=1), config=BackendConfig(model=str(path)))
     assert done.model_digest == expected and done.endpoint is None
 
 
 def test_system_prompt_on_a_raw_request_is_refused() -> None:
     results = asyncio.run(
-        gather_results(EmbeddedBackend(CONFIG), [GenerationRequest(prompt="x", max_tokens=3, chat=False, system="s")])
+        gather_results(EmbeddedBackend(CONFIG), [greedy(prompt="x", max_tokens=3, chat=False, system="s")])
     )
     assert isinstance(results[0], BackendError) and not results[0].transient
 

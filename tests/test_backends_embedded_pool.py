@@ -8,12 +8,12 @@ import time
 from pathlib import Path
 
 import pytest
+from backend_servers import greedy
 
 from forgegate.backends import BackendConfig
 from forgegate.backends import embedded as embedded_module
 from forgegate.backends.embedded import EmbeddedBackend, bundled_gguf, file_sha256, new_model_pool
 from forgegate.backends.embedded_pool import ModelKey, ModelPool
-from forgegate.core.records import GenerationRequest
 
 
 class FakeModel:
@@ -129,7 +129,7 @@ def test_embedded_arms_on_one_gguf_load_it_once_and_free_it_when_closed() -> Non
     pool = new_model_pool()
     config = BackendConfig(model=str(bundled_gguf()), n_threads=1)
     arms = [EmbeddedBackend(config, pool=pool) for _ in range(3)]
-    request = GenerationRequest(prompt="Name a colour.", max_tokens=4, seed=1)
+    request = greedy(prompt="Name a colour.", max_tokens=4, seed=1)
 
     async def go() -> list[str]:
         done = [await arm.generate(request) for arm in arms]

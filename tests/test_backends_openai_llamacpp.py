@@ -16,7 +16,7 @@ from typing import Any
 
 import httpx
 import pytest
-from backend_servers import run_requests
+from backend_servers import greedy, run_requests
 from llamacpp_server import llamacpp_server
 from slow import starts_something
 
@@ -94,10 +94,10 @@ def test_counts_equal_the_servers_own_for_characters_split_over_byte_tokens(
     async def ours() -> list[Completion]:
         backend = make_backend("openai", config)
         try:
-            done = [await backend.generate(GenerationRequest(prompt="Hi", max_tokens=4, seed=1))]
+            done = [await backend.generate(greedy(prompt="Hi", max_tokens=4, seed=1))]
             for prompt, (_, cap) in SPLIT.items():
                 await asyncio.to_thread(non_streamed, server_url, WARM_UP, 4)
-                done.append(await backend.generate(GenerationRequest(prompt=prompt, max_tokens=cap, seed=1)))
+                done.append(await backend.generate(greedy(prompt=prompt, max_tokens=cap, seed=1)))
             return done
         finally:
             await backend.aclose()
@@ -124,7 +124,7 @@ def test_counts_equal_the_servers_own_for_characters_split_over_byte_tokens(
 
 
 def test_chat_answer_finishes_with_stop(server_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    request = GenerationRequest(prompt="Answer with one word: what colour is the sky?", max_tokens=60, seed=1)
+    request = greedy(prompt="Answer with one word: what colour is the sky?", max_tokens=60, seed=1)
     done = generate(server_url, request, monkeypatch)
     assert done.finish == "stop" and done.text.strip()
     assert_counted(done, 60)
@@ -132,7 +132,7 @@ def test_chat_answer_finishes_with_stop(server_url: str, monkeypatch: pytest.Mon
 
 
 def test_chat_cap_is_honoured(server_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    request = GenerationRequest(prompt="Tell me a long story about a lighthouse keeper.", max_tokens=5, seed=1)
+    request = greedy(prompt="Tell me a long story about a lighthouse keeper.", max_tokens=5, seed=1)
     done = generate(server_url, request, monkeypatch)
     assert done.finish == "length"
     assert_counted(done, 5)
@@ -140,14 +140,14 @@ def test_chat_cap_is_honoured(server_url: str, monkeypatch: pytest.MonkeyPatch) 
 
 def test_raw_completion_is_capped(server_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     done = generate(
-        server_url, GenerationRequest(prompt="Once upon a time", max_tokens=6, seed=1, chat=False), monkeypatch
+        server_url, greedy(prompt="Once upon a time", max_tokens=6, seed=1, chat=False), monkeypatch
     )
     assert done.finish == "length" and done.text
     assert_counted(done, 6)
 
 
 def test_empty_raw_prompt_is_answered(server_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    done = generate(server_url, GenerationRequest(prompt="", max_tokens=6, seed=1, chat=False), monkeypatch)
+    done = generate(server_url, greedy(prompt="", max_tokens=6, seed=1, chat=False), monkeypatch)
     assert done.finish in ("stop", "length") and done.tokens <= 6
 
 
@@ -155,12 +155,12 @@ def test_wrong_key_is_a_permanent_error_that_does_not_echo_it(server_url: str, m
     wrong = "sk-wrong-key-0000"
     monkeypatch.setenv(KEY_ENV, wrong)
     config = BackendConfig(model="smollm2", base_urls=(server_url,), api_key_env=KEY_ENV)
-    error = run_requests("openai", config, [GenerationRequest(prompt="hi", max_tokens=3)])[0]
+    error = run_requests("openai", config, [greedy(prompt="hi", max_tokens=3)])[0]
     assert isinstance(error, BackendError) and not error.transient and "401" in str(error)
     assert wrong not in str(error) and KEY not in str(error)
 
 
 def test_api_key_is_used_but_appears_in_no_completion_field(server_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    done = generate(server_url, GenerationRequest(prompt="Hi", max_tokens=3, seed=1), monkeypatch)
+    done = generate(server_url, greedy(prompt="Hi", max_tokens=3, seed=1), monkeypatch)
     fields = [done.text, done.endpoint or "", *done.extra.keys(), *done.extra.values(), *(done.token_texts or ())]
     assert not any(KEY in f for f in fields) and KEY not in repr(done)

@@ -15,6 +15,7 @@ from typing import Any
 
 import httpx
 import pytest
+from backend_servers import greedy
 from llamacpp_server import llamacpp_server
 from slow import starts_something
 
@@ -69,7 +70,7 @@ def ours(url: str, requests: list[GenerationRequest]) -> list[Completion]:
     async def main() -> list[Completion]:
         backend = make_backend("openai", BackendConfig(model="smollm2", base_urls=(url,), timeout_s=300))
         try:
-            await backend.generate(GenerationRequest(prompt="Hi", max_tokens=4, seed=1))  # finds it out: whole
+            await backend.generate(greedy(prompt="Hi", max_tokens=4, seed=1))  # finds it out: whole
             done = []
             for request in requests:
                 await asyncio.to_thread(warm_up, url)
@@ -82,7 +83,7 @@ def ours(url: str, requests: list[GenerationRequest]) -> list[Completion]:
 
 
 def test_chat_boundaries_are_the_servers_own_offsets_for_characters_split_over_byte_tokens(server_url: str) -> None:
-    requests = [GenerationRequest(prompt=p, max_tokens=CAP, seed=1, token_boundaries=True) for p in SPLIT]
+    requests = [greedy(prompt=p, max_tokens=CAP, seed=1, token_boundaries=True) for p in SPLIT]
     answers = ours(server_url, requests)
     for (prompt, glyph), done in zip(SPLIT.items(), answers, strict=True):
         text, pieces, usage = servers_own(server_url, TEMPLATE.format(prompt=prompt))
@@ -102,7 +103,7 @@ def test_chat_boundaries_are_the_servers_own_offsets_for_characters_split_over_b
 
 def test_raw_boundaries_are_the_servers_text_offsets(server_url: str) -> None:
     prompt = "⊙ α"  # answered "₁(1) = 2...": its ₁ is two byte tokens
-    (done,) = ours(server_url, [GenerationRequest(prompt=prompt, max_tokens=CAP, seed=1, chat=False,
+    (done,) = ours(server_url, [greedy(prompt=prompt, max_tokens=CAP, seed=1, chat=False,
                                                   token_boundaries=True)])
     text, pieces, usage = servers_own(server_url, prompt)
     assert done.text == text and done.extra["token_boundaries"] == "logprobs text_offset"
@@ -111,7 +112,7 @@ def test_raw_boundaries_are_the_servers_text_offsets(server_url: str) -> None:
 
 
 def test_a_request_without_the_flag_gets_no_boundaries_and_the_same_answer(server_url: str) -> None:
-    plain, flagged = ours(server_url, [GenerationRequest(prompt="⊙ α?", max_tokens=CAP, seed=1, token_boundaries=b)
+    plain, flagged = ours(server_url, [greedy(prompt="⊙ α?", max_tokens=CAP, seed=1, token_boundaries=b)
                                        for b in (False, True)])
     assert plain.extra["streamed"] == "false" and plain.token_texts is None and "token_boundaries" not in plain.extra
     assert (plain.text, plain.tokens) == (flagged.text, flagged.tokens) and flagged.token_texts is not None

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from backend_servers import Behaviour, FakeOpenAIServer, run_requests
+from backend_servers import Behaviour, FakeOpenAIServer, greedy, run_requests
 
 from forgegate.backends import BackendConfig, BackendError, make_backend
 from forgegate.backends.openai import before_finished_character
@@ -50,7 +50,7 @@ def test_a_stream_without_usage_is_asked_again_whole_and_the_endpoint_stays_unst
     # deltas of two tokens each: counting deltas would say 3, the server's count is 6
     behaviour = Behaviour(script={"q": "é è ê ë f g", "r": "a b"}, send_usage=False, tokens_per_chunk=2)
     with FakeOpenAIServer(behaviour) as server:
-        first, second = one_by_one(config(server.url), [GenerationRequest(prompt=p, max_tokens=50) for p in "qr"])
+        first, second = one_by_one(config(server.url), [greedy(prompt=p, max_tokens=50) for p in "qr"])
         flags = streamed_flags(server)
     assert flags == [True, False, False]  # found out once, on the first request, which is asked again
     assert isinstance(first, Completion) and isinstance(second, Completion)
@@ -63,7 +63,7 @@ def test_a_stream_without_usage_is_asked_again_whole_and_the_endpoint_stays_unst
 def test_concurrent_first_requests_each_find_it_out_at_most_once() -> None:
     behaviour = Behaviour(script={"q": "a b c"}, send_usage=False)
     with FakeOpenAIServer(behaviour) as server:
-        results = run_requests("openai", config(server.url), [GenerationRequest(prompt="q", max_tokens=50)] * 2)
+        results = run_requests("openai", config(server.url), [greedy(prompt="q", max_tokens=50)] * 2)
         flags = streamed_flags(server)
     assert all(isinstance(r, Completion) and r.token_source == "server-usage" and r.tokens == 3 for r in results)
     assert flags.count(False) == 2 and flags.count(True) <= 2
@@ -71,7 +71,7 @@ def test_concurrent_first_requests_each_find_it_out_at_most_once() -> None:
 
 def test_a_server_that_streams_usage_is_never_asked_whole() -> None:
     with FakeOpenAIServer(Behaviour(script={"q": "a b c"})) as server:
-        done = one_by_one(config(server.url), [GenerationRequest(prompt="q", max_tokens=50)] * 3)
+        done = one_by_one(config(server.url), [greedy(prompt="q", max_tokens=50)] * 3)
         flags = streamed_flags(server)
     assert all(isinstance(d, Completion) and d.token_source == "server-usage" and "streamed" not in d.extra
                for d in done)
@@ -83,7 +83,7 @@ def test_a_stream_cut_at_the_client_cap_does_not_decide_the_endpoint() -> None:
     long = " ".join(f"w{i}" for i in range(30))
     behaviour = Behaviour(script={"q": long, "r": "a b"}, honour_cap=False, send_usage=False)
     with FakeOpenAIServer(behaviour) as server:
-        capped, after = one_by_one(config(server.url), [GenerationRequest(prompt=p, max_tokens=4) for p in "qr"])
+        capped, after = one_by_one(config(server.url), [greedy(prompt=p, max_tokens=4) for p in "qr"])
         flags = streamed_flags(server)
     assert isinstance(capped, Completion) and capped.finish == "length" and capped.tokens == 4
     assert capped.token_source == "stream-chunks"
@@ -94,7 +94,7 @@ def test_a_stream_cut_at_the_client_cap_does_not_decide_the_endpoint() -> None:
 def test_a_whole_answer_without_usage_makes_the_endpoint_stream_again() -> None:
     behaviour = Behaviour(script={"q": "a b c"}, send_usage=False, whole_usage=False)
     with FakeOpenAIServer(behaviour) as server:
-        done = one_by_one(config(server.url), [GenerationRequest(prompt="q", max_tokens=50)] * 2)
+        done = one_by_one(config(server.url), [greedy(prompt="q", max_tokens=50)] * 2)
         flags = streamed_flags(server)
     assert all(isinstance(d, Completion) and d.token_source == "stream-chunks" and d.tokens == 3 for d in done)
     assert flags == [True, False, True]  # asked whole once, found no usage there, kept the streamed answer
@@ -104,9 +104,9 @@ def test_a_whole_answer_is_bounded_by_the_deadline_not_the_idle_timeout() -> Non
     behaviour = Behaviour(script={"q": "a b c"}, send_usage=False, whole_delay_s=1.0)
     with FakeOpenAIServer(behaviour) as server:
         slow = run_requests("openai", config(server.url, timeout_s=30.0, idle_timeout_s=0.3),
-                            [GenerationRequest(prompt="q", max_tokens=50)])[0]
+                            [greedy(prompt="q", max_tokens=50)])[0]
         late = run_requests("openai", config(server.url, timeout_s=0.5, idle_timeout_s=0.3),
-                            [GenerationRequest(prompt="q", max_tokens=50)])[0]
+                            [greedy(prompt="q", max_tokens=50)])[0]
     assert isinstance(slow, Completion) and slow.tokens == 3  # silent past the idle timeout, whole in time
     assert isinstance(late, BackendError) and late.transient and "0.5 s deadline (--timeout)" in str(late)
 
@@ -115,7 +115,7 @@ def test_a_whole_answer_past_the_cap_is_a_permanent_error() -> None:
     # without a stream there are no token boundaries to cut the answer at the cap
     behaviour = Behaviour(script={"q": "a b c d e f"}, send_usage=False, honour_cap=False)
     with FakeOpenAIServer(behaviour) as server:
-        _, error = one_by_one(config(server.url), [GenerationRequest(prompt="q", max_tokens=m) for m in (50, 3)])
+        _, error = one_by_one(config(server.url), [greedy(prompt="q", max_tokens=m) for m in (50, 3)])
     assert isinstance(error, BackendError) and not error.transient and "past the cap of 3" in str(error)
 
 
@@ -123,7 +123,7 @@ def test_a_whole_answer_one_token_past_the_cap_to_finish_a_character_is_cut_befo
     # llama-cpp-python runs past max_tokens to finish a character the cap split, and counts those tokens
     behaviour = Behaviour(script={"q": "a b é"}, send_usage=False, honour_cap=False)
     with FakeOpenAIServer(behaviour) as server:
-        _, done = one_by_one(config(server.url), [GenerationRequest(prompt="q", max_tokens=m) for m in (50, 2)])
+        _, done = one_by_one(config(server.url), [greedy(prompt="q", max_tokens=m) for m in (50, 2)])
     assert isinstance(done, Completion)
     assert (done.text, done.tokens, done.finish) == ("a b ", 2, "length")
     assert done.extra["server_exceeded_cap"] == "true" and done.extra["server_completion_tokens"] == "3"

@@ -54,7 +54,7 @@ def test_missing_mode_is_refused(tmp_path: Path) -> None:
 def test_signatures_present_marks_found_labels_and_leaves_run_modes_out() -> None:
     loop = score_item(item(category="LX-LIVE-GEN", eval_type="contains", expected="x"), completion("la Femme, " * 9))
     clean = score_item(item(eval_type="contains", expected="NOUS"), completion("α = NOUS"))
-    present = signatures_present([loop, clean])
+    present = signatures_present([loop, clean], stop=None)
     assert present["RUNAWAY_LOOP"] is True
     assert present["IDENTITY_LOOP"] is False and present["WALL_COLLAPSE"] is False
     assert "EVAL_FALSE_POSITIVE" not in present and "CORPUS_LOOP_INJECTION" not in present
@@ -62,7 +62,7 @@ def test_signatures_present_marks_found_labels_and_leaves_run_modes_out() -> Non
 
 def test_signatures_present_all_absent_for_clean_results() -> None:
     clean = score_item(item(eval_type="contains", expected="NOUS"), completion("α = NOUS"))
-    present = signatures_present([clean])
+    present = signatures_present([clean], stop=None)
     assert present and not any(present.values())
 
 
@@ -72,11 +72,12 @@ def test_signatures_present_reads_result_json_items_and_run_labels() -> None:
         {"id": "b", "failure_mode": "WALL_COLLAPSE"},
         {"id": "c", "failure_mode": None},
     ]
-    present = signatures_present(items, run_labels=["EVAL_FALSE_POSITIVE"])
-    assert present["STOP_FAILURE"] and present["WALL_COLLAPSE"] and present["EVAL_FALSE_POSITIVE"]
-    assert signatures_present(items, run_labels=[])["EVAL_FALSE_POSITIVE"] is False
+    present = signatures_present(items, stop=None, run_labels=["EVAL_FALSE_POSITIVE"])
+    assert present["WALL_COLLAPSE"] and present["EVAL_FALSE_POSITIVE"]
+    assert "STOP_FAILURE" not in present  # a distribution signature: one item's label is not it, no LX-STOP no entry
+    assert signatures_present(items, stop=None, run_labels=[])["EVAL_FALSE_POSITIVE"] is False
 
 
 def test_signatures_present_refuses_labels_it_does_not_know() -> None:
     with pytest.raises(ValueError, match="not in failure_modes.toml"):
-        signatures_present([{"failure_modes": ["MADE_UP"]}])
+        signatures_present([{"failure_modes": ["MADE_UP"]}], stop=None)

@@ -12,12 +12,12 @@ import asyncio
 from collections.abc import Iterator, Sequence
 
 import pytest
-from backend_servers import gather_results, run_requests
+from backend_servers import gather_results, greedy, run_requests
 
 from forgegate.backends import BackendConfig, make_backend
 from forgegate.backends.embedded import EmbeddedBackend
 from forgegate.checks.loop_stop import loop_finding, loop_stop
-from forgegate.core.records import Completion, GenerationRequest, StreamStop
+from forgegate.core.records import Completion, StreamStop
 from tests.tiny_models import TinyModels, build_tiny_models
 
 pytestmark = pytest.mark.slow
@@ -46,7 +46,7 @@ def _assert_cut(cut: Completion, whole: Completion, prompt: str) -> None:
 
 @pytest.mark.parametrize("prompt", [IDENTITY, RUNAWAY])
 def test_embedded_stops_its_loop_when_the_answer_starts_looping(prompt: str) -> None:
-    request = GenerationRequest(prompt=prompt, max_tokens=CAP, seed=0)
+    request = greedy(prompt=prompt, max_tokens=CAP, seed=0)
     config = BackendConfig(n_threads=1)
     cut, whole = _completions(asyncio.run(gather_results(EmbeddedBackend(config), [request, request],
                                                          [loop_stop(prompt), None])))
@@ -67,7 +67,7 @@ def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 def test_openai_backend_closes_a_real_llamacpp_stream_when_the_answer_loops(server_url: str) -> None:
     config = BackendConfig(model="smollm2", base_urls=(server_url,), timeout_s=300)
-    request = GenerationRequest(prompt=SERVER_LOOP, max_tokens=CAP, seed=0)
+    request = greedy(prompt=SERVER_LOOP, max_tokens=CAP, seed=0)
     (cut,) = _completions(run_requests("openai", config, [request], [loop_stop(SERVER_LOOP)]))
     (whole,) = _completions(run_requests("openai", config, [request]))
     _assert_cut(cut, whole, SERVER_LOOP)
@@ -84,8 +84,8 @@ def test_in_a_transformers_batch_only_the_row_whose_predicate_fires_stops(tiny: 
     def after_six(text: str, tokens: Sequence[str] | None) -> bool:  # stands in for a loop found at token 6+
         return tokens is not None and len(tokens) >= 6
 
-    first = GenerationRequest(prompt="The old man fished", max_tokens=24, seed=1, chat=False)
-    second = GenerationRequest(prompt="She said that it was", max_tokens=24, seed=1, chat=False)
+    first = greedy(prompt="The old man fished", max_tokens=24, seed=1, chat=False)
+    second = greedy(prompt="She said that it was", max_tokens=24, seed=1, chat=False)
 
     async def go(stops: list[StreamStop | None]) -> list[Completion]:
         backend = make_backend("transformers", BackendConfig(model=str(tiny.base), batch_size=2))

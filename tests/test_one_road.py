@@ -53,7 +53,7 @@ def test_an_eval_and_a_one_arm_plan_send_the_same_requests_and_score_them_alike(
                                        base_urls=[server.url], seed=seed, gate_config=folder / "gate.toml",
                                        store=tmp_path / "eval-runs", loop_cutoff=False, quiet=True)
         plan = folder / "plan.toml"
-        # temperature 0 and top_p 1 are the eval's defaults; a cap above every item's leaves each item's own cap
+        # no temperature or top_p (as served) is the eval's default; a cap above every item's leaves each item's own cap
         plan.write_text(one_arm_gloss_plan(server.url, MODEL, name="one-arm", seed=seed, max_tokens=LARGEST_CAP,
                                            battery="battery.jsonl", gate_config="gate.toml"))
         lock_plan(plan)

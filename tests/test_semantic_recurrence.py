@@ -142,9 +142,9 @@ def test_forgegate_run_writes_the_blinded_sheet_then_scores_e4_without_regenerat
         # the "annotator" marks X1 (the bananas answer) as the recurring structure
         write_filled_sheet(blank, tmp_path / "p" / "filled.csv", "row", "recurs",
                            {r["row"]: int(r["answer"] == X1) for r in rows})
-        posts = sum(r.method == "POST" for r in server.requests)
+        posts = len(server.generation_requests())
         code, output, _ = run(plan, tmp_path / "runs", tmp_path / "second.json")
-        assert sum(r.method == "POST" for r in server.requests) == posts  # nothing regenerated
+        assert len(server.generation_requests()) == posts  # nothing regenerated
     second = json.loads((tmp_path / "second.json").read_text())
     rec = second["semantic"]["recurrence"]
     # B answers X1 in all 16 generations; A in 2 of 8 (t1) and 6 of 8 (t2)

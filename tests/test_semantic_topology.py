@@ -228,10 +228,10 @@ def test_forgegate_run_scores_e3_once_its_aggregates_exist_without_regenerating_
         write_jsonl(tmp_path / "p" / "aggregates.jsonl", [
             {"task": t, "pool": p, "aggregate": agg, "clusters": sorted(cl) if agg == "merge" else [f"{t}:c1"],
              } for (t, p), cl in sorted(pools.items()) for agg in ("vote", "merge")])
-        posts = sum(r.method == "POST" for r in server.requests)
+        posts = len(server.generation_requests())
         assert posts == 2 * 3 * 8  # tasks x arms x seeds
         code, output, _ = run(plan, tmp_path / "runs", tmp_path / "second.json")
-        assert sum(r.method == "POST" for r in server.requests) == posts  # nothing regenerated
+        assert len(server.generation_requests()) == posts  # nothing regenerated
     second = json.loads((tmp_path / "second.json").read_text())
     topo = second["semantic"]["topology"]
     (store_path,) = (tmp_path / "runs").glob("*.sqlite")

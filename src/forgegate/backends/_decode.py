@@ -48,6 +48,29 @@ def eos_ids(model: Any, tokenizer: Any) -> set[int]:
     return ids
 
 
+APPLIED_KEYS = ("do_sample", "temperature", "top_p")
+"""The model's ``generation_config`` settings this decoder applies when a request sends no sampling."""
+UNAPPLIED_KEYS = ("top_k", "min_p", "typical_p", "repetition_penalty", "no_repeat_ngram_size")
+"""Settings a ``generation_config`` may hold that this decoder does not apply (recorded as such)."""
+
+
+def served_settings(model: Any) -> tuple[float, float]:
+    """(temperature, top_p) the model's own ``generation_config`` serves with: greedy (0) unless it samples
+    (``do_sample``), then its temperature and top_p (1 where unset)."""
+    config = getattr(model, "generation_config", None)
+    if config is None or not getattr(config, "do_sample", False):
+        return 0.0, 1.0
+    temperature = getattr(config, "temperature", None)
+    top_p = getattr(config, "top_p", None)
+    return (1.0 if temperature is None else float(temperature)), (1.0 if top_p is None else float(top_p))
+
+
+def row_settings(request: GenerationRequest, served: tuple[float, float]) -> tuple[float, float]:
+    """A request's (temperature, top_p): what it sends, the served value where it sends none."""
+    return (served[0] if request.temperature is None else request.temperature,
+            served[1] if request.top_p is None else request.top_p)
+
+
 def forward_keywords(model: Any) -> tuple[str, dict[str, Any]]:
     """The forward() keyword of the KV cache ('cache' in transformers >= 5.24, 'past_key_values' before), and
     ``logits_to_keep=1`` where the model takes it (only the last position's logits are sampled from)."""
@@ -67,6 +90,7 @@ class _Batch:
         self.base = base
         self.model, self.tokenizer, self.device = base.model, base.tokenizer, base.device
         self.eos = eos_ids(self.model, self.tokenizer)
+        self.served = served_settings(self.model)
         self.pad = int(self.tokenizer.pad_token_id)
         self.cache_kw, self.keep_last = forward_keywords(self.model)
         self.peft = bool(base.adapters)
@@ -111,7 +135,7 @@ class _Batch:
         return cache, out.logits[:, -1].float().cpu()
 
     def _sample(self, rows: list[Row], logits: Any) -> list[int]:
-        tokens = pick_rows(logits, [(r.job.request.temperature, r.job.request.top_p) for r in rows],
+        tokens = pick_rows(logits, [row_settings(r.job.request, self.served) for r in rows],
                            [r.generator for r in rows])
         for row, token in zip(rows, tokens, strict=True):
             row.step(token, self.eos)

@@ -55,6 +55,7 @@ from typing import Any, ClassVar, TypeVar
 from forgegate.backends.base import BACKENDS, BackendConfig, BackendError
 from forgegate.backends.embedded_pool import ModelKey, ModelPool, choose_openmp_wait
 from forgegate.backends.names import AdapterKind
+from forgegate.backends.served_sampling import ServedValue, call_defaults, merged, prefixed
 from forgegate.core.records import Completion, FinishReason, GenerationRequest, StreamStop
 from forgegate.errors import ForgegateError, UsageError
 
@@ -265,18 +266,29 @@ class EmbeddedBackend:
         """sha256 of the GGUF file (read once per path, size and modification time)."""
         return await asyncio.to_thread(file_sha256, self.model_path)
 
+    async def served_sampling(self) -> dict[str, ServedValue]:
+        """The defaults of the llama-cpp-python calls this backend makes (chat, and raw completion), the values
+        it decodes with when a request sends none."""
+        from llama_cpp import Llama
+
+        return merged("llama-cpp-python call defaults",
+                      {**prefixed("chat", call_defaults(Llama.create_chat_completion, "")),
+                       **prefixed("completion", call_defaults(Llama.create_completion, ""))})
+
     async def generate(self, request: GenerationRequest, stop: StreamStop | None = None) -> Completion:
         return await asyncio.to_thread(self._lease.run, partial(self._generate_sync, request, stop=stop))
 
     def _stream(self, llm: Any, request: GenerationRequest) -> Iterator[dict[str, Any]]:
         params: dict[str, Any] = {
             "max_tokens": request.max_tokens,
-            "temperature": request.temperature,
-            "top_p": request.top_p,
             "seed": request.seed,
             "stop": list(request.stop) or None,
             "stream": True,
         }
+        if request.temperature is not None:  # None: llama-cpp-python's own defaults (served_sampling)
+            params["temperature"] = request.temperature
+        if request.top_p is not None:
+            params["top_p"] = request.top_p
         if request.chat or request.prompt == "":  # an empty raw prompt has no token to start from
             messages = [{"role": "system", "content": request.system}] if request.system is not None else []
             messages.append({"role": "user", "content": request.prompt})

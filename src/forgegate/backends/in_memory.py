@@ -17,10 +17,12 @@ from typing import Any
 from forgegate.backends._batching import Batcher, Row
 from forgegate.backends._decode import decode_batch
 from forgegate.backends.base import BackendConfig
+from forgegate.backends.served_sampling import ServedValue
 from forgegate.backends.transformers_backend import (
     DEFAULT_BATCH,
     _first_forward,
     _SharedBase,
+    generation_config_sampling,
     row_completion,
     submit,
 )
@@ -61,6 +63,10 @@ class InMemoryBackend:
         size = batch_size or DEFAULT_BATCH.get(self.device.split(":")[0], 8)
         base.batcher = Batcher(functools.partial(decode_batch, base), size)
         self._base: _SharedBase | None = base
+
+    async def served_sampling(self) -> dict[str, ServedValue]:
+        """The model's ``generation_config`` as forgegate's decoder applies it (see the transformers backend)."""
+        return generation_config_sampling(self._model)
 
     async def generate(self, request: GenerationRequest, stop: StreamStop | None = None) -> Completion:
         return await submit(self._base, None, request, self._completion, stop)

@@ -18,6 +18,7 @@ from forgegate.backends.base import BACKENDS, BackendConfig
 from forgegate.backends.embedded import file_sha256, resolve_model_path
 from forgegate.backends.managed import LaunchSpec, ManagedBackend
 from forgegate.backends.names import AdapterKind
+from forgegate.backends.served_sampling import ServedValue, merged, model_defaults, prefixed
 from forgegate.errors import UsageError
 
 SERVER_MODULE = "llama_cpp.server"
@@ -89,6 +90,14 @@ class LlamaCppBackend(ManagedBackend):
 
     def request_model(self, config: BackendConfig) -> str:
         return str(self.model_path)
+
+    async def served_sampling(self) -> dict[str, ServedValue]:
+        """llama-cpp-python's server's request defaults, the values it uses when a request sends none."""
+        from llama_cpp.server.types import CreateChatCompletionRequest, CreateCompletionRequest
+
+        return merged("llama-cpp-python server request defaults",
+                      {**prefixed("chat", model_defaults(CreateChatCompletionRequest)),
+                       **prefixed("completion", model_defaults(CreateCompletionRequest))})
 
     async def model_digest(self) -> str | None:
         """sha256 of the GGUF (as the embedded backend reports it), joined with the adapter's when there is one."""

@@ -36,6 +36,7 @@ import httpx
 
 from forgegate.backends.base import BackendConfig
 from forgegate.backends.openai import OpenAIBackend
+from forgegate.backends.served_sampling import ServedValue
 from forgegate.console import err_console
 from forgegate.core.records import Completion, GenerationRequest, StreamStop
 from forgegate.errors import UsageError
@@ -308,6 +309,10 @@ class ManagedBackend(ABC):
 
     async def model_digest(self) -> str | None:
         return None
+
+    async def served_sampling(self) -> dict[str, ServedValue]:
+        """The sampling the started server uses when a request sends none (``served_sampling``)."""
+        return await self._client.served_sampling()
 
     async def aclose(self) -> None:
         try:

@@ -34,16 +34,19 @@ from forgegate.backends._http import (
     cut_to_cap,
     floor_source,
     get_checked,
+    http_errors,
     iter_ndjson,
     join_url,
     load_object,
     make_client,
+    raise_for_status,
     stream_at,
     typed,
 )
 from forgegate.backends._tokencount import token_floor
 from forgegate.backends.base import BACKENDS, BackendConfig, BackendError
 from forgegate.backends.names import AdapterKind
+from forgegate.backends.served_sampling import ServedValue, merged, parse_ollama_parameters
 from forgegate.core.credentials import url_secrets
 from forgegate.core.records import Completion, FinishReason, GenerationRequest, StreamStop, TokenSource
 from forgegate.errors import UsageError
@@ -148,12 +151,27 @@ class OllamaBackend:
             transient=False,
         )
 
+    async def served_sampling(self) -> dict[str, ServedValue]:
+        """The model's own parameters (its Modelfile's), from ``/api/show``; Ollama's defaults apply to the rest."""
+        url = join_url(self._pool.urls[0], "/api/show")
+        async with http_errors(url, self._redact):
+            response = await self._client.post(url, json={"model": self.model})
+            await raise_for_status(response, self._redact)
+        try:
+            answer = load_object(response.text)
+        except BackendError:
+            raise BackendError(f"{url} did not return a JSON object", transient=False) from None
+        parameters = answer.get("parameters")
+        values = parse_ollama_parameters(parameters) if isinstance(parameters, str) else {}
+        return merged("ollama /api/show parameters", values,
+                      "settings not listed are Ollama's own defaults for this model")
+
     def _body(self, request: GenerationRequest) -> tuple[str, dict[str, Any]]:
-        options: dict[str, Any] = {
-            "num_predict": request.max_tokens,
-            "temperature": request.temperature,
-            "top_p": request.top_p,
-        }
+        options: dict[str, Any] = {"num_predict": request.max_tokens}  # GLOSS v2's procedure sends only this
+        if request.temperature is not None:
+            options["temperature"] = request.temperature
+        if request.top_p is not None:
+            options["top_p"] = request.top_p
         if request.seed is not None:
             options["seed"] = request.seed
         if request.stop:

@@ -65,9 +65,11 @@ from forgegate.backends._http import (
 from forgegate.backends._tokencount import ServerTokenizer, token_floor
 from forgegate.backends.base import BACKENDS, BackendConfig, BackendError
 from forgegate.backends.names import AdapterKind
+from forgegate.backends.served_sampling import ServedValue, merged
 from forgegate.console import notice
 from forgegate.core.credentials import url_secrets
 from forgegate.core.records import ENDED_BY, Completion, FinishReason, GenerationRequest, StreamStop, TokenSource
+from forgegate.core.sampling import AS_SERVED
 from forgegate.errors import UsageError
 
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
@@ -127,6 +129,10 @@ class OpenAIBackend:
         """Always ``None``: OpenAI-compatible servers report no content digest of the weights."""
         return None
 
+    async def served_sampling(self) -> dict[str, ServedValue]:
+        """"As served": the server's own sampling defaults, which the OpenAI API does not report."""
+        return merged(AS_SERVED, {}, "the server's own sampling defaults (the OpenAI API does not report them)")
+
     async def _model_name(self) -> str:
         """``config.model``, or the one model ``/models`` lists (several: the user must choose)."""
         async with self._model_lock:
@@ -149,9 +155,11 @@ class OpenAIBackend:
         body: dict[str, Any] = {
             "model": model,
             "max_tokens": request.max_tokens,
-            "temperature": request.temperature,
-            "top_p": request.top_p,
         }
+        if request.temperature is not None:
+            body["temperature"] = request.temperature
+        if request.top_p is not None:
+            body["top_p"] = request.top_p
         if request.seed is not None:
             body["seed"] = request.seed
         if request.stop:

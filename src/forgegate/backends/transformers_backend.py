@@ -27,12 +27,13 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from forgegate.backends._batching import Batcher, Job, Row
-from forgegate.backends._decode import decode_batch
+from forgegate.backends._decode import UNAPPLIED_KEYS, decode_batch, served_settings
 from forgegate.backends._row_lora import RowLoRA
 from forgegate.backends.adapters import adapter_base_problem, adapter_problem
 from forgegate.backends.base import BACKENDS, BackendConfig, BackendError
 from forgegate.backends.embedded import file_sha256
 from forgegate.backends.names import AdapterKind
+from forgegate.backends.served_sampling import ServedValue, merged, scalar
 from forgegate.core.records import Completion, GenerationRequest, StreamStop
 from forgegate.errors import UsageError
 
@@ -221,6 +222,19 @@ async def submit(base: _SharedBase | None, adapter_name: str | None, request: Ge
         raise BackendError(f"transformers generation failed: {exc}", transient=False) from exc
 
 
+def generation_config_sampling(model: Any) -> dict[str, ServedValue]:
+    """What forgegate's decoder serves ``model`` with (``_decode.served_settings``) and what of its
+    ``generation_config`` it leaves unapplied."""
+    temperature, top_p = served_settings(model)
+    config = getattr(model, "generation_config", None)
+    unapplied = {key: scalar(getattr(config, key)) for key in UNAPPLIED_KEYS
+                 if config is not None and getattr(config, key, None) is not None}
+    note = ("forgegate's decoder applies temperature and top_p only; not applied: "
+            + ", ".join(f"{k} {v}" for k, v in unapplied.items())) if unapplied else None
+    return merged("transformers generation_config (greedy unless do_sample)",
+                  {"temperature": temperature, "top_p": top_p}, note)
+
+
 def row_completion(row: Row, *, digest: str | None, endpoint: str, extra: dict[str, str]) -> Completion:
     """A decoded row as the run store keeps it: exact token count and per-token texts from the tokenizer."""
     return Completion(
@@ -312,6 +326,11 @@ class TransformersBackend:
         base.adapter_users[key] = 1
         base.loaded += 1
         return name
+
+    async def served_sampling(self) -> dict[str, ServedValue]:
+        """The model's ``generation_config`` as this decoder applies it when a request sends no sampling."""
+        model = self._base.model if self._base is not None else None
+        return generation_config_sampling(model)
 
     async def generate(self, request: GenerationRequest, stop: StreamStop | None = None) -> Completion:
         if self._digest is None:

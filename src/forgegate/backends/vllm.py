@@ -12,6 +12,7 @@ spreads requests over them as a ``--base-url`` list does.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shutil
 import signal
@@ -22,6 +23,7 @@ from typing import ClassVar
 from forgegate.backends.base import BACKENDS, BackendConfig
 from forgegate.backends.managed import LaunchSpec, ManagedBackend
 from forgegate.backends.names import AdapterKind
+from forgegate.backends.served_sampling import ServedValue, merged, scalar
 from forgegate.backends.transformers_backend import weights_digest
 from forgegate.errors import UsageError
 from forgegate.jsonio import parse_json_strict
@@ -145,6 +147,18 @@ class VllmBackend(ManagedBackend):
             return config.adapter_name or "adapter"
         assert config.model is not None  # vllm_argv refused a missing model
         return config.model
+
+    async def served_sampling(self) -> dict[str, ServedValue]:
+        """vLLM's defaults, which take the model's ``generation_config.json`` (vLLM's ``--generation-config auto``):
+        its values where the model is a local folder that has one."""
+        config = Path(self.config.model or "").expanduser() / "generation_config.json"
+        values: dict[str, ServedValue] = {}
+        if config.is_file():
+            raw = json.loads(config.read_text(encoding="utf-8"))
+            values = {k: scalar(v) for k, v in raw.items()
+                      if k in ("temperature", "top_p", "top_k", "min_p", "repetition_penalty", "do_sample")}
+        return merged("vLLM defaults (the model's generation_config.json)", values,
+                      "settings not listed are vLLM's own defaults")
 
     async def model_digest(self) -> str | None:
         """sha256 over the local model folder's weights (and the adapter's); None for a hub id."""

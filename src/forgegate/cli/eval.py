@@ -43,7 +43,7 @@ def finish(result: EvalResult, json_path: Path | None, title: str, *, html: Path
     report, every failing prompt, lives in ``--verbose``, the HTML / Markdown files and ``forgegate show``.
     ``quiet`` prints the summary line alone (a CI log that only needs the word, the counts and where to look)."""
     from forgegate.pipeline.eval_session import write_result
-    from forgegate.report.eval_compact import print_eval_compact, print_summary_line
+    from forgegate.report.eval_compact import print_eval_compact, print_summary_line, signature_word
     from forgegate.report.eval_terminal import print_eval
 
     write_result(result, json_path)
@@ -63,7 +63,7 @@ def finish(result: EvalResult, json_path: Path | None, title: str, *, html: Path
     if present:
         console.print("\nFailure-mode signatures:")
         for name, found in present.items():
-            console.print(f"  {name:<20} {'[red]PRESENT[/]' if found else '[green]absent[/]'}")
+            console.print(f"  {name:<20} {signature_word(found)}")
     return result.gate
 
 

@@ -41,8 +41,11 @@ class GenerationRequest(BaseModel):
     prompt: str
     max_tokens: int = Field(gt=0)
     seed: int | None = None
-    temperature: float = 0.0
-    top_p: float = 1.0
+    """Sent wherever the backend takes one, and stored with the request: the same server then gives the same answer."""
+    temperature: float | None = None
+    """None: not sent, the model's own served sampling decides (GLOSS v2's procedure sends only the cap)."""
+    top_p: float | None = None
+    """None: not sent, as served."""
     stop: tuple[str, ...] = ()
     chat: bool = True
     system: str | None = None

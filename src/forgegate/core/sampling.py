@@ -14,13 +14,36 @@ from typing import Annotated
 from forgegate.core.checked import checked
 
 DEFAULT_SEED = 0
-DEFAULT_TEMPERATURE = 0.0
-"""Greedy: an eval asks the same question the same way every time."""
-DEFAULT_TOP_P = 1.0
+DEFAULT_TEMPERATURE: float | None = None
+"""Not sent: GLOSS v2's procedure sends ``{"num_predict": N}`` and nothing else, so the model's own served
+sampling applies (its fifth failure mode is an eval that measures something other than live use). The seed is
+still sent, where the backend takes one, so the same server answers a run the same way again."""
+DEFAULT_TOP_P: float | None = None
+"""Not sent (as served), like the temperature."""
+PLAN_TOP_P = 1.0
+"""A plan's ``[sampling]`` that sets a temperature and no ``top_p``: no nucleus cut."""
+
+AS_SERVED = "as served"
+"""The sampling procedure of a run that sent no temperature and no top_p: the spec's procedure."""
+DEPARTURE = "a departure from the spec's procedure"
+"""The sampling procedure of a run that set its own (``--temperature``, ``--top-p``, a plan's ``[sampling]``);
+the result and the report say "sampling: a departure from the spec's procedure"."""
 
 SEED_MIN = -(2**63)
 SEED_MAX = 2**63 - 1
 """The run store keeps a seed in an SQLite INTEGER: a signed 64-bit number."""
+
+
+def sampling_procedure(temperature: float | None, top_p: float | None) -> str:
+    """:data:`AS_SERVED` when nothing that changes decoding is sent beyond the cap and the seed, else
+    :data:`DEPARTURE`."""
+    return AS_SERVED if temperature is None and top_p is None else DEPARTURE
+
+
+def identity_value(value: float | None) -> float | None:
+    """A sampling value as a run's identity holds it: None (as served) stays None, a distinct and stable value;
+    -0.0 is 0.0 (the same greedy run, never a new run id)."""
+    return None if value is None else float(value) + 0.0
 
 
 def shown(value: object) -> str:

@@ -97,7 +97,7 @@ def graduation_rules(
     accept_regressions: Sequence[str],
     note: str | None,
     battery_trust: Reason,
-    signatures: Mapping[str, bool],
+    signatures: Mapping[str, bool | None],
 ) -> GraduationRules:
     """Every rule of graduation as a Reason, and the word they decide.
 
@@ -106,8 +106,10 @@ def graduation_rules(
     comparable graduated version, ``baseline_why`` says why. A regression graduates only when it is
     named in ``accept_regressions`` (the caller requires ``note`` for that). ``battery_trust`` is
     ``forgegate.gate.battery_trust.battery_trust_reason`` on the lineage (GLOSS v2's "fix the eval").
-    ``signatures`` (``checks.signatures.signatures_present`` over both runs' items) is always judged: one v9
-    signature present refuses graduation. ``live_gate`` None: the live test was not run (the battery did not PASS).
+    ``signatures`` (``checks.signatures.signatures_present`` over both runs' items and the battery's LX-STOP
+    distribution) is always judged: one v9 signature present refuses graduation, by the spec's definition
+    (one capped answer is not STOP_FAILURE's "Every response runs to exactly max_tokens"; it fails its item).
+    ``live_gate`` None: the live test was not run (the battery did not PASS).
     """
     reasons: list[Reason] = [
         Reason("battery-gate", _outcome(battery_gate),

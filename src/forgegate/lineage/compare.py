@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from forgegate.checks.signatures import present_names
 from forgegate.core.verdict import Gate, Number, Verdict
 from forgegate.errors import ForgegateError
 from forgegate.gate.regression import regression_verdict
@@ -274,7 +275,7 @@ def compare_runs(
     all_pairs = [pair for cat in categories for pair in per_category.get(cat, [])]
     overall = _compare_pairs(OVERALL, all_pairs, len(errored), seed, n_resamples)
 
-    old_modes, new_modes = old.all_failure_modes, new.all_failure_modes
+    old_modes, new_modes = present_names(old.signatures), present_names(new.signatures)
     new_failure_modes = {
         mode: tuple(key_label(i.key) for i in new.items if mode in i.all_failure_modes)
         for mode in sorted(new_modes - old_modes)

@@ -24,7 +24,7 @@ from forgegate.gate.graduation import GateUsed, RegressionFound, graduation_rule
 from forgegate.lineage.compare import RunComparison, comparability_problems, compare_runs
 from forgegate.lineage.marks import stored_fails
 from forgegate.lineage.record import Lineage, append_record, now_utc, read_lineage
-from forgegate.lineage.run_scores import RunScores, parse_eval, parse_run_scores
+from forgegate.lineage.run_scores import RunScores, parse_eval, parse_run_scores, result_stop
 from forgegate.results import SCHEMA_VERSION, AcceptedRegression, EvalResult, LineageRecord, ReasonModel
 from forgegate.results.base import reason_models
 from forgegate.results.graduation import GraduationResult
@@ -163,13 +163,15 @@ def decide_graduation(
     labelled = [*((i.id, tuple(i.all_failure_modes)) for i in battery.items if not i.errored),
                 *((f"live:{i.id}", tuple(i.failure_modes)) for i in (live.items if live is not None else ())
                   if i.score is not None)]
+    signatures = signatures_present(({"failure_modes": list(modes)} for _, modes in labelled),
+                                    stop=result_stop(battery_eval))
     rules = graduation_rules(
         battery_gate=battery.gate, sigma_total=battery.sigma_total, failed_categories=failed,
         live_gate=live.gate if live is not None else None,
         gate_used=GateUsed(name=used.name, gloss_v2=used.gloss_v2, category_floor=used.category_floor,
                            sigma_total_min=used.sigma_total_min, categories=tuple(battery.categories)),
         labelled_items=labelled,
-        signatures=signatures_present({"failure_modes": list(modes)} for _, modes in labelled),
+        signatures=signatures,
         baseline_why=why, compared=comparison is not None,
         regressions=[] if comparison is None else [RegressionFound(r.name, r.detail) for r in comparison.regressions],
         comparison_reasons=() if comparison is None else comparison.verdict.reasons,
@@ -208,6 +210,7 @@ def decide_graduation(
         verdict=verdict.gate,
         graduated=verdict.gate == Gate.PASS,
         reasons=[ReasonModel.of(r) for r in verdict.reasons],
+        failure_mode_signatures=signatures,
         failure_modes=sorted(battery.all_failure_modes | set(live.failure_modes if live is not None else ())
                              | ({FailureMode.EVAL_FALSE_POSITIVE}
                                 if any(r.rule == FailureMode.EVAL_FALSE_POSITIVE for r in verdict.reasons) else set())),

@@ -10,8 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
+from forgegate.checks.signatures import signatures_present
+from forgegate.checks.stop_distribution import STOP_CATEGORY, StopAnswer, StopDistribution, stop_distribution
+from forgegate.core.failure_modes import load_failure_modes
 from forgegate.core.verdict import Gate
 from forgegate.errors import InputError
 from forgegate.results import EvalResult, LineageRecord, RecordedItem, load_json, parse_as
@@ -86,6 +89,9 @@ class RunScores(BaseModel):
     pass_rates: dict[str, float] | None = None
     """Item id -> passes / K over its K samples (issue 47), for the items with every sample scored; None with
     one sample per item."""
+    signatures: dict[str, bool | None] = Field(default_factory=dict)
+    """The v9 failure-mode signatures (``checks.signatures.signatures_present``): what a comparison calls a new or
+    resolved failure mode."""
 
     @property
     def all_failure_modes(self) -> frozenset[str]:
@@ -116,7 +122,8 @@ class RunScores(BaseModel):
                    for i in result.items],
             pass_rates=None if result.samples is None else {
                 item_id: entry.passes / entry.samples for item_id, entry in result.samples.items.items()
-                if entry.answered == entry.samples})
+                if entry.answered == entry.samples},
+            signatures=result_signatures(result))
 
     @staticmethod
     def of_record(record: LineageRecord) -> RunScores:
@@ -127,7 +134,36 @@ class RunScores(BaseModel):
             gate=record.battery_gate, sigma_total=record.sigma_total,
             categories={k: RunCategory(score=v) for k, v in record.category_scores.items()},
             failure_modes=record.failure_modes, model_digest=record.model_digest,
-            items=[ResultItem(**i.model_dump()) for i in record.items], pass_rates=record.pass_rates)
+            items=[ResultItem(**i.model_dump()) for i in record.items], pass_rates=record.pass_rates,
+            signatures=record_signatures(record))
+
+
+def result_stop(result: EvalResult) -> StopDistribution | None:
+    """LX-STOP's termination distribution as the result recorded it (None: the result has no LX-STOP items). A
+    result written before it recorded one holds no answer lengths: every LX-STOP answer counts as missing, so
+    STOP_FAILURE is undecided, never absent."""
+    recorded = result.stop_distribution
+    if recorded is not None:
+        return stop_distribution((StopAnswer(a.id, a.max_tokens, a.tokens, a.finish) for a in recorded.answers),
+                                 recorded.category)
+    return stop_distribution(StopAnswer(i.id, 1, None, None) for i in result.items if i.category == STOP_CATEGORY)
+
+
+def result_signatures(result: EvalResult) -> dict[str, bool | None]:
+    """A result's v9 signatures by the one definition (``checks.signatures.signatures_present``)."""
+    return signatures_present(({"failure_modes": [*i.failure_modes, *([i.failure_mode] if i.failure_mode else [])]}
+                               for i in result.items), stop=result_stop(result))
+
+
+def record_signatures(record: LineageRecord) -> dict[str, bool | None]:
+    """A lineage record's v9 signatures: those graduation judged, as it recorded them; for a record written before
+    it kept them, the item-scope ones from its items' labels (STOP_FAILURE left out: its lengths were not kept)
+    and the run-scope ones from its failure modes."""
+    if record.failure_mode_signatures is not None:
+        return dict(record.failure_mode_signatures)
+    run_scope = {name for name, mode in load_failure_modes().items() if mode.scope == "run"}
+    return signatures_present(({"failure_modes": i.failure_modes} for i in record.items), stop=None,
+                              run_labels=[m for m in record.failure_modes if m in run_scope])
 
 
 def parse_eval(payload: Any, source: Path | str) -> EvalResult:

@@ -13,6 +13,7 @@ from forgegate.backends import BackendConfig
 from forgegate.battery import Battery, bundled_live_test_path, load_battery
 from forgegate.checks.loop_stop import loop_stop
 from forgegate.core.samples import sample_seeds
+from forgegate.core.sampling import identity_value
 from forgegate.jsonio import write_json_atomic
 from forgegate.lineage.marks import marks_for
 from forgegate.pipeline.format_followup import with_training_corpus
@@ -36,16 +37,19 @@ class EvalSpec:
     config: BackendConfig
     battery: Battery
     seed: int
-    temperature: float
-    top_p: float
+    temperature: float | None
+    """None: not sent, the model's served sampling (GLOSS v2's procedure)."""
+    top_p: float | None
     system: str | None
 
     def identity(self) -> dict[str, object]:
+        """What names the run: an "as served" run (temperature and top_p None) is its own stable identity, and
+        -0.0 is the same greedy run as 0.0 (``core.sampling.identity_value``)."""
         return {
             "kind": self.kind, "backend": self.backend, "model": self.config.model, "adapter": self.config.adapter,
             "battery_sha256": self.battery.sha256, "seed": self.seed,
-            # + 0.0: -0.0 decodes exactly as 0.0, and is the same run (issue 46: it made a new run id)
-            "temperature": self.temperature + 0.0, "top_p": self.top_p + 0.0, "system": self.system,
+            "temperature": identity_value(self.temperature), "top_p": identity_value(self.top_p),
+            "system": self.system,
         }
 
     @property

@@ -17,9 +17,9 @@ from forgegate.checks.signatures import signatures_present
 from forgegate.checks.stop_distribution import STOP_CATEGORY, StopAnswer, StopDistribution, stop_distribution
 from forgegate.core.loop_settings import LOOP_RULE
 from forgegate.core.match_rule import MATCH_RULE
-from forgegate.core.modes import FailureMode
 from forgegate.core.records import StoredResponse
 from forgegate.core.samples import sample_seeds
+from forgegate.core.sampling import sampling_procedure
 from forgegate.core.verdict import Gate, Reason
 from forgegate.core.version import __version__
 from forgegate.errors import StoreError, UsageError
@@ -81,8 +81,8 @@ class ScoredRun:
     answers: tuple[ScoredAnswer, ...]
     gloss: GlossResult
     store_path: Path
-    signatures: dict[str, bool] | None = None
-    """Each failure-mode signature present/absent, when the run was gated with --check-failure-modes."""
+    signatures: dict[str, bool | None] | None = None
+    """Each failure-mode signature present/absent/undecided, when the run was gated with --check-failure-modes."""
     replicates: tuple[Replicate, ...] = ()
     """K > 1 samples per item: each sample's replicate (``answers`` and ``gloss`` are sample 1's, the spec's
     procedure; ``gloss.verdict`` is the word over all of them). Empty with one sample."""
@@ -96,7 +96,7 @@ class Replicate:
     seed: int | None
     answers: tuple[ScoredAnswer, ...]
     gloss: GlossResult
-    signatures: dict[str, bool] | None = None
+    signatures: dict[str, bool | None] | None = None
 
 
 def run_seeds(meta: RunMeta) -> tuple[int, ...] | None:
@@ -162,10 +162,8 @@ def _replicate(meta: RunMeta, battery: Battery, config: GateConfig, seed: int | 
             failure_modes=score.failure_modes if score else (),
         ))
     controls = list(controls)
-    signatures = signatures_present(outcomes) if check_failure_modes else None
-    stop = run_stop_distribution(tuple(answers))
-    if signatures is not None and stop is not None and stop.stop_failure is not None:
-        signatures[FailureMode.STOP_FAILURE] = stop.stop_failure  # the spec's signature is LX-STOP's distribution
+    signatures = (signatures_present(outcomes, stop=run_stop_distribution(tuple(answers)))
+                  if check_failure_modes else None)
     if signatures is not None:  # --check-failure-modes is a rule of the gate: the word, the JSON and the exit agree
         controls.append(signature_reason(signatures))
     if meta.kind == "live":
@@ -220,7 +218,7 @@ def eval_body(result: ScoredRun) -> EvalBody:
     return EvalBody(
         forgegate_version=__version__, run_id=meta.run_id, model=meta.model or meta.model_label,
         backend=meta.backend, model_digest=meta.model_digest, served_model=meta.served_model, seed=meta.seed,
-        sampling=Sampling(temperature=meta.temperature, top_p=meta.top_p),
+        sampling=run_sampling(meta.temperature, meta.top_p, _one_arm(meta.served_sampling)),
         store=str(result.store_path),
         battery=BatteryRef(path=str(result.battery.path), sha256=result.battery.sha256,
                            items=len(result.battery.items)),
@@ -240,6 +238,20 @@ def eval_body(result: ScoredRun) -> EvalBody:
         format_followup=format_followup(gloss.failed_categories, result.battery.path, None),
         stop_distribution=_stop_result(run_stop_distribution(result.answers)),
         loop_cutoff=loop_cutoff(result), margin=margin_model(result), samples=samples_model(result))
+
+
+def _one_arm(served: dict[str, dict[str, float | int | str | bool | None]] | None
+             ) -> dict[str, float | int | str | bool | None] | None:
+    """An eval's served sampling (its store's one arm); a plan arm's is its own (``plan_gloss``)."""
+    return next(iter(served.values())) if served is not None and len(served) == 1 else None
+
+
+def run_sampling(temperature: float | None, top_p: float | None,
+                 served: dict[str, float | int | str | bool | None] | None) -> Sampling:
+    """The sampling a run's answers were generated under: what was sent, whether that is the spec's procedure
+    ("as served") or a departure from it, and what the backend serves with."""
+    return Sampling(temperature=temperature, top_p=top_p, procedure=sampling_procedure(temperature, top_p),
+                    served=served)
 
 
 def run_stop_distribution(answers: tuple[ScoredAnswer, ...]) -> StopDistribution | None:

@@ -54,7 +54,7 @@ def plan_arms(locked: LockedPlan) -> list[ArmSpec]:
 
 def plan_sampling(locked: LockedPlan) -> SamplingSpec:
     s = locked.loaded.plan.sampling
-    return SamplingSpec(temperature=s.temperature, top_p=s.top_p, max_tokens=s.max_tokens, stop=s.stop,
+    return SamplingSpec(temperature=s.temperature, top_p=s.sent_top_p, max_tokens=s.max_tokens, stop=s.stop,
                         chat=s.chat, system=s.system)
 
 

@@ -12,11 +12,10 @@ from dataclasses import dataclass
 
 from forgegate.core.verdict import Gate, Verdict
 from forgegate.gate.plan import plan_gloss_verdict
-from forgegate.pipeline.gloss_scoring import ScoredRun, eval_body, score_gloss_arm
+from forgegate.pipeline.gloss_scoring import ScoredRun, eval_body, run_sampling, score_gloss_arm
 from forgegate.pipeline.plan_checks import gloss_inputs
 from forgegate.pipeline.plan_generate import PlanGenerations
 from forgegate.results import PlanArmGloss, PlanGloss, reason_models
-from forgegate.results.eval import Sampling
 
 
 @dataclass(frozen=True)
@@ -64,7 +63,8 @@ def score_gloss(gens: PlanGenerations) -> GlossOutcome:
         body = eval_body(result).model_copy(update={  # the arm's identity is the plan's, not the store's
             "backend": arm.backend, "model": arm.model or f"{arm.backend} default model",
             "model_digest": gens.model_digests.get(arm.name), "seed": inputs.seed,
-            "sampling": Sampling(temperature=sampling.temperature, top_p=sampling.top_p)})
+            "sampling": run_sampling(sampling.temperature, sampling.sent_top_p,
+                                     (result.meta.served_sampling or {}).get(arm.name))})
         payload = PlanArmGloss(kind="plan", arm=arm.name, role=arm.role, decides=arm.role == "candidate",
                                adapter=arm.adapter, plan_hash=gens.locked.plan_hash, **dict(body))
         entry = ArmGloss(arm.name, arm.role, result, payload)

@@ -86,9 +86,12 @@ class SessionFields:
     samples: Annotated[Samples, Opt("Answers per item, each with its own recorded seed (the first is --seed): "
                                     "the word stands only when all K replicates agree, HOLD otherwise (1 = the "
                                     "spec's procedure).")] = DEFAULT_SAMPLES
-    temperature: Annotated[Temperature, Opt("Sampling temperature (0 = greedy; finite, 0 or "
-                                            "more).")] = DEFAULT_TEMPERATURE
-    top_p: Annotated[TopP, Opt("Nucleus sampling p (above 0, at most 1).")] = DEFAULT_TOP_P
+    temperature: Annotated[Temperature | None, Opt(
+        "Sampling temperature (0 = greedy; finite, 0 or more). Default: not sent, the model's own served sampling "
+        "(GLOSS v2's procedure); any value is recorded as a departure from the spec's procedure.")
+    ] = DEFAULT_TEMPERATURE
+    top_p: Annotated[TopP | None, Opt("Nucleus sampling p (above 0, at most 1). Default: not sent (as served); any "
+                                      "value is a departure from the spec's procedure.")] = DEFAULT_TOP_P
     system: Annotated[str | None, Opt("System prompt for chat requests.")] = None
     retries: Annotated[int, Opt("Attempts per request (at least 1), the later ones only after a transient error "
                                 "(5xx, a dropped connection, a missed deadline).")] = DEFAULT_RETRIES
@@ -128,7 +131,10 @@ def _plain(annotation: Any) -> tuple[Any, bool, Opt]:
     members = typing.get_args(inner) if typing.get_origin(inner) in (typing.Union, type(int | None)) else ()
     if members and type(None) in members:
         rest = [member for member in members if member is not type(None)]
-        return rest[0], True, opt
+        plain = rest[0]
+        if typing.get_origin(plain) is Annotated:  # an optional checked value (``Temperature | None``)
+            plain = typing.get_args(plain)[0]
+        return plain, True, opt
     return inner, False, opt
 
 

@@ -27,8 +27,8 @@ class SessionKeywords(TypedDict, total=False):
     concurrency: int
     seed: int
     samples: int
-    temperature: float
-    top_p: float
+    temperature: float | None
+    top_p: float | None
     system: str | None
     retries: int
     timeout: float

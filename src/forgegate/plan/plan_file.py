@@ -19,7 +19,7 @@ from forgegate.core.checked import checked
 from forgegate.core.limits import MAX_PLAN_NAME_BYTES, MAX_SEEDS
 from forgegate.core.limits import SEED_MAX as SEED_LIMIT
 from forgegate.core.samples import DEFAULT_SAMPLES, Samples, sample_seeds
-from forgegate.core.sampling import DEFAULT_TOP_P, Temperature, TopP
+from forgegate.core.sampling import PLAN_TOP_P, Temperature, TopP
 from forgegate.errors import not_one_of
 from forgegate.plan.instruments import ENDPOINTS, Instruments, endpoint_names
 from forgegate.plan.preflight import LeakAudit, Tiebreak
@@ -188,10 +188,19 @@ Seeds = Annotated[Annotated[tuple[Seed, ...], Tag("SeedList")] | Annotated[SeedR
 class Sampling(UserFileModel):
     """Sampling options sent with every request (the backend caps ``max_tokens`` on the client side)."""
 
-    temperature: Temperature
-    """Sampling temperature (0: greedy)."""
-    top_p: TopP = DEFAULT_TOP_P
-    """Nucleus sampling p (above 0, at most 1)."""
+    temperature: Temperature | None = None
+    """Sampling temperature (0: greedy); absent: not sent, the model's own served sampling applies (GLOSS v2's
+    procedure; any value set here is recorded as a departure from it)."""
+    top_p: TopP | None = None
+    """Nucleus sampling p (above 0, at most 1); absent: 1 when a temperature is set, else not sent."""
+
+    @property
+    def sent_top_p(self) -> float | None:
+        """The top_p every request sends: as written; 1 (no nucleus cut) when only a temperature is set; None (as
+        served) when neither is."""
+        if self.top_p is not None or self.temperature is None:
+            return self.top_p
+        return PLAN_TOP_P
     max_tokens: MaxTokens
     """The hard cap on every answer, enforced on the client side."""
     stop: tuple[str, ...] = ()

@@ -168,8 +168,7 @@ def print_eval_compact(result: EvalBody, console: Console, *, title: str = GLOSS
                       soft_wrap=True)
     if result.failure_mode_signatures:
         console.print("Failure-mode signatures: " + ", ".join(
-            f"{name} {'[red]PRESENT[/]' if found else '[green]absent[/]'}"
-            for name, found in result.failure_mode_signatures.items()))
+            f"{name} {signature_word(found)}" for name, found in result.failure_mode_signatures.items()))
     console.print(escape(where_line(result, reports)))
     print_summary_line(result, console, reports=reports)
 
@@ -181,3 +180,10 @@ def print_summary_line(result: EvalBody, console: Console, *, reports: tuple[str
 
 def _where_short(reports: tuple[str, ...]) -> str:
     return f"more: {reports[0]}" if reports else "more: --verbose"
+
+
+def signature_word(found: bool | None) -> str:
+    """A v9 signature's state as the failure report prints it: PRESENT, absent, or undecided (answers missing)."""
+    if found is None:
+        return "[yellow]undecided[/] (answers missing)"
+    return "[red]PRESENT[/]" if found else "[green]absent[/]"

@@ -18,6 +18,7 @@ from forgegate.report.samples_section import (
     samples_line,
     sigma_over_samples,
 )
+from forgegate.report.sampling_text import sampling_line
 from forgegate.results.eval import EvalBody, EvalResult, StopDistributionResult
 
 _WIDTH = 13
@@ -57,7 +58,8 @@ def print_scores(result: EvalBody, console: Console, *, title: str = GLOSS_V2_TI
     if short:
         console.print(f"{title} — Model: {escape(model)}  ({result.backend}{served})")
         console.print(f"run {result.run_id}; battery {escape(Path(battery.path).name)} ({battery.items} items, "
-                      f"{battery.sha256[:8]}…); gate {config.name}")
+                      f"{battery.sha256[:8]}…); gate {config.name}; "
+                      f"{escape(sampling_line(result.sampling, short=True))}")
     else:
         console.print(f"{title} — Model: {escape(model)}  (backend {result.backend}{served}, "
                       f"run {result.run_id})")
@@ -69,6 +71,7 @@ def print_scores(result: EvalBody, console: Console, *, title: str = GLOSS_V2_TI
                       f"({battery.items} items); gate config {config.name}")
         if result.model_digest:
             console.print(f"model digest {result.model_digest}")
+        console.print(escape(sampling_line(result.sampling)), soft_wrap=True)
     marked = getattr(battery, "marked_false_positive", [])
     if marked:
         console.print(f"[bold red]warning:[/] this battery passed {escape(', '.join(marked))} and the live test failed "

@@ -16,6 +16,7 @@ from forgegate.report.arms_cells import AXIS_TITLES
 from forgegate.report.arms_section import comparisons
 from forgegate.report.gloss_section import gloss_view
 from forgegate.report.quality_section import quality_view
+from forgegate.report.sampling_text import sampling_line
 from forgegate.report.sections import Kind, Renderable, ReportSource, report_result
 from forgegate.report.semantic_section import semantic_view
 from forgegate.report.templates import CSS, TEMPLATES, svg_filter
@@ -71,8 +72,7 @@ def _provenance(result: Renderable, kind: Kind, created: str | None) -> list[tup
                  ("battery sha256", str(battery.sha256 or NOT_RECORDED)),
                  ("gate config", f"{config.name} sha256 {config.sha256}"),
                  ("model digest", _digest(result.model_digest)),
-                 ("seed / sampling", f"seed {result.seed}, temperature {sampling.temperature}, "
-                                     f"top_p {sampling.top_p}"),
+                 ("seed / sampling", f"seed {result.seed}; {sampling_line(sampling)}"),
                  ("token counts from", ", ".join(result.token_sources) or "n/a"),
                  ("store", str(result.store))]
     elif isinstance(result, PlanRunResult):

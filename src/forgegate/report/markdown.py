@@ -24,6 +24,7 @@ from forgegate.report.samples_section import (
     samples_line,
     sigma_over_samples,
 )
+from forgegate.report.sampling_text import sampling_line
 from forgegate.report.sections import Renderable, ReportSource, report_result
 from forgegate.results import EvalResult, PlanRunResult, SemanticMetricsResult
 from forgegate.results.base import ReasonModel
@@ -75,7 +76,8 @@ def _gloss(result: EvalResult) -> list[str]:
     out = [f"Model {md(result.model)} ({md(result.backend)}), run {md(result.run_id)}, "
            f"battery sha256 {md(result.battery.sha256[:16])}…, σ_total "
            f"**{sigma_text(result.sigma_total, result.live)}**"
-           + (f" ({md(sigma_over_samples(result))})" if result.samples else ""), ""]
+           + (f" ({md(sigma_over_samples(result))})" if result.samples else ""), "",
+           md(sampling_line(result.sampling)), ""]
     over = samples_line(result)
     if over is not None:
         out += [f"**{md(over)}**; the table shows sample 1, the last column the mean over every sample (95% Wilson).",

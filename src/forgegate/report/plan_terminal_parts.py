@@ -10,6 +10,7 @@ from forgegate.core.rules import RELEVANCE_RULE
 from forgegate.core.verdict import Gate
 from forgegate.report.eval_terminal import print_eval
 from forgegate.report.quality_section import quality_lines
+from forgegate.report.sampling_text import sampling_line
 from forgegate.report.semantic_extras import codebook_lines, recurrence_lines, topology_lines
 from forgegate.report.semantic_terminal import fmt, render_metrics
 from forgegate.results.base import Estimate
@@ -100,3 +101,6 @@ def print_gloss(outcome: PlanGloss, console: Console, *, details: bool) -> None:
                       escape(", ".join(arm.failed_categories) or "none"),
                       "yes" if arm.decides else "no: control")
     console.print(table)
+    first = next(iter(outcome.arms.values()), None)
+    if first is not None:  # one [sampling] for every arm: as served, or a departure from the spec's procedure
+        console.print(escape(sampling_line(first.sampling, short=True)))

@@ -17,8 +17,19 @@ from forgegate.results.samples import MarginResult, SamplesResult
 
 
 class Sampling(Strict):
+    """The sampling a GLOSS run's answers were generated under."""
+
     temperature: float | None
+    """Sent with every request; None: not sent (as served), or a result written before it was recorded."""
     top_p: float | None
+    """Sent with every request; None: not sent (as served)."""
+    procedure: str | None = None
+    """"as served" (GLOSS v2's procedure: the cap and a recorded seed, nothing else that changes decoding) or "a
+    departure from the spec's procedure" (a temperature or top_p was set); None in results written before it."""
+    served: dict[str, float | int | str | bool | None] | None = None
+    """The sampling the backend serves with when a request sends none, as it reported it (Ollama: the model's
+    parameters from /api/show; embedded, managed and transformers backends: the values they use; an
+    OpenAI-compatible server: "as served"); None when the backend cannot say, or the run is older."""
 
 
 class BatteryRef(Strict):
@@ -183,8 +194,9 @@ class EvalBody(Gated):
     failure_modes: list[str]
     token_sources: list[str]
     items: list[EvalItem]
-    failure_mode_signatures: dict[str, bool] | None
-    """Each failure-mode signature present/absent, when gated with --check-failure-modes."""
+    failure_mode_signatures: dict[str, bool | None] | None
+    """Each v9 failure-mode signature present (true), absent (false) or undecided (null: answers missing), by
+    ``checks.signatures.signatures_present``, when gated with --check-failure-modes."""
     format_followup: FormatFollowUp | None = None
     """Set when LX-B, LX-G or LX-X failed (an added optional field, like ``stop_distribution``)."""
     stop_distribution: StopDistributionResult | None = None

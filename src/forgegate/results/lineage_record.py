@@ -64,6 +64,9 @@ class LineageRecord(_Frozen):
     graduated: bool
     reasons: list[ReasonModel]
     failure_modes: list[str]
+    failure_mode_signatures: dict[str, bool | None] | None = None
+    """The v9 failure-mode signatures graduation judged (``checks.signatures.signatures_present``): present,
+    absent or undecided; None in records written before they were kept."""
     regressions: list[str]
     accepted_regressions: list[AcceptedRegression]
     compared_to: str | None

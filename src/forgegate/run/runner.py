@@ -16,6 +16,7 @@ from pathlib import Path
 
 from forgegate.activity import note_store
 from forgegate.backends import Backend, BackendConfig, make_backend
+from forgegate.backends.served_sampling import served_sampling
 from forgegate.battery import BatteryItem
 from forgegate.console import notice
 from forgegate.core.records import GenerationRequest
@@ -69,8 +70,10 @@ def battery_prompt(item: BatteryItem) -> PromptItem:
 class SamplingSpec:
     """Sampling sent with every request. ``max_tokens`` None: each item's own cap decides."""
 
-    temperature: float
-    top_p: float = 1.0
+    temperature: float | None = None
+    """None: not sent (as served)."""
+    top_p: float | None = None
+    """None: not sent (as served)."""
     max_tokens: int | None = None
     stop: tuple[str, ...] = ()
     chat: bool = True
@@ -177,6 +180,10 @@ async def _generate_into(store_path: Path, *, identity: RunMeta, metadata: RunMe
                 notes = [line for backend in backends.values() for line in endpoint_notes(backend)]
                 if notes:
                     store.update_meta(RunMeta(endpoint_notes=notes))
+            served = {name: values for name, backend in backends.items()
+                      if (values := await served_sampling(backend)) is not None}
+            if served:
+                store.update_meta(RunMeta(served_sampling=served))
         finally:
             store.update_meta(RunMeta(generating=None))
             for backend in backends.values():

@@ -212,7 +212,7 @@ class LlmJudge:
         from forgegate.core.records import GenerationRequest
 
         return GenerationRequest(prompt=farquhar_prompt(question, *pair), max_tokens=self.max_tokens,
-                                 temperature=0.0, seed=0)
+                                 temperature=0.0, top_p=1.0, seed=0)
 
     def judge(self, question: str, pairs: Sequence[tuple[str, str]]) -> list[Label]:
         todo = self._cache.split(question, pairs)

@@ -104,6 +104,9 @@ class RunMeta(BaseModel):
     last_gate: str | None = None
     """The run's last GLOSS verdict word, for ``forgegate runs`` (not written when re-gated under another config)."""
     arm_last_gates: dict[str, str] = Field(default_factory=dict)
+    served_sampling: dict[str, dict[str, float | int | str | bool | None]] | None = None
+    """Per arm, the sampling its backend serves with when a request sends none (``backends.served_sampling``):
+    the sampling in force for an "as served" run; recorded each time generation runs."""
     endpoint_notes: list[str] | None = None
     """What the last generation changed about an endpoint and why (a server that cut streams while several
     were in flight got fewer at once: issue 33), one line each."""

@@ -12,7 +12,8 @@ description = "GLOSS v2 battery: every category >= 0.50, sigma_total >= 0.40, 10
 seeds = [0]
 
 [sampling]
-temperature = 0.0      # greedy: the battery asks for the model's best answer
+# No temperature or top_p: GLOSS v2 sends {"num_predict": N} and nothing else, so the model's own served
+# sampling applies (a seed is still sent and recorded). Setting either is a departure from the spec's procedure.
 max_tokens = 256       # GLOSS v2's hard cap; an item's own max_tokens is lower where it says so
 chat = true
 
