@@ -9,6 +9,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from forgegate.results import AcceptedRegression, LineageRecord, RecordedItem  # the records' own models: no numpy
+
 if TYPE_CHECKING:
     from forgegate.lineage.compare import (
         OVERALL,
@@ -31,7 +33,6 @@ if TYPE_CHECKING:
         mcnemar_exact,
         paired_bootstrap_difference,
     )
-    from forgegate.results import AcceptedRegression, LineageRecord, RecordedItem
 
 _HOME: dict[str, str] = {
     "OVERALL": "forgegate.lineage.compare",
@@ -62,9 +63,6 @@ _HOME: dict[str, str] = {
     "holm_adjust": "forgegate.lineage.stats",
     "mcnemar_exact": "forgegate.lineage.stats",
     "paired_bootstrap_difference": "forgegate.lineage.stats",
-    "AcceptedRegression": "forgegate.results",
-    "LineageRecord": "forgegate.results",
-    "RecordedItem": "forgegate.results",
 }
 
 __all__ = [
