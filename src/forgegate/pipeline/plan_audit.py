@@ -19,7 +19,7 @@ from forgegate.core.audit_finding import AuditFinding
 from forgegate.core.verdict import Gate, Reason
 from forgegate.errors import InputError
 from forgegate.gate.audit import audit_verdict, lock_audit_reason
-from forgegate.jsonio import decode_utf8_or_input_error, read_bytes_or_input_error
+from forgegate.jsonio import MAX_CORPUS_FILE_BYTES, decode_utf8_or_input_error, read_bytes_or_input_error
 from forgegate.pipeline.audits import leak_result
 from forgegate.pipeline.confirmatory import check_confirmatory
 from forgegate.pipeline.fixture_audit import audited_pairs, check_fixture_audit, require_no_pairs_fixture
@@ -28,7 +28,6 @@ from forgegate.plan.load import LoadedPlan, load_plan
 from forgegate.plan.lock import LockRefusedError, PlanLock, lock_plan
 from forgegate.plan.preflight import LeakAudit
 from forgegate.results.audit import LeakAuditResult
-from forgegate.semantic.sheet_reader import read_bounded_bytes
 
 RAN_AT_LOCK = "ran at lock"
 
@@ -61,7 +60,7 @@ def _from_file(loaded: LoadedPlan, audit: LeakAudit) -> _Audited:
         raise loaded.error(where, f"file not found: {audit.result} (resolved to {path})",
                            hint="write it with forgegate audit leak ... --json FILE, or name the audit's inputs")
     try:  # read once: the bytes parsed are the bytes hashed (here and in the lock)
-        raw = read_bounded_bytes(path, what="leak audit result")
+        raw = read_bytes_or_input_error(path, what="leak audit result")
         text = decode_utf8_or_input_error(path, raw, bom=True)
     except InputError as exc:  # a device, a FIFO, a folder, over the size limit, not UTF-8: said at the plan's line
         raise loaded.error(where, f"{audit.result} (resolved to {path}): {exc.message}",
@@ -111,7 +110,8 @@ def _run(loaded: LoadedPlan, audit: LeakAudit) -> _Audited:
     from forgegate.audit import run_leak_audit
 
     assert audit.source is not None
-    pairs = {written: read_bytes_or_input_error(loaded.resolve(written)) for written in audit.pairs}  # read once
+    pairs = {written: read_bytes_or_input_error(loaded.resolve(written), what="pairs file",  # read once
+                                                limit=MAX_CORPUS_FILE_BYTES) for written in audit.pairs}
     report = run_leak_audit(loaded.resolve(audit.source), [loaded.resolve(p) for p in audit.renamed],
                             [loaded.resolve(p) for p in audit.pairs], seed=audit.seed,
                             rename_map=loaded.resolve(audit.map) if audit.map is not None else None,

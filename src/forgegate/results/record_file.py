@@ -19,7 +19,7 @@ from typing import TypeVar
 from pydantic import BaseModel, ValidationError
 
 from forgegate.errors import InputError
-from forgegate.jsonio import JsonProblem, parse_json_strict, validation_to_input_error
+from forgegate.jsonio import JsonProblem, parse_json_strict, read_bytes_or_input_error, validation_to_input_error
 from forgegate.results.base import SCHEMA_VERSION
 from forgegate.results.legacy import REGENERATE
 
@@ -44,7 +44,10 @@ def read_record_lines(path: Path, parse: Callable[[dict[str, object], Path, int]
 
     ``FileNotFoundError`` is the caller's to word (what creates the file differs).
     """
-    raw = Path(path).read_bytes()
+    if not os.path.lexists(path):
+        raise FileNotFoundError(path)
+    raw = read_bytes_or_input_error(Path(path), what="record file",
+                                    hint="pass the JSONL file forgegate appends its records to")
     segments = raw.split(b"\n")
     terminated = raw.endswith(b"\n")
     if terminated:
