@@ -54,6 +54,12 @@ def read_bytes_or_input_error(path: Path, *, what: str = "file", hint: str = "ch
     except IsADirectoryError:
         raise InputError(path, f"is a directory, not a {what}", hint=f"pass a {what}, not a folder") from None
     except OSError as exc:
+        try:
+            kind: str | None = file_kind_problem(os.stat(path).st_mode)
+        except OSError:
+            kind = None
+        if kind is not None:  # a socket cannot be opened at all
+            raise InputError(path, f"is {kind}, not a {what} file", hint=f"pass the {what} file itself") from None
         raise InputError(path, f"cannot open the {what}: {exc.strerror}", hint=hint) from None
     kind = file_kind_problem(os.fstat(fd).st_mode)
     if kind is not None:
