@@ -19,7 +19,13 @@ from forgegate.core.audit_finding import AuditFinding
 from forgegate.core.verdict import Gate, Reason
 from forgegate.errors import InputError
 from forgegate.gate.audit import audit_verdict, lock_audit_reason
-from forgegate.jsonio import MAX_CORPUS_FILE_BYTES, decode_utf8_or_input_error, read_bytes_or_input_error
+from forgegate.jsonio import (
+    MAX_CORPUS_FILE_BYTES,
+    JsonProblem,
+    decode_utf8_or_input_error,
+    parse_json_strict,
+    read_bytes_or_input_error,
+)
 from forgegate.pipeline.audits import leak_result
 from forgegate.pipeline.confirmatory import check_confirmatory
 from forgegate.pipeline.fixture_audit import audited_pairs, check_fixture_audit, require_no_pairs_fixture
@@ -66,14 +72,14 @@ def _from_file(loaded: LoadedPlan, audit: LeakAudit) -> _Audited:
         raise loaded.error(where, f"{audit.result} (resolved to {path}): {exc.message}",
                            hint="write it with forgegate audit leak ... --json FILE") from None
     try:
-        payload = json.loads(text)
+        payload = parse_json_strict(text)  # a repeated key or a result nested 100,000 deep: refused
         kind = payload.get("kind") if isinstance(payload, dict) else None
         if kind != "leak_audit":
             raise loaded.error(where, f"{audit.result} is not a forgegate audit leak --json result (its kind is "
                                f"{kind!r}, not 'leak_audit')",
                                hint="write it with forgegate audit leak ... --json FILE")
         result = LeakAuditResult.model_validate(payload)
-    except (json.JSONDecodeError, UnicodeDecodeError, ValidationError) as exc:
+    except (json.JSONDecodeError, JsonProblem, UnicodeDecodeError, ValidationError) as exc:
         if isinstance(exc, ValidationError):
             first = exc.errors()[0]
             why = f"field '{'.'.join(str(p) for p in first['loc']) or '(top)'}': {first['msg']}"

@@ -25,6 +25,7 @@ from forgegate.core.records import Completion
 from forgegate.errors import InputError, UsageError
 from forgegate.jsonio import (
     iter_jsonl_lines,
+    parse_json_strict,
     read_bytes_or_input_error,
     read_text_or_input_error,
     validation_to_input_error,
@@ -164,7 +165,8 @@ class _ReadSheet:
 def _read_sheet(loaded: LoadedPlan, out_dir: Path, sheet: str) -> _ReadSheet:
     path, key_file = loaded.resolve(sheet), key_path(out_dir, sheet)
     raw = read_bytes_or_input_error(path, what="review sheet") if path.is_file() else None
-    key = json.loads(read_text_or_input_error(key_file, what="review key"))["rows"] if key_file.is_file() else None
+    key = (parse_json_strict(read_text_or_input_error(key_file, what="review key"))["rows"] if key_file.is_file()
+           else None)
     rows = review_rows(path, raw) if raw is not None and key is not None else {}
     return _ReadSheet(raw, key, rows)
 
