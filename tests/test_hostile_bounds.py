@@ -14,7 +14,7 @@ import json
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -40,10 +40,8 @@ def serving(answer: Answer) -> Iterator[str]:
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:  # noqa: N802 - http.server's name
-            try:
+            with suppress(BrokenPipeError, ConnectionResetError):
                 answer(self)
-            except (BrokenPipeError, ConnectionResetError):
-                pass
 
         def do_POST(self) -> None:  # noqa: N802
             self.rfile.read(int(self.headers.get("content-length") or 0))
