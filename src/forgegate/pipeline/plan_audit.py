@@ -151,20 +151,29 @@ def leak_audit_on_record(loaded: LoadedPlan, read: dict[str, bytes] | None = Non
     return record, reason
 
 
-def lock_with_audit(plan_path: Path | str, *, run_has_generations: bool = False,
-                    stored_plan_hash: str | None = None) -> tuple[PlanLock, Reason | None]:
-    """``forgegate plan lock``: the plan's leak audit judged first (refused unless PASS), then the lock with it."""
-    loaded = load_plan(plan_path)
+def lockable(loaded: LoadedPlan, audited: dict[str, bytes], plan_path: Path | str | None = None
+             ) -> tuple[dict[str, str], Reason] | None:
+    """Every refusal ``plan lock`` makes before it writes, in one place, so that ``plan check`` says the same:
+    the quality declarations, the confirmatory footing, the pairs fixture without its audit, and the leak audit's
+    verdict (AuditLockRefusedError unless PASS). Returns the audit's record and reason (None without one);
+    ``audited`` gets the bytes the audit read."""
     check_declarations_at_lock(loaded)  # Q_task / Q_fact against the fixture's tasks, before anything freezes
     check_confirmatory(loaded)  # a confirmatory plan on exploratory footing does not lock (issue 36)
-    audited: dict[str, bytes] = {}
     on_record = leak_audit_on_record(loaded, audited)
     if on_record is None:
         require_no_pairs_fixture(loaded)  # a fixture drawn from pairs locks only with their audit
     if on_record is not None and on_record[1].outcome is not Gate.PASS:
         reason = on_record[1]
-        raise AuditLockRefusedError(f"plan {plan_path} is not locked: {reason.rule}: {reason.outcome.value}: "
-                                    f"{reason.detail}", reason.outcome)
+        raise AuditLockRefusedError(f"plan {plan_path or loaded.path} is not locked: {reason.rule}: "
+                                    f"{reason.outcome.value}: {reason.detail}", reason.outcome)
+    return on_record
+
+
+def lock_with_audit(plan_path: Path | str, *, run_has_generations: bool = False,
+                    stored_plan_hash: str | None = None) -> tuple[PlanLock, Reason | None]:
+    """``forgegate plan lock``: the plan's leak audit judged first (refused unless PASS), then the lock with it."""
+    audited: dict[str, bytes] = {}
+    on_record = lockable(load_plan(plan_path), audited, plan_path)
     lock = lock_plan(plan_path, run_has_generations=run_has_generations, stored_plan_hash=stored_plan_hash,
                      leak_audit=on_record[0] if on_record is not None else None, read_already=audited)
     return lock, on_record[1] if on_record is not None else None

@@ -12,6 +12,7 @@ from forgegate.core.rules import is_control_rule
 from forgegate.core.verdict import Gate
 from forgegate.report.fmt import sigma_text
 from forgegate.results.eval import EvalBody, EvalResult, StopDistributionResult
+from forgegate.textsafe import visible
 
 _WIDTH = 13
 
@@ -33,7 +34,7 @@ def print_eval(result: EvalBody, console: Console, *, title: str = GLOSS_V2_TITL
     console.print("Reasons:")
     for reason in result.reasons:
         if reason.outcome is not Gate.PASS or gate is Gate.PASS or is_control_rule(reason.rule):
-            console.print(f"  [{reason.outcome.value}] {reason.rule}: {escape(reason.detail)}")
+            console.print(f"  [{reason.outcome.value}] {escape(visible(reason.rule))}: {escape(reason.detail)}")
     if failure_report and (result.failed_categories or gate is not Gate.PASS):
         print_failure_report(result, console)
 
@@ -43,18 +44,19 @@ def print_scores(result: EvalBody, console: Console, *, title: str = GLOSS_V2_TI
     failure modes (with the battery, gate config and token sources the numbers rest on). ``short``: the
     provenance on one line (the battery's file name, hashes cut; the JSON has them whole)."""
     battery, config = result.battery, result.gate_config
-    title = titled(title, config.gloss_v2, str(config.name))
+    gate_name = escape(visible(str(config.name)))  # the user's words, as model text is: markup and ESC shown, not run
+    title = titled(title, config.gloss_v2, gate_name)
     served = (f", served as {escape(result.served_model)}"
               if result.served_model is not None and result.served_model != result.model else "")
     if short:
         console.print(f"{title} — Model: {escape(str(result.model))}  ({result.backend}{served})")
         console.print(f"run {result.run_id}; battery {escape(Path(battery.path).name)} ({battery.items} items, "
-                      f"{battery.sha256[:8]}…); gate {config.name}")
+                      f"{battery.sha256[:8]}…); gate {gate_name}")
     else:
         console.print(f"{title} — Model: {escape(str(result.model))}  (backend {result.backend}{served}, "
                       f"run {result.run_id})")
         console.print(f"battery {escape(battery.path)} sha256 {battery.sha256[:16]}… "
-                      f"({battery.items} items); gate config {config.name}")
+                      f"({battery.items} items); gate config {gate_name}")
         if result.model_digest:
             console.print(f"model digest {result.model_digest}")
     marked = getattr(battery, "marked_false_positive", [])
@@ -64,7 +66,8 @@ def print_scores(result: EvalBody, console: Console, *, title: str = GLOSS_V2_TI
     console.print("Category scores:")
     for name, cat in result.categories.items():
         missing = f"  ({cat.missing} unanswered)" if cat.missing else ""
-        console.print(f"  {name + ':':<{_WIDTH}} {_score(cat.score)}  [{cat.gate.colour}][{cat.gate.value}][/]"
+        label = escape(visible(name)) + ":"
+        console.print(f"  {label:<{_WIDTH}} {_score(cat.score)}  [{cat.gate.colour}][{cat.gate.value}][/]"
                       f"  {cat.passed}/{cat.n}{missing}")
     live = isinstance(result, EvalResult) and result.live
     console.print(f"\nσ_total: {sigma_text(result.sigma_total, live)}")
