@@ -1,15 +1,11 @@
 """Numeric rules that several layers check: each written once here and imported where it is used.
 
 The bounds on files a user gives (``MAX_USER_FILE_BYTES``, ``MAX_CORPUS_FILE_BYTES``) and on JSON nesting
-(``MAX_JSON_DEPTH``) live beside the one file reader, ``forgegate.jsonio``, which sits below ``core`` in the
-layers and so cannot import from here; they are re-exported here so that one import finds every bound.
+(``MAX_JSON_DEPTH``) live beside the one file reader, ``forgegate.jsonio``: it sits below ``core`` in the layers, so
+it cannot import from here, and importing it here would load pydantic with every flag's default (issue 34).
 """
 
 from __future__ import annotations
-
-from forgegate.jsonio import MAX_CORPUS_FILE_BYTES as MAX_CORPUS_FILE_BYTES
-from forgegate.jsonio import MAX_JSON_DEPTH as MAX_JSON_DEPTH
-from forgegate.jsonio import MAX_USER_FILE_BYTES as MAX_USER_FILE_BYTES
 
 CONFIRMATORY_MIN_SAMPLES = 64
 """T_GPT v0.8.1: the support floor k = max(2, ceil(tau * N)) is only meaningful at N >= 64 samples per
