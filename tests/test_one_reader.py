@@ -116,7 +116,7 @@ def reads(path: Path, root: Path = ROOT) -> list[tuple[str, str, str, int]]:
             self.generic_visit(node)
             scope.pop()
 
-        visit_AsyncFunctionDef = visit_ClassDef = visit_FunctionDef  # type: ignore[assignment]
+        visit_AsyncFunctionDef = visit_ClassDef = visit_FunctionDef
 
         def visit_Call(self, node: ast.Call) -> None:
             kind = _kind(node)

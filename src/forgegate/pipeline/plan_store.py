@@ -15,7 +15,6 @@ from pathlib import Path
 from forgegate.plan import LoadedPlan, load_plan
 from forgegate.store import RunStore, run_path
 
-
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.\-]+")
 
 
