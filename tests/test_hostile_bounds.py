@@ -13,7 +13,7 @@ import asyncio
 import json
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import contextmanager, suppress
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -185,3 +185,27 @@ def test_an_ollama_server_listing_the_model_without_a_digest_is_served_with_no_d
 
         assert served is not None and served.digest is None
         assert asyncio.run(digest()) is None
+
+
+@pytest.mark.parametrize("reader", ["ndjson", "sse"])
+def test_a_stream_line_that_never_ends_is_refused_at_the_line_bound_not_held(reader: str) -> None:
+    """A server that never sends its newline: the line is refused once it passes ``MAX_STREAM_LINE_BYTES``."""
+    from forgegate.backends._http import iter_sse_data
+    from forgegate.core.limits import MAX_STREAM_LINE_BYTES
+
+    prefix = b'{"response": "' if reader == "ndjson" else b'data: {"choices": [{"text": "'
+    chunks = [prefix] + [b"x" * 65536] * (MAX_STREAM_LINE_BYTES // 65536 + 2)
+
+    async def body() -> AsyncIterator[bytes]:
+        for chunk in chunks:
+            yield chunk
+
+    async def read() -> None:
+        response = httpx.Response(200, content=body(), request=httpx.Request("POST", "http://server/x"))
+        lines = iter_ndjson(response) if reader == "ndjson" else iter_sse_data(response)
+        async for _ in lines:
+            pass
+
+    with pytest.raises(BackendError) as caught:
+        asyncio.run(asyncio.wait_for(read(), 60))
+    assert caught.value.transient and "without a newline" in str(caught.value)
