@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from backend_servers import Behaviour, FakeOllamaServer
 
+from forgegate import jsonio
+from forgegate.gate import gloss_config
 from forgegate.gate.gloss_config import gate_identity
+from forgegate.pipeline import gloss_inputs
 from forgegate.pipeline.eval_session import SessionRun, run_session
 from forgegate.pipeline.rescore import rescore_stored_run
 from forgegate.pipeline.session_options import SessionOptions
@@ -67,18 +71,19 @@ def test_a_gate_config_changed_after_it_was_read_leaves_stored_bytes_and_sha_agr
     config.write_text(CONFIG, encoding="utf-8")
     changed = CONFIG.replace("category_floor = 0.5", "category_floor = 0.9")
     reads: list[Path] = []
-    real_read_bytes = Path.read_bytes
+    real_read = jsonio.read_bytes_or_input_error
 
-    def read_then_change(self: Path) -> bytes:
-        raw = real_read_bytes(self)
-        if self == config:
-            reads.append(self)
+    def read_then_change(path: Path, **kw: Any) -> bytes:
+        raw = real_read(path, **kw)
+        if Path(path) == config:
+            reads.append(path)
             config.write_text(changed, encoding="utf-8")
         return raw
 
-    monkeypatch.setattr(Path, "read_bytes", read_then_change)
+    for module in (gloss_inputs, gloss_config):  # every reader of a gate config goes through the one file reader
+        monkeypatch.setattr(module, "read_bytes_or_input_error", read_then_change)
     session = _session(tmp_path, config)
-    assert reads, "the gate config was never read through Path.read_bytes: the test no longer changes it"
+    assert reads, "the gate config was never read through the one file reader: the test no longer changes it"
     stored = _stored(tmp_path, str(session.result.run_id))
     assert stored.toml == CONFIG  # the bytes that were read, not the file as it is now
     assert stored.sha256 == gate_identity(stored.toml.encode("utf-8")) == session.result.gate_config.sha256

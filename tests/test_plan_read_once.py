@@ -138,7 +138,7 @@ def test_a_review_sheet_is_read_once_so_its_recorded_sha256_is_of_the_bytes_scor
     filled = "".join(json.dumps({**x, "score": 1.0 if x["answer"] in ("Red", "blue") else 0.0}) + "\n"
                      for x in lines)
     sheet.write_text(filled, encoding="utf-8")
-    real_read = plan_quality.read_bounded_bytes
+    real_read = plan_quality.read_bytes_or_input_error
     reads: list[Path] = []
 
     def read_then_resave(path: Path, **kwargs: object) -> bytes:
@@ -148,7 +148,7 @@ def test_a_review_sheet_is_read_once_so_its_recorded_sha256_is_of_the_bytes_scor
             sheet.write_text("".join(json.dumps({**x, "score": 0.0}) + "\n" for x in lines), encoding="utf-8")
         return raw
 
-    monkeypatch.setattr(plan_quality, "read_bounded_bytes", read_then_resave)
+    monkeypatch.setattr(plan_quality, "read_bytes_or_input_error", read_then_resave)
     done = plan_quality.score_quality(loaded, rows, PROMPTS, out, SETTINGS)
     assert done is not None and done["Q_task"]["missing"] == []
     assert reads == [sheet]  # once
@@ -170,14 +170,14 @@ def test_a_leak_audit_result_rewritten_while_the_plan_locks_is_hashed_as_it_was_
     plan, pairs = built_plan(tmp_path)
     audited = json.dumps(audit_of(pairs)).encode("utf-8")
     (tmp_path / "leak.json").write_bytes(audited)
-    real_read = plan_audit.read_bounded_bytes
+    real_read = plan_audit.read_bytes_or_input_error
 
     def read_then_rewrite(path: Path, **kwargs: object) -> bytes:
         raw = real_read(path, **kwargs)  # type: ignore[arg-type]
         path.write_text(json.dumps(audit_of(pairs, val_leaks=0)) + "\n", encoding="utf-8")  # another file
         return raw
 
-    monkeypatch.setattr(plan_audit, "read_bounded_bytes", read_then_rewrite)
+    monkeypatch.setattr(plan_audit, "read_bytes_or_input_error", read_then_rewrite)
     lock, _ = plan_audit.lock_with_audit(plan)
     original = hashlib.sha256(audited).hexdigest()
     assert hashlib.sha256((tmp_path / "leak.json").read_bytes()).hexdigest() != original  # the rewrite happened

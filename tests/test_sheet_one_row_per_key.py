@@ -15,9 +15,10 @@ from test_semantic_recurrence import SETTINGS, fill
 from test_semantic_separation import filled_validation, frozen_book
 
 from forgegate.errors import InputError
+from forgegate.jsonio import MAX_USER_FILE_BYTES
 from forgegate.semantic.recurrence import score_recurrence
 from forgegate.semantic.relevance import read_labels
-from forgegate.semantic.sheet_reader import MAX_SHEET_BYTES, read_keyed_sheet
+from forgegate.semantic.sheet_reader import read_keyed_sheet
 from forgegate.semantic.sheets import read_sheet
 
 
@@ -117,7 +118,7 @@ def test_a_device_or_an_oversized_file_is_refused_as_such_before_it_is_read(tmp_
     big = tmp_path / "big.csv"
     with big.open("wb") as handle:
         handle.write(b"cluster,relevant\n")
-        handle.truncate(MAX_SHEET_BYTES + 1)
+        handle.truncate(MAX_USER_FILE_BYTES + 1)
     with pytest.raises(InputError, match="larger than 64 MiB"):
         read_labels(big)
 

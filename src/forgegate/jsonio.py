@@ -19,22 +19,70 @@ from forgegate.errors import InputError, closest, did_you_mean, not_one_of
 M = TypeVar("M", bound=BaseModel)
 
 
-def read_bytes_or_input_error(path: Path, *, what: str = "file", hint: str = "check the path") -> bytes:
-    """The file's bytes; a missing file or a directory is an InputError, not a traceback.
+MAX_USER_FILE_BYTES = 64 * 1024 * 1024
+"""The largest file a user gives forgegate that it reads whole (64 MiB): a battery, plan, gate config, lineage,
+sheet or JSONL of samples. A T_GPT sheet of 10,000 answers of 2,000 characters is about 20 MiB, so a larger
+file is a wrong path (``/dev/zero``, a model's weights), refused before it is read into memory."""
+MAX_CORPUS_FILE_BYTES = 1024 * 1024 * 1024
+"""The largest text corpus file (a memorization or contamination corpus, a voice reference) read whole: 1 GiB,
+a training set's text; a larger one is refused with the bound, never read until memory runs out."""
 
-    ``what`` names the file in the message (``"plan file not found"``); ``hint`` says what to pass.
+
+def file_kind_problem(mode: int) -> str | None:
+    """What a file of ``stat`` mode ``mode`` is when it is not a regular file ("a pipe (FIFO)", ...), else None."""
+    if stat.S_ISREG(mode):
+        return None
+    return ("a folder" if stat.S_ISDIR(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+            else "a pipe (FIFO)" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
+            else "not a regular file")
+
+
+def read_bytes_or_input_error(path: Path, *, what: str = "file", hint: str = "check the path",
+                              limit: int = MAX_USER_FILE_BYTES) -> bytes:
+    """The one reader of a file a user gives forgegate: the bytes of a regular file of at most ``limit`` bytes.
+
+    Anything else is an InputError (exit 2) that names the file, says what it is and what to pass: a missing
+    file, a folder, a device (``/dev/zero``, ``/dev/null``), a pipe (a FIFO would block forever, deaf to
+    SIGTERM), a socket, a file over ``limit``. The file is opened once without blocking and checked by its
+    descriptor, then read up to ``limit + 1`` bytes, so a file that grows while it is read can never make the
+    reader hold more than the limit. ``what`` names the file in the message; ``hint`` says what to pass.
     """
     try:
-        return Path(path).read_bytes()
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
         raise InputError(path, f"{what} not found", hint=hint) from None
     except IsADirectoryError:
         raise InputError(path, f"is a directory, not a {what}", hint=f"pass a {what}, not a folder") from None
+    except OSError as exc:
+        try:
+            kind: str | None = file_kind_problem(os.stat(path).st_mode)
+        except OSError:
+            kind = None
+        if kind is not None:  # a socket cannot be opened at all
+            raise InputError(path, f"is {kind}, not a {what} file", hint=f"pass the {what} file itself") from None
+        raise InputError(path, f"cannot open the {what}: {exc.strerror}", hint=hint) from None
+    kind = file_kind_problem(os.fstat(fd).st_mode)
+    if kind is not None:
+        os.close(fd)
+        if kind == "a folder":
+            raise InputError(path, f"is a directory, not a {what}", hint=f"pass a {what}, not a folder")
+        raise InputError(path, f"is {kind}, not a {what} file", hint=f"pass the {what} file itself (a regular "
+                         "file: forgegate reads it whole, so a device or a pipe would never end)")
+    with os.fdopen(fd, "rb") as handle:
+        try:
+            raw = handle.read(limit + 1)
+        except OSError as exc:
+            raise InputError(path, f"cannot read the {what}: {exc.strerror}", hint=hint) from None
+    if len(raw) > limit:
+        raise InputError(path, f"the {what} is larger than {limit // (1024 * 1024)} MiB, the most forgegate reads",
+                         hint=f"pass the {what} file itself (at most {limit} bytes); a larger file is a wrong path")
+    return raw
 
 
-def decode_utf8_or_input_error(path: Path | str, raw: bytes, *, bom: bool = False) -> str:
-    """``raw`` decoded as UTF-8 (``bom``: a leading byte-order mark is dropped); bad bytes are an
-    InputError naming the line and the byte offset (in the file) of the first invalid byte."""
+def decode_utf8_or_input_error(path: Path | str, raw: bytes, *, bom: bool = True) -> str:
+    """``raw`` decoded as UTF-8, a leading byte-order mark dropped (editors on Windows write one; ``bom=False``
+    keeps it, for a caller that refuses it itself); bad bytes are an InputError naming the line and the byte
+    offset (in the file) of the first invalid byte."""
     try:
         return raw.decode("utf-8-sig" if bom else "utf-8")
     except UnicodeDecodeError as exc:
@@ -44,10 +92,11 @@ def decode_utf8_or_input_error(path: Path | str, raw: bytes, *, bom: bool = Fals
 
 
 def read_text_or_input_error(path: Path, *, what: str = "file", hint: str = "check the path",
-                             bom: bool = False) -> str:
-    """The file's text, decoded as UTF-8; a missing file, a directory or invalid UTF-8 is an InputError
-    (file, line and byte offset of the first invalid byte). Arguments as for the two functions it joins."""
-    return decode_utf8_or_input_error(path, read_bytes_or_input_error(path, what=what, hint=hint), bom=bom)
+                             bom: bool = True, limit: int = MAX_USER_FILE_BYTES) -> str:
+    """The file's text (the one reader, :func:`read_bytes_or_input_error`, then UTF-8 with a leading BOM dropped);
+    a missing file, a device, a pipe, a file over ``limit`` or invalid UTF-8 is an InputError."""
+    return decode_utf8_or_input_error(path, read_bytes_or_input_error(path, what=what, hint=hint, limit=limit),
+                                      bom=bom)
 
 
 MAX_JSON_DEPTH = 64

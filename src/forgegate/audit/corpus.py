@@ -10,7 +10,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from forgegate.audit.wordmatch import nfc
 from forgegate.errors import InputError
-from forgegate.jsonio import iter_jsonl_lines, validation_to_input_error
+from forgegate.jsonio import (
+    MAX_CORPUS_FILE_BYTES,
+    iter_jsonl_lines,
+    read_bytes_or_input_error,
+    validation_to_input_error,
+)
 
 _SHAPES = ('each line is {"prompt": ..., "completion": ...} or '
            '{"messages": [{"role": "user", "content": ...}, {"role": "assistant", "content": ...}]}')
@@ -63,7 +68,8 @@ def read_corpus(path: Path) -> list[CorpusRow]:
     """Every row of a corpus file with its line number; an empty corpus is an error."""
     path = Path(path)
     rows: list[CorpusRow] = []
-    for number, obj in iter_jsonl_lines(path):
+    raw = read_bytes_or_input_error(path, what="corpus file", limit=MAX_CORPUS_FILE_BYTES)
+    for number, obj in iter_jsonl_lines(path, raw):
         rows.append(_parse_row(path, number, obj))
     if not rows:
         raise InputError(path, "the corpus has no rows", hint=_SHAPES)

@@ -29,6 +29,7 @@ from forgegate.checks.loops import detect_loop, query_symbol_of
 from forgegate.core.modes import FailureMode
 from forgegate.core.verdict import Gate
 from forgegate.errors import InputError
+from forgegate.jsonio import MAX_CORPUS_FILE_BYTES, read_bytes_or_input_error
 
 PATTERNS = ("repeated_phrase", "increment", "echo", "dominant_duplicates")
 
@@ -175,7 +176,8 @@ def write_clean(source: Path, out: Path, drop: set[int]) -> tuple[int, int]:
     """Copy ``source`` to ``out`` byte for byte without the ``drop`` lines; (kept, dropped) rows."""
     kept_lines: list[bytes] = []
     dropped = 0
-    for number, line in enumerate(Path(source).read_bytes().split(b"\n"), start=1):
+    raw = read_bytes_or_input_error(Path(source), what="pairs file", limit=MAX_CORPUS_FILE_BYTES)
+    for number, line in enumerate(raw.split(b"\n"), start=1):
         if not line.strip():
             continue
         if number in drop:

@@ -24,6 +24,7 @@ from pathlib import Path
 from forgegate.audit.texts import TextFile, word_count
 from forgegate.audit.wordmatch import nfc
 from forgegate.errors import InputError
+from forgegate.jsonio import JsonProblem, parse_json_strict, read_text_or_input_error
 
 MAX_WORD_RATIO_DRIFT = 0.10
 _WORD = re.compile(r"[^\W\d_]+")
@@ -34,9 +35,7 @@ _MID_SENTENCE_BEFORE = re.compile(r"[^\W_]|,")
 def load_rename_map(path: Path) -> dict[str, str]:
     """Read a rename map (``.json`` or ``.tsv``) into canonical -> replacement."""
     path = Path(path)
-    if not path.is_file():
-        raise InputError(path, "rename map not found", hint="check the path given to --map")
-    text = path.read_text(encoding="utf-8")
+    text = read_text_or_input_error(path, what="rename map", hint="check the path given to --map")
     if path.suffix.lower() == ".json":
         mapping = _parse_json_map(path, text)
     elif path.suffix.lower() == ".tsv":
@@ -50,19 +49,13 @@ def load_rename_map(path: Path) -> dict[str, str]:
 
 
 def _parse_json_map(path: Path, text: str) -> dict[str, str]:
-    def no_duplicates(pairs: list[tuple[str, object]]) -> dict[str, object]:
-        seen: dict[str, object] = {}
-        for key, value in pairs:
-            if key in seen:
-                raise InputError(path, f"canonical name '{key}' appears twice", field=key)
-            seen[key] = value
-        return seen
-
     try:
-        obj = json.loads(text, object_pairs_hook=no_duplicates)
+        obj = parse_json_strict(text)  # a name given twice, or a map nested 100,000 deep, is refused
     except json.JSONDecodeError as exc:
         raise InputError(path, f"bad JSON: {exc.msg}", line=exc.lineno,
                          hint='the map is one object: {"Canonical": "Replacement", ...}') from None
+    except JsonProblem as exc:
+        raise InputError(path, exc.message, field=exc.field, hint=exc.hint) from None
     if not isinstance(obj, dict):
         raise InputError(path, "expected one JSON object of canonical -> replacement",
                          hint='e.g. {"Elizabeth": "Margaret"}')

@@ -9,7 +9,7 @@ from pathlib import Path
 from forgegate.audit.wordmatch import nfc
 from forgegate.errors import InputError
 from forgegate.fixture.pairs import SftPair
-from forgegate.jsonio import read_jsonl_models
+from forgegate.jsonio import MAX_CORPUS_FILE_BYTES, read_bytes_or_input_error, read_jsonl_models
 
 
 @dataclass(frozen=True)
@@ -30,7 +30,8 @@ def read_pairs(paths: list[Path], raw: Mapping[Path, bytes] | None = None) -> li
         raise InputError("--pairs", "no pairs file given", hint="pass one or more JSONL files of pairs")
     pairs: list[Pair] = []
     for path in paths:
-        rows = read_jsonl_models(Path(path), SftPair, None if raw is None else raw[path])
+        rows = read_jsonl_models(Path(path), SftPair, read_bytes_or_input_error(
+            Path(path), what="pairs file", limit=MAX_CORPUS_FILE_BYTES) if raw is None else raw[path])
         if not rows:
             raise InputError(path, "no pairs in the file",
                              hint='each line is {"split": ..., "instruction": ..., "response": ...}')

@@ -8,7 +8,7 @@ from pathlib import Path
 from forgegate.audit.wordmatch import nfc
 from forgegate.core.globs import glob_problem
 from forgegate.errors import InputError
-from forgegate.jsonio import read_text_or_input_error
+from forgegate.jsonio import MAX_CORPUS_FILE_BYTES, read_text_or_input_error
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ def read_tree(directory: Path, pattern: str = "**/*.txt") -> list[TextFile]:
         if not path.resolve().is_relative_to(root):
             raise InputError(path, f"leads outside {directory} (a link?): the audit reads only files inside it",
                              hint="copy the file into the folder, or remove the link")
-        files.append(TextFile(path, nfc(read_text_or_input_error(path))))
+        files.append(TextFile(path, nfc(read_text_or_input_error(path, what="text file", limit=MAX_CORPUS_FILE_BYTES))))
     if not files:
         raise InputError(directory, f"no files matching '{pattern}'",
                          hint="point at the folder of .txt files, or pass --glob")

@@ -21,8 +21,10 @@ from typing import Any
 
 import httpx
 
+from forgegate.backends._body import Body, BodyProblem, parse_body, read_prefix, request_whole
 from forgegate.backends._endpoints import EndpointPool, Slot
 from forgegate.backends.base import BackendError
+from forgegate.core.limits import DEFAULT_TIMEOUT_S, MAX_STREAM_LINE_BYTES
 from forgegate.core.records import ENDED_BY, Completion, FinishReason, GenerationRequest, StreamStop, TokenSource
 from forgegate.jsonio import JsonProblem, parse_json_strict
 
@@ -267,19 +269,29 @@ async def post_whole(
     """POST ``body`` to ``path`` under ``base`` and read one JSON answer: (the object, the URL, the start time).
 
     A non-streamed answer is silent until it is whole, so the idle timeout cannot apply to it: the
-    whole-request deadline bounds the wait instead (reads are not timed on their own).
+    whole-request deadline bounds the wait instead (reads are not timed on their own). The answer is read by
+    the one bounded reader (``_body``): more than ``MAX_SERVER_BODY_BYTES`` is a transient error (retried, then
+    INCOMPLETE), never held whole (20 MB took 2 GB of memory).
     """
     url = join_url(base, path)
     started = time.perf_counter()
     timeout = httpx.Timeout(None, connect=client.timeout.connect)
     try:
-        async with asyncio.timeout(deadline_s):
-            async with http_errors(url, redact):
-                response = await client.post(url, json=body, timeout=timeout)
-                await raise_for_status(response, redact)
-    except TimeoutError:
-        raise _missed_deadline(url, deadline_s, redact) from None
-    return load_object(response.text), url, started
+        async with http_errors(url, redact):
+            answer = await request_whole(client, "POST", url, deadline_s=deadline_s, json_body=body, timeout=timeout)
+    except BodyProblem as exc:
+        if exc.late:
+            raise _missed_deadline(url, deadline_s, redact) from None
+        raise BackendError(redact(exc.message), transient=True) from None
+    body_status(answer, redact)
+    try:
+        obj = parse_body(answer.raw, url)
+    except BodyProblem as exc:
+        raise BackendError(redact(f"malformed answer: {exc.message}"), transient=True) from None
+    if not isinstance(obj, dict):
+        raise BackendError(f"the answer from {url} is not a JSON object: {answer.text[:_BODY_SNIPPET]!r}",
+                           transient=True)
+    return obj, url, started
 
 
 def _missed_deadline(url: str, deadline_s: float | None, redact: Redactor) -> BackendError:
@@ -287,20 +299,51 @@ def _missed_deadline(url: str, deadline_s: float | None, redact: Redactor) -> Ba
                         transient=True)
 
 
-async def get_checked(client: httpx.AsyncClient, url: str, redact: Redactor) -> httpx.Response:
-    """GET ``url``; transport failures and error statuses are BackendErrors as for a stream."""
-    async with http_errors(url, redact):
-        response = await client.get(url)
-        await raise_for_status(response, redact)
-    return response
+async def get_checked(client: httpx.AsyncClient, url: str, redact: Redactor,
+                      deadline_s: float = DEFAULT_TIMEOUT_S) -> Body:
+    """GET ``url`` through the one bounded reader (size, time; ``Body.json`` bounds the depth); transport
+    failures, error statuses and a body past a bound are BackendErrors as for a stream."""
+    try:
+        async with http_errors(url, redact):
+            answer = await request_whole(client, "GET", url, deadline_s=deadline_s)
+    except BodyProblem as exc:
+        raise BackendError(redact(exc.message), transient=True) from None
+    body_status(answer, redact)
+    return answer
+
+
+def body_status(answer: Body, redact: Redactor) -> None:
+    """:func:`raise_for_status` for a whole answer read by ``_body``."""
+    if answer.status_code >= 400:
+        transient = answer.status_code >= 500 or answer.status_code in TRANSIENT_STATUS
+        raise BackendError(redact(f"HTTP {answer.status_code} from {answer.url}: {answer.text[:_BODY_SNIPPET]}"),
+                           transient=transient)
 
 
 async def iter_ndjson(response: httpx.Response) -> AsyncIterator[dict[str, Any]]:
-    """Newline-delimited JSON objects (Ollama's stream)."""
-    async for line in response.aiter_lines():
-        if not line.strip():
-            continue
-        yield load_object(line)
+    """Newline-delimited JSON objects (Ollama's stream), split on the byte ``\n`` only.
+
+    Not ``aiter_lines``: it splits on every line break ``str.splitlines`` knows (U+2028, U+2029, U+0085, ...),
+    which JSON allows unescaped inside a string, so a token holding one broke its line in two and the answer was
+    never stored. A line longer than ``MAX_STREAM_LINE_BYTES`` (a server that never sends its newline) is a
+    transient fault, not a line held until memory runs out.
+    """
+    pending = b""
+    async for chunk in response.aiter_bytes():
+        lines = (pending + chunk).split(b"\n")
+        pending = lines.pop()
+        _check_line_length(len(pending), response)
+        for raw in lines:
+            if raw.strip():
+                yield load_object(raw.decode("utf-8", "replace"))
+    if pending.strip():
+        yield load_object(pending.decode("utf-8", "replace"))
+
+
+def _check_line_length(size: int, response: httpx.Response) -> None:
+    if size > MAX_STREAM_LINE_BYTES:
+        raise BackendError(f"a stream line from {response.request.url} ran past {MAX_STREAM_LINE_BYTES:,} bytes "
+                           "without a newline: not a stream of answer chunks", transient=True)
 
 
 async def iter_sse_data(response: httpx.Response) -> AsyncIterator[str]:
@@ -327,12 +370,14 @@ async def iter_sse_data(response: httpx.Response) -> AsyncIterator[str]:
             pending.clear()
         if b"\n" not in chunk and b"\r" not in chunk:
             pending += chunk
+            _check_line_length(len(pending), response)
             continue
         lines = (bytes(pending) + chunk).splitlines(keepends=True)
         pending.clear()
         # the last piece waits for the next chunk unless it ends in \n: unfinished, or a \r whose \n may follow
         if not lines[-1].endswith(b"\n"):
             pending += lines.pop()
+            _check_line_length(len(pending), response)
         for raw in lines:
             payload = _sse_line(raw.rstrip(b"\r\n"), data)
             if payload is not None:
@@ -417,7 +462,7 @@ async def raise_for_status(response: httpx.Response, redact: Redactor) -> None:
     """Turn an error status into a BackendError: 5xx and 408/409/425/429 transient, other 4xx permanent."""
     if response.status_code < 400:
         return
-    body = (await response.aread()).decode("utf-8", "replace")
+    body = (await read_prefix(response)).decode("utf-8", "replace")  # a message: bounded, never read whole
     transient = response.status_code >= 500 or response.status_code in TRANSIENT_STATUS
     message = f"HTTP {response.status_code} from {response.request.url}: {body[:_BODY_SNIPPET]}"
     raise BackendError(redact(message), transient=transient, status=response.status_code,

@@ -37,8 +37,10 @@ from collections.abc import Sequence
 
 import httpx
 
-from forgegate.backends._http import Redactor, http_errors, join_url, raise_for_status
+from forgegate.backends._body import BodyProblem, request_whole
+from forgegate.backends._http import Redactor, body_status, http_errors, join_url
 from forgegate.backends.base import BackendError
+from forgegate.core.limits import DEFAULT_TIMEOUT_S
 
 
 def token_floor(text: str, pieces: int = 0) -> int:
@@ -84,14 +86,18 @@ class ServerTokenizer:
 
     async def _tokens(self, url: str, field: str, text: str) -> list[object] | None:
         """The token list the endpoint returns for ``text``; None when the endpoint does not exist."""
-        async with http_errors(url, self._redact):
-            response = await self._client.post(url, json={field: text})
-            if response.status_code in _ABSENT:
-                return None
-            await raise_for_status(response, self._redact)
+        try:
+            async with http_errors(url, self._redact):
+                response = await request_whole(self._client, "POST", url, json_body={field: text},
+                                               deadline_s=DEFAULT_TIMEOUT_S)
+        except BodyProblem as exc:
+            raise BackendError(self._redact(exc.message), transient=True) from None
+        if response.status_code in _ABSENT:
+            return None
+        body_status(response, self._redact)
         try:
             tokens = response.json().get("tokens")
-        except (ValueError, AttributeError):
+        except (BodyProblem, AttributeError):
             return None
         return tokens if isinstance(tokens, list) else None
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from forgegate.backends.names import BACKENDS, adapter_kind
-from forgegate.jsonio import parse_json_strict
+from forgegate.errors import InputError
+from forgegate.jsonio import parse_json_strict, read_text_or_input_error
 
 
 def adapter_backends() -> tuple[str, ...]:
@@ -55,8 +56,8 @@ def adapter_problem(folder: Path, backend: str = "transformers") -> str | None:
 def adapter_base(folder: Path) -> str | None:
     """The base model a PEFT adapter was trained on (``base_model_name_or_path``), when it says."""
     try:
-        config = parse_json_strict((folder / "adapter_config.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        config = parse_json_strict(read_text_or_input_error(folder / "adapter_config.json"))
+    except (InputError, ValueError):
         return None
     base = config.get("base_model_name_or_path") if isinstance(config, dict) else None
     return str(base) if base else None
@@ -82,9 +83,9 @@ def _names_of(model: str) -> set[str]:
 def _same_config(base: str, model: str) -> bool:
     """Two local folders holding the same config.json (the same model, copied elsewhere)."""
     try:
-        return bool(parse_json_strict((Path(base) / "config.json").read_text()) == parse_json_strict(
-            (Path(model) / "config.json").read_text()))
-    except (OSError, ValueError):
+        return bool(parse_json_strict(read_text_or_input_error(Path(base) / "config.json")) == parse_json_strict(
+            read_text_or_input_error(Path(model) / "config.json")))
+    except (InputError, ValueError):
         return False
 
 

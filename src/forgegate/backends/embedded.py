@@ -107,6 +107,29 @@ def resolve_model_path(model: str | None, backend: str = "embedded") -> Path:
     return path
 
 
+def checked_model_path(model: str | None, what: str) -> Path:
+    """:func:`resolve_model_path`, and the file must be a GGUF (its first bytes): a safetensors file or a text
+    file given as ``--model`` is a UsageError (exit 2) before llama.cpp is asked to load it, not its crash."""
+    path = resolve_model_path(model)
+    if model is not None and (problem := gguf_problem(path, what)) is not None:
+        raise UsageError(problem)
+    return path
+
+
+GGUF_MAGIC = b"GGUF"
+
+
+def gguf_problem(path: Path, what: str) -> str | None:
+    """Why ``path`` is not a GGUF file, or None (read from its first bytes, before any server starts)."""
+    if not path.is_file():
+        return f"{what} '{path}' is not a file"
+    with path.open("rb") as handle:  # a regular file (is_file above): four bytes, never a pipe's wait
+        magic = handle.read(len(GGUF_MAGIC))
+    if magic != GGUF_MAGIC:
+        return f"{what} '{path}' is not a GGUF file (it does not start with 'GGUF'): give a .gguf file"
+    return None
+
+
 def hash_file(path: str) -> str:
     """sha256 of a file's bytes, read in 1 MiB blocks."""
     digest = hashlib.sha256()
@@ -257,7 +280,7 @@ class EmbeddedBackend:
     def __init__(self, config: BackendConfig, pool: ModelPool[LoadedModel] | None = None) -> None:
         self.config = config
         require_llama_cpp(config.model)
-        self.model_path = resolve_model_path(config.model)
+        self.model_path = checked_model_path(config.model, "embedded model")
         key = ModelKey(str(self.model_path.resolve()), config.n_ctx, config.n_threads or EMBEDDED_THREADS)
         self._lease = (pool if pool is not None else SHARED_MODELS).open(key)
         weakref.finalize(self, self._lease.close)  # a backend dropped without aclose still lets its model go

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from forgegate.backends.base import BACKENDS, BackendConfig
-from forgegate.backends.embedded import file_sha256, resolve_model_path
+from forgegate.backends.embedded import file_sha256, gguf_problem, resolve_model_path
 from forgegate.backends.managed import LaunchSpec, ManagedBackend
 from forgegate.backends.names import AdapterKind
 from forgegate.backends.served_sampling import ServedValue, merged, model_defaults, prefixed
@@ -23,20 +23,6 @@ from forgegate.errors import UsageError
 
 SERVER_MODULE = "llama_cpp.server"
 INSTALL_HINT = "pip install 'llama-cpp-python[server]'"
-GGUF_MAGIC = b"GGUF"
-
-
-def gguf_problem(path: Path, what: str) -> str | None:
-    """Why ``path`` is not a GGUF file, or None (read from its first bytes, before any server starts)."""
-    if not path.is_file():
-        return f"{what} '{path}' is not a file"
-    with path.open("rb") as handle:
-        magic = handle.read(4)
-    if magic != GGUF_MAGIC:
-        return f"{what} '{path}' is not a GGUF file (it does not start with 'GGUF'): give a .gguf file"
-    return None
-
-
 def server_missing() -> str | None:
     """Why the llama.cpp server cannot run here (its optional dependencies), or None."""
     for module in ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context"):

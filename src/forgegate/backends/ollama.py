@@ -123,28 +123,35 @@ class OllamaBackend:
         self._client = make_client(config.idle_s)
         self._redact = Redactor(tuple(s for u in urls for s in url_secrets(u)))
         self._digest: str | None = None
+        self._digest_known = False
         self._digest_lock = asyncio.Lock()
 
     async def model_digest(self) -> str | None:
-        """The ``digest`` /api/tags reports for this model; every replica must report the same one."""
+        """The ``digest`` /api/tags reports for this model; every replica must report the same one.
+
+        An Ollama-compatible server that lists the model without a digest serves it (as the endpoint probe
+        says too): the digest is None, as for an OpenAI-compatible server, and the run is known by the model's
+        name alone (docs/project/security.md says what that costs: a resume cannot see new weights).
+        """
         async with self._digest_lock:
-            if self._digest is not None:
+            if self._digest_known:
                 return self._digest
             digests = {url: await self._tags_digest(url) for url in self._pool.urls}
             if len(set(digests.values())) > 1:
                 raise BackendError(f"replicas serve different builds of {self.model}: {digests}", transient=False)
-            self._digest = next(iter(digests.values()))
+            self._digest, self._digest_known = next(iter(digests.values())), True
             return self._digest
 
-    async def _tags_digest(self, base: str) -> str:
+    async def _tags_digest(self, base: str) -> str | None:
         url = join_url(base, "/api/tags")
-        response = await get_checked(self._client, url, self._redact)
+        response = await get_checked(self._client, url, self._redact, self.config.timeout_s)
         models = _tag_entries(url, response.text)
         wanted = normalise_model_name(self.model)
         for entry in models:
             name = entry.get("name") or entry.get("model") or ""
-            if isinstance(name, str) and normalise_model_name(name) == wanted and entry.get("digest"):
-                return str(entry["digest"])
+            if isinstance(name, str) and normalise_model_name(name) == wanted:
+                digest = entry.get("digest")
+                return str(digest) if digest else None
         known = ", ".join(str(m.get("name")) for m in models) or "none"
         raise BackendError(
             f"model '{self.model}' not found on {base} (models there: {known}); run `ollama pull {self.model}`",

@@ -36,6 +36,7 @@ from typing import Any, ClassVar
 
 import httpx
 
+from forgegate.backends._body import BodyProblem
 from forgegate.backends._boundaries import logprob_request, token_texts_of
 from forgegate.backends._http import (
     CAP_CUT,
@@ -138,10 +139,10 @@ class OpenAIBackend:
         async with self._model_lock:
             if self._model is None:
                 url = join_url(self._pool.urls[0], "/models")
-                response = await get_checked(self._client, url, self._redact)
+                response = await get_checked(self._client, url, self._redact, self.config.timeout_s)
                 try:
                     ids = [str(m.get("id")) for m in response.json().get("data") or []]
-                except (ValueError, AttributeError) as exc:
+                except (BodyProblem, AttributeError) as exc:
                     raise BackendError(f"{url} did not return a model list", transient=True) from exc
                 if len(ids) != 1:
                     raise BackendError(

@@ -17,6 +17,7 @@ from typing import Any
 
 import httpx
 
+from forgegate.backends._body import Body, BodyProblem, request_whole
 from forgegate.backends._http import tls_context
 from forgegate.backends.base import BackendConfig
 from forgegate.errors import UsageError
@@ -53,9 +54,9 @@ async def preflight(backend: str, config: BackendConfig) -> ServedModel | None:
     async with httpx.AsyncClient(timeout=timeout, headers=headers, verify=tls_context()) as client:
         for base in dict.fromkeys(url.rstrip("/") for url in config.base_urls or (_ollama_default(),)):
             if backend == "openai":
-                found[base] = await _openai_model(client, base, config.model, api_key)
+                found[base] = await _openai_model(client, base, config.model, api_key, config.timeout_s)
             else:
-                found[base] = await _ollama_model(client, base, config.model)
+                found[base] = await _ollama_model(client, base, config.model, config.timeout_s)
     served = set(found.values())
     if len(served) > 1:
         listed = "; ".join(f"{url}: {m.model_id} {m.digest or ''}".rstrip() for url, m in found.items())
@@ -73,10 +74,14 @@ def _ollama_default() -> str:
     return parse_ollama_host(os.environ.get("OLLAMA_HOST", ""))
 
 
-async def _get(client: httpx.AsyncClient, url: str, api_key: str | None) -> httpx.Response:
-    """GET ``url``; a server that cannot be reached is the user's to start or to point at (UsageError)."""
+async def _get(client: httpx.AsyncClient, url: str, api_key: str | None, deadline_s: float) -> Body:
+    """GET ``url`` through the one bounded reader (size, time, depth: ``_body``); a server that cannot be reached,
+    or whose answer breaks a bound (a 300 MB list, one dripped past --timeout), is the user's to fix (UsageError)."""
     try:
-        return await client.get(url)
+        return await request_whole(client, "GET", url, deadline_s=deadline_s)
+    except BodyProblem as exc:
+        raise UsageError(f"{_redact(exc.message, api_key)}: check the server at --base-url (is it the server you "
+                         "meant, and healthy?), then run again") from None
     except httpx.ConnectError as exc:
         raise UsageError(f"nothing answers at {url} ({_redact(str(exc), api_key) or 'connection refused'}): "
                          "start the server, or fix --base-url to where it listens") from None
@@ -92,30 +97,32 @@ def _redact(text: str, api_key: str | None) -> str:
     return text.replace(api_key, "***") if api_key else text
 
 
-def _json(response: httpx.Response) -> Any:
+def _json(response: Body) -> tuple[Any, str]:
+    """The answer's JSON, or None and why not (said in the error): depth and size are the reader's bounds."""
     try:
-        return response.json()
-    except ValueError:
-        return None
+        return response.json(), ""
+    except BodyProblem as exc:
+        return None, f" ({exc.message})"
 
 
-async def _openai_model(client: httpx.AsyncClient, base: str, model: str, api_key: str | None) -> ServedModel:
+async def _openai_model(client: httpx.AsyncClient, base: str, model: str, api_key: str | None,
+                        deadline_s: float) -> ServedModel:
     url = f"{base}/models"
-    response = await _get(client, url, api_key)
+    response = await _get(client, url, api_key, deadline_s)
     if response.status_code in (401, 403):
         raise UsageError(f"{url} refused the request (HTTP {response.status_code}): set --api-key-env to the "
                          "environment variable holding this server's API key")
     if response.status_code == 404:
-        raise UsageError(f"{url} is 404 Not Found: {await _missing_path_hint(client, base, api_key)}")
+        raise UsageError(f"{url} is 404 Not Found: {await _missing_path_hint(client, base, api_key, deadline_s)}")
     if response.status_code >= 400:
         raise UsageError(f"{url} answered HTTP {response.status_code} "
                          f"({_redact(response.text[:_SNIPPET], api_key)!r}): fix the server, or wait until it has "
                          "loaded its model, then run again")
-    body = _json(response)
+    body, why = _json(response)
     data = body.get("data") if isinstance(body, dict) else None
     if not isinstance(data, list):
-        raise UsageError(f"{url} did not answer with a model list (an OpenAI-compatible server lists "
-                         "{\"data\": [{\"id\": ...}]}): is --base-url an OpenAI-compatible server? "
+        raise UsageError(f"{url} did not answer with a model list{_redact(why, api_key)} (an OpenAI-compatible "
+                         "server lists {\"data\": [{\"id\": ...}]}): is --base-url an OpenAI-compatible server? "
                          "(for Ollama's own API use --backend ollama)")
     ids = [str(entry["id"]) for entry in data if isinstance(entry, dict) and entry.get("id") is not None]
     if model in ids:
@@ -124,12 +131,12 @@ async def _openai_model(client: httpx.AsyncClient, base: str, model: str, api_ke
                      f"{_pass_model(ids)}")
 
 
-async def _missing_path_hint(client: httpx.AsyncClient, base: str, api_key: str | None) -> str:
+async def _missing_path_hint(client: httpx.AsyncClient, base: str, api_key: str | None, deadline_s: float) -> str:
     """What a 404 on ``/models`` most likely means: a base URL without ``/v1``."""
     if not base.endswith("/v1"):
         try:
-            answer = await client.get(f"{base}/v1/models")
-        except httpx.HTTPError:
+            answer: Body | None = await request_whole(client, "GET", f"{base}/v1/models", deadline_s=deadline_s)
+        except (httpx.HTTPError, BodyProblem):
             answer = None
         if answer is not None and answer.status_code < 400:
             return f"the server answers under {base}/v1: pass --base-url {base}/v1"
@@ -148,21 +155,21 @@ def _pass_model(names: list[str]) -> str:
     return "pass --model with one of these (the result is labelled with it)"
 
 
-async def _ollama_model(client: httpx.AsyncClient, base: str, model: str) -> ServedModel:
+async def _ollama_model(client: httpx.AsyncClient, base: str, model: str, deadline_s: float) -> ServedModel:
     from forgegate.backends.ollama import normalise_model_name
 
     url = f"{base}/api/tags"
-    response = await _get(client, url, None)
+    response = await _get(client, url, None, deadline_s)
     if response.status_code == 404:
         raise UsageError(f"{url} is 404 Not Found: is --base-url an Ollama server? (an OpenAI-compatible "
                          "server, /v1 included, takes --backend openai)")
     if response.status_code >= 400:
         raise UsageError(f"{url} answered HTTP {response.status_code} ({response.text[:_SNIPPET]!r}): "
                          "fix the server, then run again")
-    body = _json(response)
+    body, why = _json(response)
     entries = body.get("models") if isinstance(body, dict) else None
     if not isinstance(entries, list):
-        raise UsageError(f"{url} did not answer with Ollama's model list: is --base-url an Ollama server?")
+        raise UsageError(f"{url} did not answer with Ollama's model list{why}: is --base-url an Ollama server?")
     wanted = normalise_model_name(model)
     names: list[str] = []
     for entry in entries:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import httpx
 
+from forgegate.backends._body import BodyProblem, request_whole
 from forgegate.backends._http import Redactor, get_checked, http_errors, join_url, make_client
 from forgegate.backends.base import BackendError
 from forgegate.backends.openai import read_api_key
@@ -32,10 +33,14 @@ def _client(api_key_env: str | None, idle_s: float) -> tuple[httpx.AsyncClient, 
 async def served_models(base_url: str, *, api_key_env: str | None = None, idle_s: float = 30.0) -> set[str]:
     """The model ids the server lists at ``/v1/models`` (a server that cannot be reached is a BackendError)."""
     client, redact = _client(api_key_env, idle_s)
+    url = join_url(base_url, "models")
     async with client:
-        response = await get_checked(client, join_url(base_url, "models"), redact)
-    data = response.json().get("data") if response.headers.get("content-type", "").startswith("application/json") \
-        else None
+        response = await get_checked(client, url, redact)
+    try:
+        body = response.json() if response.headers.get("content-type", "").startswith("application/json") else None
+    except BodyProblem as exc:
+        raise BackendError(redact(exc.message), transient=True) from None
+    data = body.get("data") if isinstance(body, dict) else None
     return {str(entry.get("id")) for entry in data or [] if isinstance(entry, dict)}
 
 
@@ -54,9 +59,12 @@ async def unload_lora_adapter(base_url: str, name: str, *, api_key_env: str | No
 async def _lora_call(base_url: str, route: str, body: dict[str, str], api_key_env: str | None, idle_s: float) -> None:
     url = join_url(base_url, route)
     client, redact = _client(api_key_env, idle_s)
-    async with client, http_errors(url, redact):
-        response = await client.post(url, json=body)
-        text = (await response.aread()).decode("utf-8", "replace")
+    try:
+        async with client, http_errors(url, redact):
+            response = await request_whole(client, "POST", url, json_body=body, deadline_s=idle_s)
+    except BodyProblem as exc:
+        raise BackendError(redact(exc.message), transient=True) from None
+    text = response.text
     if response.status_code < 400 or (route == "load_lora_adapter" and ALREADY_LOADED in text):
         return
     if response.status_code in (404, 405):

@@ -25,8 +25,8 @@ from forgegate.backends.managed import LaunchSpec, ManagedBackend
 from forgegate.backends.names import AdapterKind
 from forgegate.backends.served_sampling import ServedValue, merged, scalar
 from forgegate.backends.transformers_backend import weights_digest
-from forgegate.errors import UsageError
-from forgegate.jsonio import parse_json_strict
+from forgegate.errors import InputError, UsageError
+from forgegate.jsonio import parse_json_strict, read_text_or_input_error
 
 LORA_RANKS = (8, 16, 32, 64, 128, 256, 320, 512)
 """The LoRA ranks vLLM can be told to reserve (``--max-lora-rank``)."""
@@ -55,8 +55,8 @@ def lora_modules(config: BackendConfig) -> tuple[tuple[str, str], ...]:
 def adapter_rank(folder: str | Path) -> int:
     """The LoRA rank ``r`` an adapter folder declares (8, PEFT's default, when it does not say)."""
     try:
-        config = parse_json_strict((Path(folder) / "adapter_config.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        config = parse_json_strict(read_text_or_input_error(Path(folder) / "adapter_config.json"))
+    except (InputError, ValueError):
         return 8
     rank = config.get("r") if isinstance(config, dict) else None
     return int(rank) if isinstance(rank, int) else 8

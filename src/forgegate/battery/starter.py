@@ -12,6 +12,7 @@ from importlib.resources import files
 from pathlib import Path
 
 from forgegate.errors import UsageError
+from forgegate.jsonio import file_kind_problem
 
 STARTER_FILES: tuple[str, ...] = ("battery.jsonl", "gate.toml", "README.md")
 """What ``forgegate init`` writes, in this order."""
@@ -35,6 +36,11 @@ def write_starter(directory: Path, *, force: bool = False) -> list[Path]:
     if present and not force:
         raise UsageError(f"{', '.join(present)} already exist(s): init never overwrites your files; pass --force "
                          "to replace them, or give init another folder")
+    for target in targets:  # all checked before one is written: a refused init leaves the folder as it was
+        kind = file_kind_problem(target.stat().st_mode) if target.exists() else None
+        if kind is not None:
+            raise UsageError(f"{target} is {kind}, not a file: init replaces only regular files (even with --force); "
+                             "move it aside, or give init another folder")
     directory.mkdir(parents=True, exist_ok=True)
     for target in targets:
         shutil.copyfile(starter_source(target.name), target)

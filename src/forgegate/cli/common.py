@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
@@ -12,7 +13,7 @@ from forgegate.console import console, err_console
 if TYPE_CHECKING:
     from forgegate.core.verdict import Gate
 
-__all__ = ["console", "err_console", "exit_with", "quiet_default"]
+__all__ = ["console", "distinct_outputs", "err_console", "exit_with", "quiet_default"]
 
 
 def quiet_default() -> bool:
@@ -23,3 +24,23 @@ def quiet_default() -> bool:
 def exit_with(gate: Gate) -> None:
     """End the command with the contract's exit code for ``gate``."""
     raise typer.Exit(code=gate.exit_code)
+
+
+def distinct_outputs(**flags: Path | None) -> None:
+    """Refuse two output flags naming one file (``--json r.json --html r.json``): the second write would replace
+    the first, so a command that exits 0 would leave a result file that is not its result. Checked before
+    anything runs; flag names are given as keywords (``json=``, ``html=``, ``markdown=``)."""
+    import os
+
+    from forgegate.errors import UsageError
+
+    seen: dict[str, str] = {}
+    for name, path in flags.items():
+        if path is None:
+            continue
+        key = os.path.realpath(path)
+        flag = f"--{name.replace('_', '-')}"
+        if key in seen:
+            raise UsageError(f"{seen[key]} and {flag} both name {path}: each output needs its own file (the second "
+                             "write would replace the first); give them different paths")
+        seen[key] = flag

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from forgegate.cli.common import console, err_console, exit_with
+from forgegate.cli.common import console, distinct_outputs, err_console, exit_with
 from forgegate.cli.options import (
     HTML_OPTION,
     JSON_OPTION,
@@ -88,6 +88,7 @@ def _session_command(kind: SessionKind, title: str) -> Any:
 
         if kw["quiet"] and kw["verbose"]:
             raise UsageError("--quiet prints only the summary line and --verbose the full report: give one of them")
+        distinct_outputs(json=kw["json_out"], html=kw["html"], markdown=kw["markdown"])
         session = run_session(session_options(kind, kw, kw["battery"]))
         report_summary(session.summary)
         exit_with(finish(session.result, kw["json_out"], title, html=kw["html"], markdown=kw["markdown"],
@@ -117,6 +118,8 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         from forgegate.pipeline.format_followup import with_training_corpus
         from forgegate.pipeline.rescore import rescore_stored_run
+
+        distinct_outputs(json=json_out, html=html, markdown=markdown)
 
         result, regated = rescore_stored_run(run, store_dir=store, battery_path=battery,
                                              gate_config_path=gate_config, check_failure_modes=check_failure_modes)

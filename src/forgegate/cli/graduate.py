@@ -48,7 +48,7 @@ def register(app: typer.Typer) -> None:
         from forgegate.core.modes import FailureMode
         from forgegate.core.verdict import Gate
         from forgegate.jsonio import read_bytes_or_input_error, write_json_atomic
-        from forgegate.lineage import decide_graduation
+        from forgegate.lineage import decide_graduation, read_lineage
         from forgegate.lineage.graduation import check_live_battery
         from forgegate.lineage.marks import BatteryMark, append_mark
         from forgegate.pipeline.eval_session import run_session
@@ -57,6 +57,7 @@ def register(app: typer.Typer) -> None:
         live_path = kw["live_battery"] or bundled_live_test_path()
         live_sha = hashlib.sha256(read_bytes_or_input_error(live_path)).hexdigest()
         check_live_battery(live_sha, kw["declare_live_battery"])  # before anything runs: exit 2, not a verdict
+        read_lineage(kw["lineage"], missing_ok=True)  # a device, a pipe or a bad record: exit 2 before generating
         # GLOSS v2: "Before graduation ... --check-failure-modes": always, whatever the flags say
         battery_session = run_session(session_options("eval", {**kw, "check_failure_modes": True}, kw["battery"]))
         report_summary(battery_session.summary)

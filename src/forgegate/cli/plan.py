@@ -65,16 +65,24 @@ def check(
     store: Path | None = _STORE,
 ) -> None:
     """Validate the plan and its files; say whether it is locked and whether its run has started."""
-    from forgegate.pipeline.confirmatory import check_confirmatory
+    from forgegate.cli.common import exit_with
+    from forgegate.pipeline.plan_audit import AuditLockRefusedError, lockable
     from forgegate.pipeline.plan_store import plan_run_state
     from forgegate.plan import RULE_DOES_NOT_MOVE, check_adapters, check_inputs, load_plan, read_lock
+    from forgegate.plan.inputs import read_inputs
     from forgegate.plan.lock import current_lock
 
     loaded = load_plan(plan)
     inputs = check_inputs(loaded)
     check_adapters(loaded)
-    check_confirmatory(loaded)  # refused at the line of the field at fault (issue 36)
-    now = current_lock(loaded)
+    audited: dict[str, bytes] = {}
+    try:  # every refusal of `plan lock`, so that check never says valid where lock refuses (issue 46)
+        lockable(loaded, audited, plan)
+    except AuditLockRefusedError as refused:
+        console.print(f"NOT LOCKABLE: {refused.message}", markup=False, soft_wrap=True)
+        exit_with(refused.gate)
+        return
+    now = current_lock(loaded, read_inputs(loaded, audited))  # read as lock reads them: the one bounded reader
     locked = read_lock(plan)
     state = plan_run_state(loaded, store)
     p = loaded.plan

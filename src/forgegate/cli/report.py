@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from forgegate.cli.common import console
+from forgegate.cli.common import console, distinct_outputs
 from forgegate.errors import UsageError
 
 
@@ -30,6 +30,7 @@ def report(
 
     if html is None and markdown is None:
         raise UsageError("nothing to write: give --html OUT.html and/or --markdown OUT.md")
+    distinct_outputs(html=html, markdown=markdown)
     loaded = load_report_input(source, store=store, battery=battery, gate_config=gate_config)
     typed = renderable(loaded.result, loaded.source)
     write_reports(typed, html, markdown, created=loaded.created)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from forgegate.cli.common import console, exit_with, quiet_default
+from forgegate.cli.common import console, distinct_outputs, exit_with, quiet_default
 from forgegate.cli.options import HTML_OPTION, MARKDOWN_OPTION, NO_WAIT_HELP
 
 
@@ -28,6 +28,7 @@ def run(
     from forgegate.report import write_reports
     from forgegate.report.plan_terminal import print_plan_result
 
+    distinct_outputs(json=json_out, html=html, markdown=markdown)
     generations = generate_plan(plan, store_dir=store, concurrency=concurrency, quiet=quiet or quiet_default(),
                                 wait=not no_wait)
     result = score_plan(generations).model()  # the typed result: printed, rendered, and dumped as the JSON

@@ -101,7 +101,8 @@ def register(app: typer.Typer) -> None:
     def review(
         run: str = typer.Argument(..., help="Run id, unique prefix, or .sqlite path."),
         item: str | None = typer.Argument(None, help="Item to decide; omit to list what is pending."),
-        passed: bool | None = typer.Option(None, "--pass/--fail", help="The reviewer's decision."),
+        pass_: bool = typer.Option(False, "--pass", help="The reviewer's decision: the answer passes."),
+        fail: bool = typer.Option(False, "--fail", help="The reviewer's decision: the answer fails."),
         reviewer: str | None = typer.Option(None, help="Who decided (required with a decision)."),
         note: str | None = typer.Option(None, help="Why."),
         store: Path | None = typer.Option(None, help="Run store directory."),
@@ -109,6 +110,9 @@ def register(app: typer.Typer) -> None:
         from forgegate.pipeline.review import provenance, record_review, review_states
         from forgegate.store import find_run
 
+        if pass_ and fail:  # one flag pair would let the last one win silently: a decision nobody made
+            raise UsageError("--pass and --fail were both given: a review records one decision; pass one of them")
+        passed = True if pass_ else False if fail else None
         path = find_run(run, store)
         if item is None:
             states = review_states(path)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from forgegate.cli.common import console, exit_with
+from forgegate.cli.common import console, distinct_outputs, exit_with
 from forgegate.cli.options import HTML_OPTION, MARKDOWN_OPTION
 from forgegate.core.experiments import EXPERIMENT_NAMES
 from forgegate.core.limits import RNG_SEED_MAX
@@ -49,6 +49,7 @@ def metrics(
     from forgegate.report.semantic_terminal import render_metrics
     from forgegate.semantic import Roles
 
+    distinct_outputs(json=json_out, html=html, markdown=markdown)
     result = semantic_metrics(samples, relevance, Roles(reference, contracted, recovery), aggregates=aggregates,
                               seed=seed, exploratory=exploratory, experiment=experiment, primary=primary,
                               json_out=json_out, store=store, cost_arms=cost_arms)

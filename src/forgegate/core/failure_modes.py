@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from forgegate.core.modes import FailureMode
 from forgegate.errors import InputError
+from forgegate.jsonio import read_text_or_input_error
 
 Scope = Literal["item", "run", "corpus"]
 REQUIRED_MODES: tuple[str, ...] = tuple(FailureMode)
@@ -74,8 +75,8 @@ def _default_path() -> Path:
 def parse_failure_modes(path: Path) -> dict[str, FailureModeSpec]:
     """Read and validate a failure-modes file (InputError naming the field on any problem)."""
     try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raw = tomllib.loads(read_text_or_input_error(path, what="failure modes file"))
+    except tomllib.TOMLDecodeError as exc:
         raise InputError(path, f"cannot read failure modes: {exc}") from exc
     modes = raw.get("modes")
     if isinstance(modes, dict):

@@ -1,4 +1,9 @@
-"""Numeric rules that several layers check: each written once here and imported where it is used."""
+"""Numeric rules that several layers check: each written once here and imported where it is used.
+
+The bounds on files a user gives (``MAX_USER_FILE_BYTES``, ``MAX_CORPUS_FILE_BYTES``) and on JSON nesting
+(``MAX_JSON_DEPTH``) live beside the one file reader, ``forgegate.jsonio``: it sits below ``core`` in the layers, so
+it cannot import from here, and importing it here would load pydantic with every flag's default (issue 34).
+"""
 
 from __future__ import annotations
 
@@ -15,6 +20,16 @@ DEFAULT_TIMEOUT_S = 600.0
 """The whole-request deadline of a server backend: connect to last byte, however the bytes trickle."""
 DEFAULT_IDLE_S = 120.0
 """The longest silence on a connection (no byte at all, the wait for the first included) before it is stalled."""
+MAX_SERVER_BODY_BYTES = 16 * 1024 * 1024
+"""The most bytes forgegate reads of one whole answer from a server (a model list, a non-streamed answer, a
+tokenizer's reply): 16 MiB. The largest honest one is a non-streamed answer at ``MAX_TOKENS_LIMIT`` tokens
+with one logprob entry each (about 200 bytes a token, 6.5 MiB); a larger body is a server gone wrong, refused
+before it is held (a 300 MB model list took 1.1 GB of memory)."""
+MAX_STREAM_LINE_BYTES = 8 * 1024 * 1024
+"""The longest single line of a streamed answer (one NDJSON object, one SSE line): a line carries one chunk of
+the answer, so a line longer than this is a server that never sends its newline, not a chunk."""
+MAX_ERROR_BODY_BYTES = 64 * 1024
+"""How much of an error answer's body (HTTP 4xx / 5xx) is read: enough for any message; only a snippet is shown."""
 WATCH_INTERVAL_S = 30.0
 """How often ``forgegate watch`` looks for new checkpoints: a checkpoint takes far longer to train than
 this, and a look is a directory listing."""

@@ -6,8 +6,8 @@ Compared as strings, ``ana`` and ``ana`` with a zero-width space, ``ａｎａ`` 
 Unicode NFKC (fullwidth and compatibility forms become plain letters), format characters removed (zero-width
 spaces and joiners, bidi marks, the byte-order mark), case folded, whitespace collapsed, and each letter of
 another script that looks like a Latin one read as that Latin letter. ``name_problem`` refuses what cannot be
-compared safely: a name that is empty after that, or one that mixes scripts (Latin with Cyrillic or Greek
-letters), which is how a look-alike is made.
+compared safely: a name that is empty after that, or one that mixes scripts (Latin with Cyrillic, Greek,
+Armenian, Cherokee or any other letters, beyond the mixes CJK names use), which is how a look-alike is made.
 """
 
 from __future__ import annotations
@@ -21,13 +21,22 @@ _LOOKALIKE = str.maketrans({
     # Greek
     "α": "a", "β": "b", "ε": "e", "η": "n", "ι": "i", "κ": "k", "ν": "v", "ο": "o", "ρ": "p", "τ": "t", "υ": "u",
     "χ": "x", "ζ": "z", "μ": "u",
+    # Armenian
+    "օ": "o", "ս": "u", "հ": "h", "ո": "n", "ց": "g", "զ": "q",
     # Latin letters that case folding keeps apart from the ones they are read as (Turkish dotless i: "ı".upper()
     # is "I", whose fold is "i")
     "ı": "i",
 })
-"""Letters of Cyrillic and Greek that a reader takes for Latin ones (a subset of Unicode's confusables that
-covers every lower-case look-alike of a Latin letter in those two scripts)."""
-_CONFUSABLE_SCRIPTS = frozenset({"LATIN", "CYRILLIC", "GREEK"})
+"""Letters of Cyrillic, Greek and Armenian that a reader takes for Latin ones (a subset of Unicode's confusables
+that covers every lower-case look-alike of a Latin letter in Cyrillic and Greek, and Armenian's common ones): a
+name written wholly in one of those scripts reads as the Latin name it looks like."""
+_SCRIPTLESS = frozenset({"MODIFIER"})
+"""Letters used with any script (the Hawaiian okina of ``Hawaiʻi`` is a modifier letter): not a script of their own."""
+_NAME_MIXES = (frozenset({"LATIN", "CJK", "HIRAGANA", "KATAKANA", "KATAKANA-HIRAGANA"}),
+               frozenset({"LATIN", "CJK", "BOPOMOFO"}), frozenset({"LATIN", "CJK", "HANGUL"}))
+"""The mixes of scripts one name may hold (Unicode UTS #39's "highly restrictive" profile: Japanese, Chinese and
+Korean names write Latin and their own scripts together). Any other mix, Latin with Cyrillic, Greek, Armenian,
+Cherokee or Lisu letters among them, is how a look-alike is made, whatever the script (issue 46)."""
 
 
 def _script(char: str) -> str | None:
@@ -52,13 +61,13 @@ def name_key(name: str) -> str:
 
 
 def name_problem(name: str, who: str = "a name") -> str | None:
-    """Why ``name`` cannot name a person here, or None: empty once invisible characters are removed, or a mix of
-    Latin, Cyrillic and Greek letters (a look-alike of another name)."""
+    """Why ``name`` cannot name a person here, or None: empty once invisible characters are removed, or letters of
+    more than one script beyond the mixes of :data:`_NAME_MIXES` (a look-alike of another name)."""
     folded = _folded(name)
     if not folded:
         return f"{who} is empty once spaces and invisible (zero-width, format) characters are removed"
-    scripts = {s for s in map(_script, folded) if s in _CONFUSABLE_SCRIPTS}
-    if len(scripts) > 1:
+    scripts = {s for s in map(_script, folded) if s is not None and s not in _SCRIPTLESS}
+    if len(scripts) > 1 and not any(scripts <= mix for mix in _NAME_MIXES):
         return (f"{who} {name!r} mixes {' and '.join(sorted(s.title() for s in scripts))} letters, which look alike: "
                 "write it in one script")
     return None

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from forgegate.core.verdict import Gate
 from forgegate.errors import StoreError
+from forgegate.jsonio import read_bytes_or_input_error
 from forgegate.store import RunStore, list_runs
 
 MARKS_FILE = "battery-marks.jsonl"
@@ -49,7 +50,8 @@ def marks_for(store_dir: Path, battery_sha256: str) -> list[BatteryMark]:
     if not path.is_file():
         return []
     found = []
-    for line in path.read_text(encoding="utf-8-sig", errors="replace").splitlines():  # a BOM is no mark's
+    text = read_bytes_or_input_error(path, what="battery marks file").decode("utf-8", "replace")
+    for line in text.split("\n"):
         try:
             mark = BatteryMark.model_validate_json(line)
         except ValidationError:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from forgegate.errors import InputError
-from forgegate.jsonio import decode_utf8_or_input_error, read_text_or_input_error
+from forgegate.jsonio import MAX_CORPUS_FILE_BYTES, decode_utf8_or_input_error, read_text_or_input_error
 
 _GUTENBERG_MARKER = re.compile(r"^\s*\*\*\* ?(START|END) OF (THE|THIS) PROJECT GUTENBERG.*$",
                                re.MULTILINE | re.IGNORECASE)
@@ -39,7 +39,7 @@ def strip_gutenberg(text: str) -> tuple[str, bool]:
 def read_text(path: Path, *, strip: bool = True) -> LoadedText:
     """Read ``path`` as UTF-8; with ``strip`` a Gutenberg header/footer is cut (and the cut is reported)."""
     path = Path(path)
-    return text_of(path, read_text_or_input_error(path, bom=True), strip=strip)
+    return text_of(path, read_text_or_input_error(path, what="text file", limit=MAX_CORPUS_FILE_BYTES), strip=strip)
 
 
 def text_from_bytes(path: Path, raw: bytes, *, strip: bool = True) -> LoadedText:

@@ -149,10 +149,10 @@ def leak_audit(source: Path, renamed: list[Path], pairs: list[Path], *, seed: in
     import hashlib
 
     from forgegate.audit import run_leak_audit
-    from forgegate.jsonio import read_bytes_or_input_error
+    from forgegate.jsonio import MAX_CORPUS_FILE_BYTES, read_bytes_or_input_error
 
     # each pairs file read once: the bytes audited are the bytes whose sha256 the result names (issue 34, item 6)
-    read = {path: read_bytes_or_input_error(path, what="pairs file") for path in pairs}
+    read = {path: read_bytes_or_input_error(path, what="pairs file", limit=MAX_CORPUS_FILE_BYTES) for path in pairs}
     report = run_leak_audit(source, renamed, pairs, seed=seed, rename_map=rename_map, planted=planted, glob=glob,
                             pair_bytes=read)
     digests = {str(path): hashlib.sha256(raw).hexdigest() for path, raw in read.items()}

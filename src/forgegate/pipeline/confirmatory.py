@@ -17,7 +17,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from forgegate.core.experiments import EXPERIMENT_NAMES, RECURRENCE_ENDPOINT, primary_endpoint
-from forgegate.jsonio import parse_json_strict
+from forgegate.errors import InputError
+from forgegate.jsonio import parse_json_strict, read_text_or_input_error
 from forgegate.plan import LoadedPlan, SemanticParams
 from forgegate.semantic.bootstrap import N_RESAMPLES, BootstrapSettings
 from forgegate.semantic.codebook import Codebook, load_codebook
@@ -255,11 +256,12 @@ def _order(loaded: LoadedPlan, params: SemanticParams, contents: Mapping[str, by
         where = (*WHERE, "order", "confirmed", experiment)
         try:
             raw = _read(contents, path)
-            text = loaded.resolve(path).read_text(encoding="utf-8") if raw is None else raw.decode("utf-8")
+            text = (read_text_or_input_error(loaded.resolve(path), what="confirmatory result") if raw is None
+                    else raw.decode("utf-8"))
             result = parse_json_strict(text)
             metrics = result["semantic"]["metrics"]
             mode, named = metrics["mode"], metrics["experiment"]
-        except (OSError, ValueError, KeyError, TypeError) as exc:
+        except (InputError, OSError, ValueError, KeyError, TypeError) as exc:
             raise loaded.error(where, f"{path} is not a forgegate run --json result with a semantic table ({exc})",
                                hint="name the --json result of the earlier experiment's confirmatory run") from None
         if named != experiment or mode != "confirmatory" or result.get("gate") in ("INVALID", "INCOMPLETE"):

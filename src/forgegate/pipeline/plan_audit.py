@@ -19,7 +19,13 @@ from forgegate.core.audit_finding import AuditFinding
 from forgegate.core.verdict import Gate, Reason
 from forgegate.errors import InputError
 from forgegate.gate.audit import audit_verdict, lock_audit_reason
-from forgegate.jsonio import decode_utf8_or_input_error, read_bytes_or_input_error
+from forgegate.jsonio import (
+    MAX_CORPUS_FILE_BYTES,
+    JsonProblem,
+    decode_utf8_or_input_error,
+    parse_json_strict,
+    read_bytes_or_input_error,
+)
 from forgegate.pipeline.audits import leak_result
 from forgegate.pipeline.confirmatory import check_confirmatory
 from forgegate.pipeline.fixture_audit import audited_pairs, check_fixture_audit, require_no_pairs_fixture
@@ -28,7 +34,6 @@ from forgegate.plan.load import LoadedPlan, load_plan
 from forgegate.plan.lock import LockRefusedError, PlanLock, lock_plan
 from forgegate.plan.preflight import LeakAudit
 from forgegate.results.audit import LeakAuditResult
-from forgegate.semantic.sheet_reader import read_bounded_bytes
 
 RAN_AT_LOCK = "ran at lock"
 
@@ -61,20 +66,20 @@ def _from_file(loaded: LoadedPlan, audit: LeakAudit) -> _Audited:
         raise loaded.error(where, f"file not found: {audit.result} (resolved to {path})",
                            hint="write it with forgegate audit leak ... --json FILE, or name the audit's inputs")
     try:  # read once: the bytes parsed are the bytes hashed (here and in the lock)
-        raw = read_bounded_bytes(path, what="leak audit result")
+        raw = read_bytes_or_input_error(path, what="leak audit result")
         text = decode_utf8_or_input_error(path, raw, bom=True)
     except InputError as exc:  # a device, a FIFO, a folder, over the size limit, not UTF-8: said at the plan's line
         raise loaded.error(where, f"{audit.result} (resolved to {path}): {exc.message}",
                            hint="write it with forgegate audit leak ... --json FILE") from None
     try:
-        payload = json.loads(text)
+        payload = parse_json_strict(text)  # a repeated key or a result nested 100,000 deep: refused
         kind = payload.get("kind") if isinstance(payload, dict) else None
         if kind != "leak_audit":
             raise loaded.error(where, f"{audit.result} is not a forgegate audit leak --json result (its kind is "
                                f"{kind!r}, not 'leak_audit')",
                                hint="write it with forgegate audit leak ... --json FILE")
         result = LeakAuditResult.model_validate(payload)
-    except (json.JSONDecodeError, UnicodeDecodeError, ValidationError) as exc:
+    except (json.JSONDecodeError, JsonProblem, UnicodeDecodeError, ValidationError) as exc:
         if isinstance(exc, ValidationError):
             first = exc.errors()[0]
             why = f"field '{'.'.join(str(p) for p in first['loc']) or '(top)'}': {first['msg']}"
@@ -111,7 +116,8 @@ def _run(loaded: LoadedPlan, audit: LeakAudit) -> _Audited:
     from forgegate.audit import run_leak_audit
 
     assert audit.source is not None
-    pairs = {written: read_bytes_or_input_error(loaded.resolve(written)) for written in audit.pairs}  # read once
+    pairs = {written: read_bytes_or_input_error(loaded.resolve(written), what="pairs file",  # read once
+                                                limit=MAX_CORPUS_FILE_BYTES) for written in audit.pairs}
     report = run_leak_audit(loaded.resolve(audit.source), [loaded.resolve(p) for p in audit.renamed],
                             [loaded.resolve(p) for p in audit.pairs], seed=audit.seed,
                             rename_map=loaded.resolve(audit.map) if audit.map is not None else None,
@@ -145,20 +151,29 @@ def leak_audit_on_record(loaded: LoadedPlan, read: dict[str, bytes] | None = Non
     return record, reason
 
 
-def lock_with_audit(plan_path: Path | str, *, run_has_generations: bool = False,
-                    stored_plan_hash: str | None = None) -> tuple[PlanLock, Reason | None]:
-    """``forgegate plan lock``: the plan's leak audit judged first (refused unless PASS), then the lock with it."""
-    loaded = load_plan(plan_path)
+def lockable(loaded: LoadedPlan, audited: dict[str, bytes], plan_path: Path | str | None = None
+             ) -> tuple[dict[str, str], Reason] | None:
+    """Every refusal ``plan lock`` makes before it writes, in one place, so that ``plan check`` says the same:
+    the quality declarations, the confirmatory footing, the pairs fixture without its audit, and the leak audit's
+    verdict (AuditLockRefusedError unless PASS). Returns the audit's record and reason (None without one);
+    ``audited`` gets the bytes the audit read."""
     check_declarations_at_lock(loaded)  # Q_task / Q_fact against the fixture's tasks, before anything freezes
     check_confirmatory(loaded)  # a confirmatory plan on exploratory footing does not lock (issue 36)
-    audited: dict[str, bytes] = {}
     on_record = leak_audit_on_record(loaded, audited)
     if on_record is None:
         require_no_pairs_fixture(loaded)  # a fixture drawn from pairs locks only with their audit
     if on_record is not None and on_record[1].outcome is not Gate.PASS:
         reason = on_record[1]
-        raise AuditLockRefusedError(f"plan {plan_path} is not locked: {reason.rule}: {reason.outcome.value}: "
-                                    f"{reason.detail}", reason.outcome)
+        raise AuditLockRefusedError(f"plan {plan_path or loaded.path} is not locked: {reason.rule}: "
+                                    f"{reason.outcome.value}: {reason.detail}", reason.outcome)
+    return on_record
+
+
+def lock_with_audit(plan_path: Path | str, *, run_has_generations: bool = False,
+                    stored_plan_hash: str | None = None) -> tuple[PlanLock, Reason | None]:
+    """``forgegate plan lock``: the plan's leak audit judged first (refused unless PASS), then the lock with it."""
+    audited: dict[str, bytes] = {}
+    on_record = lockable(load_plan(plan_path), audited, plan_path)
     lock = lock_plan(plan_path, run_has_generations=run_has_generations, stored_plan_hash=stored_plan_hash,
                      leak_audit=on_record[0] if on_record is not None else None, read_already=audited)
     return lock, on_record[1] if on_record is not None else None

@@ -23,14 +23,21 @@ from forgegate.checks.quality import QUALITY_SCORERS
 from forgegate.core.quality import QUALITY_MEASURES, QualityMeasure
 from forgegate.core.records import Completion
 from forgegate.errors import InputError, UsageError
-from forgegate.jsonio import iter_jsonl_lines, validation_to_input_error, write_json_atomic
+from forgegate.jsonio import (
+    iter_jsonl_lines,
+    parse_json_strict,
+    read_bytes_or_input_error,
+    read_text_or_input_error,
+    validation_to_input_error,
+    write_json_atomic,
+)
 from forgegate.metrics.generations import Generation
 from forgegate.plan import LoadedPlan
 from forgegate.plan.quality import QualityDeclaration
 from forgegate.semantic.bootstrap import BootstrapSettings
 from forgegate.semantic.quality import QualityRequest, quality_table
 from forgegate.semantic.recurrence import answer_digest
-from forgegate.semantic.sheet_reader import one_row_per_key, read_bounded_bytes, read_bounded_text
+from forgegate.semantic.sheet_reader import one_row_per_key
 from forgegate.userfile import UserFileModel
 
 Json = dict[str, Any]
@@ -131,7 +138,7 @@ def review_rows(path: Path, raw: bytes | None = None) -> dict[str, ReviewRow]:
     """The rows of a filled review sheet by their ``row`` id, through the one sheet reader's rule (one row per key,
     both lines named; bounded; UTF-8); each row strictly typed, so ``score: true`` or ``"1"`` is refused at its
     line, not read as 1. ``raw``: the sheet's bytes when the caller read (and hashed) them."""
-    raw = read_bounded_bytes(path, what="review sheet") if raw is None else raw
+    raw = read_bytes_or_input_error(path, what="review sheet") if raw is None else raw
     parsed: list[tuple[int, str, ReviewRow]] = []
     scores: dict[str, str] = {}
     for number, obj in iter_jsonl_lines(path, raw):
@@ -157,8 +164,9 @@ class _ReadSheet:
 
 def _read_sheet(loaded: LoadedPlan, out_dir: Path, sheet: str) -> _ReadSheet:
     path, key_file = loaded.resolve(sheet), key_path(out_dir, sheet)
-    raw = read_bounded_bytes(path, what="review sheet") if path.is_file() else None
-    key = json.loads(read_bounded_text(key_file, what="review key"))["rows"] if key_file.is_file() else None
+    raw = read_bytes_or_input_error(path, what="review sheet") if path.is_file() else None
+    key = (parse_json_strict(read_text_or_input_error(key_file, what="review key"))["rows"] if key_file.is_file()
+           else None)
     rows = review_rows(path, raw) if raw is not None and key is not None else {}
     return _ReadSheet(raw, key, rows)
 

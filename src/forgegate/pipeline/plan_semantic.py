@@ -24,6 +24,7 @@ from forgegate.gate.semantic import (
     semantic_unscored,
     with_quality_guardrails,
 )
+from forgegate.jsonio import parse_json_strict, read_text_or_input_error
 from forgegate.pipeline.plan_checks import SemanticInputs, semantic_inputs
 from forgegate.pipeline.plan_cost import condition_cost
 from forgegate.pipeline.plan_fixture import fixture_items
@@ -132,7 +133,8 @@ def _frozen_assignments(samples: list[TextSample], inputs: SemanticInputs, out_d
         closer = getattr(judge, "close", None)
         if callable(closer):
             closer()
-    report = json.loads((out_dir / "assignment_report.json").read_text(encoding="utf-8"))
+    report = parse_json_strict(read_text_or_input_error(out_dir / "assignment_report.json",
+                                                        what="assignment report"))
     info = {"mode": "frozen: samples mapped to frozen IDs or UNMAPPED, no new IDs", "frozen": True,
             "path": str(book_path), "content_hash": book.content_hash, "frozen_at": book.frozen_at,
             "judge": book.rule.judge, "clusters": {t: len(b.clusters) for t, b in book.tasks.items()},

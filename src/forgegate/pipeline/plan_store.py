@@ -7,6 +7,7 @@ and is refused rather than quietly starting a fresh one.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,9 +15,20 @@ from pathlib import Path
 from forgegate.plan import LoadedPlan, load_plan
 from forgegate.store import RunStore, run_path
 
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.\-]+")
+
 
 def plan_run_id(plan_name: str) -> str:
-    return "plan-" + re.sub(r"[^A-Za-z0-9_.\-]+", "_", plan_name)
+    """The run id (and file name) of the plan named ``plan_name``: one id per name.
+
+    A name of file-name-safe characters is its own id (``plan-hemingway-v2``). Any other character is replaced by
+    ``_`` for the file system, and the id then ends in 8 hex digits of the name's sha256, so that two plans whose
+    names differ only in punctuation (``a b`` and ``a/b``, both ``a_b``) never share a run store (issue 46).
+    """
+    safe = _UNSAFE.sub("_", plan_name)
+    if safe == plan_name:
+        return "plan-" + plan_name
+    return f"plan-{safe}-{hashlib.sha256(plan_name.encode('utf-8')).hexdigest()[:8]}"
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from forgegate.backends.adapters import adapter_base_problem, adapter_problem
+from forgegate.jsonio import MAX_CORPUS_FILE_BYTES, read_bytes_or_input_error
 from forgegate.plan.load import LoadedPlan
 
 BUNDLED_GLOSS = "gloss-v2"
@@ -109,7 +110,9 @@ def read_inputs(loaded: LoadedPlan, already: Mapping[str, bytes] | None = None) 
     run then reads (a second read could see a file changed in between). ``already``: inputs the caller read
     before (the leak audit at ``plan lock``): their bytes are the ones hashed, and they are not read again."""
     done = already or {}
-    return {item.written: done[item.written] if item.written in done else item.path.read_bytes()
+    return {item.written: done[item.written] if item.written in done
+            else read_bytes_or_input_error(item.path, what="plan input", hint="fix the path in the plan",
+                                           limit=MAX_CORPUS_FILE_BYTES)
             for item in check_inputs(loaded)}
 
 

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from forgegate.core.version import __version__
 from forgegate.errors import ForgegateError, InputError
-from forgegate.jsonio import JsonProblem, parse_json_strict, write_json_atomic
+from forgegate.jsonio import JsonProblem, parse_json_strict, read_text_or_input_error, write_json_atomic
 from forgegate.plan.inputs import input_digests, read_inputs
 from forgegate.plan.load import LoadedPlan, load_plan
 
@@ -116,11 +116,11 @@ def plan_hash(plan_path: Path | str) -> str:
 
 def read_lock(plan_path: Path | str) -> PlanLock | None:
     path = lock_path(plan_path)
-    try:
-        payload = parse_json_strict(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    if not path.exists() and not path.is_symlink():
         return None
-    except (json.JSONDecodeError, UnicodeDecodeError, JsonProblem) as exc:
+    try:
+        payload = parse_json_strict(read_text_or_input_error(path, what="lock file", bom=False))
+    except (json.JSONDecodeError, JsonProblem) as exc:
         raise InputError(path, f"lock file is not valid JSON: {exc}",
                          hint="do not edit a lock by hand; re-lock before the first generation") from None
     if not isinstance(payload, dict) or payload.get("format") != LOCK_FORMAT:

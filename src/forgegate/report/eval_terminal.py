@@ -20,6 +20,7 @@ from forgegate.report.samples_section import (
 )
 from forgegate.report.sampling_text import sampling_line
 from forgegate.results.eval import EvalBody, EvalResult, StopDistributionResult
+from forgegate.textsafe import visible
 
 _WIDTH = 13
 
@@ -41,7 +42,7 @@ def print_eval(result: EvalBody, console: Console, *, title: str = GLOSS_V2_TITL
     console.print("Reasons:")
     for reason in result.reasons:
         if reason.outcome is not Gate.PASS or gate is Gate.PASS or is_control_rule(reason.rule):
-            console.print(f"  [{reason.outcome.value}] {reason.rule}: {escape(reason.detail)}")
+            console.print(f"  [{reason.outcome.value}] {escape(visible(reason.rule))}: {escape(reason.detail)}")
     if failure_report and (result.failed_categories or gate is not Gate.PASS):
         print_failure_report(result, console)
 
@@ -51,14 +52,15 @@ def print_scores(result: EvalBody, console: Console, *, title: str = GLOSS_V2_TI
     failure modes (with the battery, gate config and token sources the numbers rest on). ``short``: the
     provenance on one line (the battery's file name, hashes cut; the JSON has them whole)."""
     battery, config = result.battery, result.gate_config
-    title = titled(title, config.gloss_v2, str(config.name))
+    gate_name = escape(visible(str(config.name)))  # the user's words, as model text is: markup and ESC shown, not run
+    title = titled(title, config.gloss_v2, gate_name)
     model = model_shown(str(result.model))  # a path by its file name; the JSON keeps it whole
     served = (f", served as {escape(model_shown(result.served_model))}"
               if result.served_model is not None and result.served_model != result.model else "")
     if short:
         console.print(f"{title} — Model: {escape(model)}  ({result.backend}{served})")
         console.print(f"run {result.run_id}; battery {escape(Path(battery.path).name)} ({battery.items} items, "
-                      f"{battery.sha256[:8]}…); gate {config.name}; "
+                      f"{battery.sha256[:8]}…); gate {gate_name}; "
                       f"{escape(sampling_line(result.sampling, short=True))}")
     else:
         console.print(f"{title} — Model: {escape(model)}  (backend {result.backend}{served}, "
@@ -68,7 +70,7 @@ def print_scores(result: EvalBody, console: Console, *, title: str = GLOSS_V2_TI
             if given is not None and model_shown(given) != given:
                 console.print(f"{name} path {escape(given)}", soft_wrap=True)
         console.print(f"battery {escape(battery.path)} sha256 {battery.sha256[:16]}… "
-                      f"({battery.items} items); gate config {config.name}")
+                      f"({battery.items} items); gate config {gate_name}")
         if result.model_digest:
             console.print(f"model digest {result.model_digest}")
         console.print(escape(sampling_line(result.sampling)), soft_wrap=True)
@@ -81,7 +83,8 @@ def print_scores(result: EvalBody, console: Console, *, title: str = GLOSS_V2_TI
     for name, cat in result.categories.items():
         missing = f"  ({cat.missing} unanswered)" if cat.missing else ""
         over = category_over_samples(result, name)
-        console.print(f"  {name + ':':<{_WIDTH}} {_score(cat.score)}  [{cat.gate.colour}][{cat.gate.value}][/]"
+        label = escape(visible(name)) + ":"
+        console.print(f"  {label:<{_WIDTH}} {_score(cat.score)}  [{cat.gate.colour}][{cat.gate.value}][/]"
                       f"  {cat.passed}/{cat.n}{missing}{'  ' + over if over else ''}")
     live = isinstance(result, EvalResult) and result.live
     over = sigma_over_samples(result)

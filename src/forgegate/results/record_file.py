@@ -19,12 +19,11 @@ from typing import TypeVar
 from pydantic import BaseModel, ValidationError
 
 from forgegate.errors import InputError
-from forgegate.jsonio import JsonProblem, parse_json_strict, validation_to_input_error
+from forgegate.jsonio import JsonProblem, parse_json_strict, read_bytes_or_input_error, validation_to_input_error
 from forgegate.results.base import SCHEMA_VERSION
 from forgegate.results.legacy import REGENERATE
 
 M = TypeVar("M", bound=BaseModel)
-UTF8_BOM = b"\xef\xbb\xbf"
 
 
 @dataclass(frozen=True)
@@ -49,8 +48,10 @@ def read_record_lines(path: Path, parse: Callable[[dict[str, object], Path, int]
     file and line, never skipped or read past. ``FileNotFoundError`` is the caller's to word (what creates the
     file differs).
     """
-    raw = Path(path).read_bytes()
-    raw = raw[len(UTF8_BOM):] if raw.startswith(UTF8_BOM) else raw
+    if not os.path.lexists(path):
+        raise FileNotFoundError(path)
+    raw = read_bytes_or_input_error(Path(path), what="record file",
+                                    hint="pass the JSONL file forgegate appends its records to")
     segments = raw.split(b"\n")
     terminated = raw.endswith(b"\n")
     if terminated:

@@ -38,11 +38,10 @@ JUDGE_SEED = 0
 def refuse_legacy_cache(path: Path) -> None:
     """A JSONL judge cache written by an older forgegate is refused by name (it is not a run store), with what
     to do, instead of being reported as a damaged database."""
-    try:
-        with path.open("rb") as handle:
-            head = handle.read(16)
-    except (FileNotFoundError, IsADirectoryError):
+    if not path.is_file():  # absent, a folder, a pipe: the run store's own check words it (a FIFO is never opened)
         return
+    with path.open("rb") as handle:
+        head = handle.read(16)
     if head.lstrip()[:1] == b"{":
         raise InputError(path, "is a JSONL judge cache from an older forgegate; --judge-cache is now the run store "
                                "(SQLite) of the judge's requests",

@@ -19,9 +19,10 @@ from typing import Any
 import numpy as np
 
 from forgegate.errors import InputError
+from forgegate.jsonio import read_bytes_or_input_error
 from forgegate.semantic.agreement import cohens_kappa
 from forgegate.semantic.bootstrap import BootstrapSettings, intervals, resample_units, unit_means
-from forgegate.semantic.sheet_reader import read_bounded_bytes, read_keyed_sheet
+from forgegate.semantic.sheet_reader import read_keyed_sheet
 from forgegate.semantic.sheets import VALIDATION_COLUMNS
 
 KEY_COLUMNS = ("row", "clusters", "clustering_same")
@@ -61,7 +62,7 @@ def score_validation(sheet: Path, key: Path, settings: BootstrapSettings,
                 raise InputError(key, f"cluster {unknown[0]!r} is not in the plan's frozen codebook", line=line,
                                  field="clusters", hint="score the key written with this codebook's sheets")
         verdicts[row_id] = (row["clusters"], LABELS[row["clustering_same"]])
-    sheet_raw = read_bounded_bytes(sheet, what="sheet") if sheet_raw is None else sheet_raw
+    sheet_raw = read_bytes_or_input_error(sheet, what="sheet") if sheet_raw is None else sheet_raw
     filled = read_keyed_sheet(sheet, VALIDATION_COLUMNS, "row", label="same_meaning", raw=sheet_raw)
     for row_id, (line, row) in filled.rows.items():
         if row_id not in verdicts:

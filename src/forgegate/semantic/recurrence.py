@@ -22,7 +22,7 @@ from numpy.typing import NDArray
 
 from forgegate.core.experiments import RECURRENCE_ENDPOINT
 from forgegate.errors import InputError
-from forgegate.jsonio import write_bytes_atomic
+from forgegate.jsonio import read_bytes_or_input_error, write_bytes_atomic
 from forgegate.semantic.bootstrap import (
     TWO_LEVEL_UNIT,
     BootstrapSettings,
@@ -114,7 +114,8 @@ def score_recurrence(filled: Path, key: Path, structural: str, style_control: st
     labels, blank, rows = _labels(filled, key)
     out: dict[str, Any] = {"experiment": "E4_R_META", "endpoint": RECURRENCE_ENDPOINT, "structural": structural,
                            "style_control": style_control, "sheet": str(filled),
-                           "sheet_sha256": hashlib.sha256(filled.read_bytes()).hexdigest(), "key": str(key),
+                           "sheet_sha256": hashlib.sha256(read_bytes_or_input_error(filled, what="sheet")).hexdigest(),
+                           "key": str(key),
                            "rows": rows, "unlabelled_rows": blank, "complete": not blank,
                            "bootstrap": settings.record() | {"library": two_level_library(),
                                                              "unit": TWO_LEVEL_UNIT}}

@@ -25,11 +25,15 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationErro
 
 from forgegate.core.names import same_person
 from forgegate.errors import InputError, UsageError
-from forgegate.jsonio import iter_jsonl_lines, validation_to_input_error, write_bytes_atomic
+from forgegate.jsonio import (
+    iter_jsonl_lines,
+    read_bytes_or_input_error,
+    validation_to_input_error,
+    write_bytes_atomic,
+)
 from forgegate.semantic.agreement import cohens_kappa
 from forgegate.semantic.input_rows import UNMAPPED, read_relevance
 from forgegate.semantic.relevance import Annotation, author_problem, read_labels
-from forgegate.semantic.sheet_reader import read_bounded_bytes
 
 RECORD_FORMAT = "forgegate-adjudicated-relevance/1"
 """The ``format`` of line 1 of an adjudicated relevance record (a bare R(c) file has no header line)."""
@@ -182,7 +186,8 @@ def _check_agreement(path: Path, header: RecordHeader, rows: list[RecordRow]) ->
 def read_record(path: Path, raw: bytes | None = None) -> RelevanceRecord:
     """Load and check an adjudicated relevance record (errors at file:line:field); from ``raw`` when the caller
     holds the file's bytes."""
-    lines = list(iter_jsonl_lines(path, read_bounded_bytes(path, what="relevance record") if raw is None else raw))
+    raw = read_bytes_or_input_error(path, what="relevance record") if raw is None else raw
+    lines = list(iter_jsonl_lines(path, raw))
     if not lines:
         raise InputError(path, "empty relevance record", hint=f"write it with {ADJUDICATE_COMMAND}")
     number, obj = lines[0]
@@ -199,7 +204,8 @@ def read_record(path: Path, raw: bytes | None = None) -> RelevanceRecord:
 def is_record(path: Path, raw: bytes | None = None) -> bool:
     """True when line 1 of ``path`` (or of ``raw``, its bytes) is a record header (has ``format``); a bare R(c)
     file's rows have none."""
-    for _, obj in iter_jsonl_lines(path, read_bounded_bytes(path, what="relevance file") if raw is None else raw):
+    raw = read_bytes_or_input_error(path, what="relevance file") if raw is None else raw
+    for _, obj in iter_jsonl_lines(path, raw):
         return "format" in obj
     return False
 
@@ -207,7 +213,7 @@ def is_record(path: Path, raw: bytes | None = None) -> bool:
 def load_relevance(path: Path, raw: bytes | None = None) -> RelevanceInput:
     """A record (checked, with provenance) or a bare ``{cluster, relevant}`` file (labels only). ``raw``: the
     file's bytes as the caller read (and hashed) them; without it the file is read once here."""
-    raw = read_bounded_bytes(path, what="relevance file") if raw is None else raw
+    raw = read_bytes_or_input_error(path, what="relevance file") if raw is None else raw
     if is_record(path, raw):
         record = read_record(path, raw)
         return RelevanceInput(record.labels, record)
@@ -224,7 +230,8 @@ def record_lines(first: Annotation, second: Annotation, final: dict[str, int], r
     a, b = read_labels(first.path), read_labels(second.path)
     header = {"format": RECORD_FORMAT, "codebook_hash": codebook_hash, "plan_author": report["author"],
               "annotators": [{"name": ann.annotator, "sheet": str(ann.path),
-                              "sheet_sha256": hashlib.sha256(ann.path.read_bytes()).hexdigest()}
+                              "sheet_sha256": hashlib.sha256(
+                                  read_bytes_or_input_error(ann.path, what="sheet")).hexdigest()}
                              for ann in (first, second)],
               "adjudicator": adjudicator.strip(), "adjudicated_at": now.isoformat(timespec="seconds"),
               "clusters": report["clusters"], "observed_agreement": report["observed_agreement"],

@@ -5,64 +5,25 @@ whose rows are known by a key (``row``, ``cluster``). A score counts each key on
 count one label twice (rows 1-5 twice and 6-10 never labelled read "10 of 10 labelled"), and a key given
 twice with different labels would let the last row win silently. So a repeated key is refused with both
 line numbers, whether the two rows agree or not, and "N of M labelled" is counted over the keys the sheet
-must cover (``coverage``), never over rows. A sheet is read whole, so its size is bounded first
-(``MAX_SHEET_BYTES``) and a device, FIFO or folder is refused as such: ``/dev/zero`` is not a sheet.
+must cover (``coverage``), never over rows. A sheet is read whole by the one reader of user files
+(``forgegate.jsonio.read_bytes_or_input_error``): its size is bounded first and a device, FIFO or folder is
+refused as such: ``/dev/zero`` is not a sheet.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-import os
-import stat
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
 from forgegate.errors import InputError
-from forgegate.jsonio import decode_utf8_or_input_error
+from forgegate.jsonio import decode_utf8_or_input_error, read_text_or_input_error
 from forgegate.textsafe import original_cell
 
-MAX_SHEET_BYTES = 64 * 1024 * 1024
-"""The largest sheet or record a reader takes (64 MiB): a T_GPT sheet of 10,000 answers of 2,000 characters is
-about 20 MiB, so a larger file is a wrong path, not a sheet; it is refused before it is read into memory."""
-
 V = TypeVar("V")
-
-
-def read_bounded_bytes(path: Path, *, what: str = "sheet", limit: int = MAX_SHEET_BYTES) -> bytes:
-    """The bytes of a regular file of at most ``limit`` bytes; anything else is an InputError that says what it is.
-
-    The file is opened once and read up to ``limit + 1`` bytes, so a file that grows while it is read, or a
-    device that reports size 0, can never make the reader hold more than the limit.
-    """
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except FileNotFoundError:
-        raise InputError(path, f"{what} not found", hint="check the path") from None
-    except IsADirectoryError:
-        raise InputError(path, f"is a folder, not a {what}", hint=f"pass the {what} file") from None
-    except OSError as exc:
-        raise InputError(path, f"cannot open the {what}: {exc.strerror}", hint="check the path") from None
-    with os.fdopen(fd, "rb") as handle:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            kind = ("a folder" if stat.S_ISDIR(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
-                    else "a pipe (FIFO)" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
-                    else "not a regular file")
-            raise InputError(path, f"is {kind}, not a {what} file", hint=f"pass the {what} file itself")
-        raw = handle.read(limit + 1)
-    if len(raw) > limit:
-        raise InputError(path, f"the {what} is larger than {limit // (1024 * 1024)} MiB: not a {what} forgegate "
-                         "wrote", hint=f"pass the {what} file itself (forgegate reads at most {limit} bytes)")
-    return raw
-
-
-def read_bounded_text(path: Path, *, what: str = "sheet", limit: int = MAX_SHEET_BYTES) -> str:
-    """``read_bounded_bytes`` decoded as UTF-8 (a leading byte-order mark dropped, as spreadsheets write one);
-    invalid UTF-8 is an InputError at its line."""
-    return decode_utf8_or_input_error(path, read_bounded_bytes(path, what=what, limit=limit), bom=True)
 
 
 def one_row_per_key(path: Path | str, field: str, entries: Iterable[tuple[int, str, V]], *,
@@ -112,7 +73,7 @@ def read_keyed_sheet(path: Path, need: tuple[str, ...], key: str, *, label: str 
     fills (named in a conflicting duplicate's message). A column named twice, a row with more cells than the
     header, a missing column, a repeated key, non-UTF-8 and a file over the size limit are InputErrors at their
     line. ``raw``: the file's bytes when the caller read (and hashed) them; the file is then not read."""
-    text = (read_bounded_text(path, what=what) if raw is None
+    text = (read_text_or_input_error(path, what=what) if raw is None
             else decode_utf8_or_input_error(path, raw, bom=True))
     reader = csv.reader(io.StringIO(text, newline=""))
     try:

@@ -16,9 +16,8 @@ from pathlib import Path
 import numpy as np
 
 from forgegate.errors import InputError
-from forgegate.jsonio import write_bytes_atomic
+from forgegate.jsonio import read_text_or_input_error, write_bytes_atomic
 from forgegate.semantic.codebook import Codebook
-from forgegate.semantic.sheet_reader import read_bounded_text
 from forgegate.textsafe import original_cell, spreadsheet_cell
 
 VALIDATION_COLUMNS = ("row", "task", "question", "answer_1", "answer_2", "same_meaning")
@@ -86,7 +85,7 @@ def read_sheet(path: Path) -> tuple[list[str], list[dict[str, str]]]:
     """The header and rows of an exported sheet, blank or filled, each cell's original text (``original_cell``),
     read within the size limit (``sheet_reader.read_bounded_text``). Readers that count labels use
     ``sheet_reader.read_keyed_sheet`` (one row per key); this one copies a sheet as it is."""
-    reader = csv.DictReader(io.StringIO(read_bounded_text(path, what="sheet"), newline=""))
+    reader = csv.DictReader(io.StringIO(read_text_or_input_error(path, what="sheet"), newline=""))
     rows = [{k: original_cell(v) if isinstance(v, str) else v for k, v in row.items()} for row in reader]
     if not reader.fieldnames:
         raise InputError(path, "empty sheet: no header line", line=1)

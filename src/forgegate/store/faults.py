@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from forgegate.errors import StoreError
+from forgegate.jsonio import file_kind_problem
 
 # Primary SQLite result codes (https://www.sqlite.org/rescode.html): the low byte of an extended code.
 SQLITE_PERM, SQLITE_BUSY, SQLITE_LOCKED, SQLITE_READONLY = 3, 5, 6, 8
@@ -117,7 +118,17 @@ def ensure_folder(directory: Path, what: str) -> None:
 
 
 def check_run_file(path: Path) -> None:
-    """A run's file must be a file: a folder in its place is refused before SQLite tries to open it."""
+    """A run's file must be a regular file: a folder, a pipe (FIFO), a device or a socket in its place is refused
+    before SQLite tries to open it (SQLite's open of a FIFO waits for a writer forever, deaf to Ctrl-C)."""
     if path.is_dir():
         raise StoreError(path, "is a folder, but a run file (SQLite) belongs there",
                          "move the folder aside, or give --store another folder")
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:  # absent (created later) or a dangling link: SQLite says so in its own words
+        return
+    kind = file_kind_problem(mode)
+    if kind is not None:
+        raise StoreError(path, f"is {kind}, but a run file (SQLite) belongs there",
+                         "move it aside (a run store holds only forgegate's .sqlite files), or give --store another "
+                         "folder")

@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from forgegate.jsonio import JsonProblem, parse_json_strict
+from forgegate.errors import InputError
+from forgegate.jsonio import JsonProblem, parse_json_strict, read_text_or_input_error
 
 CHECKPOINT_PREFIX = "checkpoint"
 """transformers' ``PREFIX_CHECKPOINT_DIR`` (not imported from there: that would load transformers)."""
@@ -124,11 +125,11 @@ def inspect_checkpoint(checkpoint: Checkpoint) -> Ready | Waiting:
 
 def read_state(path: Path) -> dict[str, object] | str:
     """The trainer state as a dict, or why it cannot be read yet (absent, or still being written)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    if not path.exists():
         return f"no {TRAINER_STATE} yet (the Trainer writes it last)"
-    except (OSError, UnicodeDecodeError) as exc:
+    try:
+        text = read_text_or_input_error(path, what=TRAINER_STATE)
+    except InputError as exc:
         return f"{TRAINER_STATE} cannot be read yet ({exc})"
     try:
         state = parse_json_strict(text)
@@ -157,8 +158,9 @@ def _weight_files(folder: Path, singles: tuple[str, ...], indexes: tuple[str, ..
         index = folder / name
         if index.is_file():
             try:
-                shards = sorted(set(parse_json_strict(index.read_text(encoding="utf-8"))["weight_map"].values()))
-            except (OSError, ValueError, KeyError, TypeError, AttributeError):
+                shards = sorted(set(parse_json_strict(read_text_or_input_error(index, what=name))["weight_map"]
+                                    .values()))
+            except (InputError, ValueError, KeyError, TypeError, AttributeError):
                 return [], f"{name} is still being written (not yet a whole weight index)"
             missing = [shard for shard in shards if not (folder / shard).is_file()]
             if missing:
