@@ -34,12 +34,11 @@ from forgegate.backends._http import (
     cut_to_cap,
     floor_source,
     get_checked,
-    http_errors,
     iter_ndjson,
     join_url,
     load_object,
     make_client,
-    raise_for_status,
+    post_whole,
     stream_at,
     typed,
 )
@@ -160,14 +159,8 @@ class OllamaBackend:
 
     async def served_sampling(self) -> dict[str, ServedValue]:
         """The model's own parameters (its Modelfile's), from ``/api/show``; Ollama's defaults apply to the rest."""
-        url = join_url(self._pool.urls[0], "/api/show")
-        async with http_errors(url, self._redact):
-            response = await self._client.post(url, json={"model": self.model})
-            await raise_for_status(response, self._redact)
-        try:
-            answer = load_object(response.text)
-        except BackendError:
-            raise BackendError(f"{url} did not return a JSON object", transient=False) from None
+        answer, _, _ = await post_whole(self._client, self._pool.urls[0], "/api/show", {"model": self.model},
+                                        self._redact, self.config.timeout_s)
         parameters = answer.get("parameters")
         values = parse_ollama_parameters(parameters) if isinstance(parameters, str) else {}
         return merged("ollama /api/show parameters", values,

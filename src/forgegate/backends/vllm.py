@@ -12,7 +12,6 @@ spreads requests over them as a ``--base-url`` list does.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import shutil
 import signal
@@ -154,7 +153,7 @@ class VllmBackend(ManagedBackend):
         config = Path(self.config.model or "").expanduser() / "generation_config.json"
         values: dict[str, ServedValue] = {}
         if config.is_file():
-            raw = json.loads(config.read_text(encoding="utf-8"))
+            raw = parse_json_strict(read_text_or_input_error(config, what="the model's generation_config.json"))
             values = {k: scalar(v) for k, v in raw.items()
                       if k in ("temperature", "top_p", "top_k", "min_p", "repetition_penalty", "do_sample")}
         return merged("vLLM defaults (the model's generation_config.json)", values,

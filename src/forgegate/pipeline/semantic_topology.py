@@ -21,6 +21,7 @@ from forgegate.core.records import StoredResponse
 from forgegate.core.verdict import Verdict
 from forgegate.errors import InputError
 from forgegate.gate.semantic import topology_budget_unknown, topology_missing
+from forgegate.jsonio import read_bytes_or_input_error
 from forgegate.plan import LoadedPlan, SemanticParams
 from forgegate.plan.lock import LockedPlan, seal_input
 from forgegate.semantic.pools import AggregateInput
@@ -67,7 +68,8 @@ def topology_inputs(loaded: LoadedPlan, params: SemanticParams, grouped: dict[st
         return TopologyInputs({}, None, f"{path} not found: write one row per task, pool (arm) and aggregate "
                                         f"{{task, pool, aggregate, clusters{cost}}} from this run's pools "
                                         "(the assignments beside the run store), then re-run (nothing is regenerated)")
-    raw = path.read_bytes()  # read once: the bytes sealed are the bytes scored
+    # read once: the bytes sealed are the bytes scored
+    raw = read_bytes_or_input_error(path, what="E3's aggregate-coverage file")
     digest = hashlib.sha256(raw).hexdigest()
     if locked is not None:
         seal_input(locked, declared.aggregates, raw, "E3's aggregate-coverage file, [instruments.semantic.aggregation]")
