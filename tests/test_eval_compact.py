@@ -213,3 +213,14 @@ def test_a_model_given_by_path_is_named_by_its_file_name_in_the_header_and_whole
         verbose_facts = [f"gate config {result['gate_config']['name']}", f"{gguf}"]
         for fact in facts[:3] + (facts[3:] if out is proc.stdout else verbose_facts):
             assert any(fact in line for line in head), (fact, head)
+
+
+def test_lines_break_between_facts_and_at_spaces_only() -> None:
+    from forgegate.report.lines import packed, wrapped
+
+    assert packed(["run eval-0123456789ab; ", "battery b.jsonl (9 items); ", "gate my-gate"], 40) == [
+        "run eval-0123456789ab;", "battery b.jsonl (9 items); gate my-gate"]
+    assert packed(["Model: ", "x" * 50], 20) == ["Model:", "x" * 50]  # a fact wider than the line runs long
+    assert wrapped("walls: LX-Z-01, LX-LIVE-GEN-03 (RUNAWAY_LOOP)", 36) == [
+        "walls: LX-Z-01,", "    LX-LIVE-GEN-03 (RUNAWAY_LOOP)"]  # an id keeps its hyphens and its bracket
+    assert wrapped("x " + "y" * 40, 30) == ["x " + "y" * 28, "    " + "y" * 12]  # cut only when it must

@@ -40,7 +40,8 @@ def print_eval(result: EvalBody, console: Console, *, title: str = GLOSS_V2_TITL
         print_stop_distribution(result.stop_distribution, console)
     width = max(40, console.width)
     if result.format_followup:
-        print_whole(f"Follow-up (EVAL_FALSE_NEGATIVE): {result.format_followup.finding}", console, width)
+        console.print(f"Follow-up (EVAL_FALSE_NEGATIVE): {escape(result.format_followup.finding)}",
+                      soft_wrap=True)  # one line: the command it names is never wrapped inside
     console.print("Reasons:")
     for reason in result.reasons:
         if reason.outcome is not Gate.PASS or gate is Gate.PASS or is_control_rule(reason.rule):

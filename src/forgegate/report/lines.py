@@ -34,10 +34,17 @@ def wrapped(text: str, width: int, *, indent: str = "", hanging: str = "    ") -
     """``text`` whole in lines of at most ``width`` columns: the first line starts with ``indent``, the others
     with ``hanging``; broken at spaces only (an id such as ``LX-Z-01`` is never split at its hyphens, nor parted
     from the bracket after it; a word wider than the line is cut across lines, never dropped)."""
+    width = max(len(hanging) + 10, width)
     glued = text.replace(" (", _GLUE + "(")  # "LX-Z-04 (RUNAWAY_LOOP)": a bracket stays with the word before it
-    lines = textwrap.wrap(glued, max(len(hanging) + 10, width), initial_indent=indent, subsequent_indent=hanging,
-                          break_long_words=True, break_on_hyphens=False)
-    return [line.replace(_GLUE, " ") for line in lines] or [indent.rstrip()]
+    lines = [line.replace(_GLUE, " ") for line in _wrap(glued, width, indent, hanging, cut=False)]
+    if any(len(line) > width for line in lines):  # a word and its bracket wider than a line: part them after all
+        lines = _wrap(text, width, indent, hanging, cut=True)
+    return lines or [indent.rstrip()]
+
+
+def _wrap(text: str, width: int, indent: str, hanging: str, *, cut: bool) -> list[str]:
+    return textwrap.wrap(text, width, initial_indent=indent, subsequent_indent=hanging, break_long_words=cut,
+                         break_on_hyphens=False)
 
 
 _GLUE = "\u00a0"
