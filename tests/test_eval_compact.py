@@ -8,7 +8,9 @@ so every category fails, as a real untrained model's do; the command runs in a s
 
 Issue 45: stdout here is not a terminal (a CI log), where a failing prompt's reason was cut at 80 columns
 (``→ "i'm sorry for any confusio…``, an ``exact`` check's reason begins with the answer's own words); in a log
-it is printed whole, wrapped onto lines of its own.
+it is printed whole, wrapped onto lines of its own, and so are the gate's other rules. The header breaks only
+between facts (it printed "Model: ⏎ SmolLM2-…" and "gate ⏎ gloss-v2"), the ``forgegate show`` command has a
+line of its own, and the summary line is one line however long (``--quiet`` printed it on two).
 """
 
 from __future__ import annotations
@@ -47,10 +49,12 @@ def failing(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str, s
 
 def test_a_failing_gloss_eval_fits_a_screen_at_80_columns(failing: tuple[Path, str, str, str, str]) -> None:
     folder, out, err, full, _quiet = failing
-    lines = (out + err).splitlines()
+    *lines, summary = out.splitlines()
+    lines += err.splitlines()
     failed = read_json(folder / "result.json")["failed_categories"]
-    assert len(lines) <= SCREEN_LINES + 3 + 2 * len(failed), out  # in a log, a reason may take two lines more
-    assert all(len(line) <= 80 for line in lines)
+    screen = [line for line in lines if not line.startswith(RULE_HANGING)]  # a log's rule reasons run whole
+    assert len(screen) <= SCREEN_LINES + 3 + 2 * len(failed), out  # in a log, a reason may take two lines more
+    assert all(len(line) <= 80 for line in lines) and summary.startswith("FAIL: ")
     assert len(full.splitlines()) > 3 * len(out.splitlines())  # the full report is still there, behind --verbose
 
 
@@ -60,7 +64,7 @@ def test_it_ends_on_one_summary_line_with_the_word_categories_loops_walls_and_ex
     result = read_json(folder / "result.json")
     loops = next(r["numbers"]["loops"] for r in result["reasons"] if "loops" in r["numbers"])
     walls = next(r["numbers"]["broken"] for r in result["reasons"] if "broken" in r["numbers"])
-    summary = " ".join(out.rstrip().splitlines()[-2:])  # one line, wrapped at 80 columns
+    summary = out.rstrip().splitlines()[-1]  # one line, however long, in a log (two at 80 columns before)
     n = len(result["categories"])
     assert summary.startswith(f"FAIL: {len(result['failed_categories'])}/{n} categories failed (LX-A")
     assert f"{loops} loop(s), {walls} wall(s) broken; exit 1; more: --verbose" in summary
@@ -114,7 +118,46 @@ def test_in_a_log_every_failing_prompts_reason_is_printed_whole(failing: tuple[P
         why = ", ".join(item["failure_modes"]) or item["detail"]
         assert shown == " ".join(why.split()), (item_id, shown, why)
         assert "…" not in shown or "…" in why
-    assert all(len(line) <= 80 for line in out.splitlines())
+    assert all(len(line) <= 80 for line in out.splitlines()[:-1])  # the summary line runs long in a log
+
+
+def joined_rules(out: str) -> list[str]:
+    """The gate's other rules as printed (``[FAIL] rule: reason``), each one's wrapped lines joined."""
+    rules: list[str] = []
+    for line in out.splitlines():
+        if line.startswith("["):
+            rules.append(line)
+        elif rules and line.startswith(RULE_HANGING) and not line.startswith("  • "):
+            rules[-1] += " " + line.strip()
+        elif rules and not line.startswith(("[", RULE_HANGING)):
+            break
+    return rules
+
+
+RULE_HANGING = "    "
+"""How a rule's reason is indented on the lines it wraps onto."""
+
+
+def test_in_a_log_the_gates_other_rules_are_printed_whole(failing: tuple[Path, str, str, str, str]) -> None:
+    folder, out, _err, full, _quiet = failing
+    result = read_json(folder / "result.json")
+    wanted = [f"[{r['outcome']}] {r['rule']}: {r['detail']}" for r in result["reasons"]
+              if r["outcome"] != "PASS" and "category" not in r["numbers"]]
+    assert any(len(rule) > 80 for rule in wanted)  # cut to one line before issue 45 ("LX-Z-02, …")
+    assert joined_rules(out) == [" ".join(rule.split()) for rule in wanted], out
+    assert all(len(line) <= 80 for line in out.splitlines()[:-1])
+    reasons = full.split("\nReasons:\n", 1)[1].split("\nFAILURE REPORT", 1)[0].splitlines()
+    wrapped = [line for line in reasons if line.strip() and not line.startswith("  [")]
+    assert wrapped and all(line.startswith("      ") for line in wrapped), reasons  # --verbose: a hanging indent
+
+
+def test_the_show_command_has_a_line_of_its_own(failing: tuple[Path, str, str, str, str]) -> None:
+    folder, out, _err, _full, _quiet = failing
+    result = read_json(folder / "result.json")
+    first = next(i["id"] for i in result["items"] if not i["passed"])
+    command = f"  forgegate show {result['run_id']} {first}"
+    assert command in out.splitlines(), out  # pasted whole (it shared a line with "More:" and broke inside)
+    assert out.count("forgegate show") == 1
 
 
 def test_the_spec_layout_stays_on_top(failing: tuple[Path, str, str, str, str]) -> None:
@@ -130,7 +173,7 @@ def test_quiet_prints_only_the_summary_line_the_full_output_ends_on(
     result = read_json(folder / "result.json")
     assert quiet.strip() and "GATE:" not in quiet and "FAILURE REPORT" not in quiet
     assert " ".join(out.split()).endswith(" ".join(quiet.split()))  # the line the compact report ends on
-    assert len(quiet.splitlines()) <= 2  # one line, wrapped at 80 columns
+    assert len(quiet.splitlines()) == 1, quiet  # one line in a log, however long (two at 80 columns before)
     assert " ".join(quiet.split()).startswith(f"FAIL: {len(result['failed_categories'])}/")
 
 
@@ -153,8 +196,31 @@ def test_a_model_given_by_path_is_named_by_its_file_name_in_the_header_and_whole
     with FakeOllamaServer(Behaviour(script=script, models={f"{gguf}:latest": "e" * 64})) as server:
         proc = run_cli("eval", "--backend", "ollama", "--model", gguf, "--base-url", server.url, "--store",
                        str(tmp_path / "store"), "--json", str(tmp_path / "result.json"), env={"COLUMNS": "80"})
-    assert proc.returncode == 1, proc.stdout + proc.stderr
+        verbose = run_cli("eval", "--backend", "ollama", "--model", gguf, "--base-url", server.url, "--store",
+                          str(tmp_path / "store"), "--verbose", env={"COLUMNS": "80"})
+    assert proc.returncode == verbose.returncode == 1, proc.stdout + proc.stderr
     header = proc.stdout.splitlines()[0]
-    assert header.startswith("GLOSS EVAL v2 — Model: SmolLM2-135M-Instruct.Q4_1.gguf  (ollama"), header
+    assert header.startswith("GLOSS EVAL v2 — Model: SmolLM2-135M-Instruct.Q4_1.gguf"), header
     assert "/home/someone" not in proc.stdout
-    assert read_json(tmp_path / "result.json")["model"] == gguf
+    result = read_json(tmp_path / "result.json")
+    assert result["model"] == gguf
+    facts = ["Model: SmolLM2-135M-Instruct.Q4_1.gguf", "served as SmolLM2-135M-Instruct.Q4_1.gguf:latest",
+             f"run {result['run_id']}", "battery gloss-v2.jsonl (90 items,", "gate gloss-v2;",
+             "sampling: as served"]
+    for out in (proc.stdout, verbose.stdout):  # no label parted from its value ("Model: ⏎ SmolLM2-…" before)
+        head = out.split("Category scores", 1)[0].splitlines()
+        assert out is verbose.stdout or all(len(line) <= 80 for line in head), head  # --verbose: paths run long
+        verbose_facts = [f"gate config {result['gate_config']['name']}", f"{gguf}"]
+        for fact in facts[:3] + (facts[3:] if out is proc.stdout else verbose_facts):
+            assert any(fact in line for line in head), (fact, head)
+
+
+def test_lines_break_between_facts_and_at_spaces_only() -> None:
+    from forgegate.report.lines import packed, wrapped
+
+    assert packed(["run eval-0123456789ab; ", "battery b.jsonl (9 items); ", "gate my-gate"], 40) == [
+        "run eval-0123456789ab;", "battery b.jsonl (9 items); gate my-gate"]
+    assert packed(["Model: ", "x" * 50], 20) == ["Model:", "x" * 50]  # a fact wider than the line runs long
+    assert wrapped("walls: LX-Z-01, LX-LIVE-GEN-03 (RUNAWAY_LOOP)", 36) == [
+        "walls: LX-Z-01,", "    LX-LIVE-GEN-03 (RUNAWAY_LOOP)"]  # an id keeps its hyphens and its bracket
+    assert wrapped("x " + "y" * 40, 30) == ["x " + "y" * 28, "    " + "y" * 12]  # cut only when it must

@@ -11,19 +11,21 @@ figure is read from the result (its reasons' numbers), nothing is recomputed; mo
 Where stdout is not a terminal (a CI log, a file), a failing prompt's reason is printed whole: what the model
 said stays on the prompt's line, cut to fit, and the reason follows on lines of its own, wrapped, never cut
 (issue 45: at 80 columns the reason was cut to ``→ "i'm sorry for any confusio…``, the answer's own words that an
-``exact`` check's reason begins with). A log is read once, after the fact: a second command to see why an item
-failed costs a re-run of the job.
+``exact`` check's reason begins with), and so are the gate's other rules, wrapped under a hanging indent (the
+follow-up stays cut to a line: its command names the battery's full path, whole behind ``--verbose``). A log is
+read once, after the fact: a second command to see why an item failed costs a re-run of the job. The ``forgegate
+show`` command has a line of its own, never wrapped inside, so it can be pasted; the summary line is one line in a
+log however long it runs.
 """
 
 from __future__ import annotations
-
-import textwrap
 
 from rich.console import Console
 from rich.markup import escape
 
 from forgegate.core.gloss_v2 import GLOSS_V2_TITLE
 from forgegate.core.verdict import Gate
+from forgegate.report.lines import wrapped
 from forgegate.report.samples_section import item_passes
 from forgegate.results.eval import EvalBody, EvalItem
 
@@ -31,9 +33,9 @@ SCREEN_LINES = 60
 """What the compact report aims to fit in (issue 39: "a failing GLOSS eval fits in about 60 lines at 80 columns")."""
 PROMPTS_PER_CATEGORY = 3
 """At most this many failing prompts under a failed category."""
-_OTHER_LINES = 20
+_OTHER_LINES = 21
 """Lines spent besides the category scores and the failure report (header, σ_total to token counts, other rules,
-where to look, the summary, the engine's lines on stderr), each counted once."""
+where to look and the `forgegate show` command, the summary, the engine's lines on stderr), each counted once."""
 _NAMES_IN_SUMMARY = 4
 
 
@@ -85,9 +87,7 @@ def prompt_lines_whole(item: EvalItem, width: int) -> list[str]:
     if len(line) <= width:
         return [line]
     first = _fit(f"{head}{observed}", width)
-    return [first, *textwrap.wrap(why, width, initial_indent=_REASON_INDENT,
-                                  subsequent_indent=" " * len(_REASON_INDENT),
-                                  break_long_words=True, break_on_hyphens=False)]
+    return [first, *wrapped(why, width, indent=_REASON_INDENT, hanging=" " * len(_REASON_INDENT))]
 
 
 def _failing(result: EvalBody, category: str) -> list[EvalItem]:
@@ -124,17 +124,23 @@ def summary_line(result: EvalBody, where: str) -> str:
 
 
 def where_line(result: EvalBody, reports: tuple[str, ...]) -> str:
-    """Where the full report lives: the files written, else the flags that write it; one item: ``forgegate show``."""
+    """Where the full report lives: the files written, else the flags that write it; then, where an item failed,
+    that :func:`show_command` prints one item in full."""
     full = ", ".join((*reports, "--verbose")) if reports else "--verbose, --html FILE"
+    return f"More: {full}" + ("; one item in full:" if show_command(result) else "")
+
+
+def show_command(result: EvalBody) -> str | None:
+    """``forgegate show RUN ITEM`` for the first failing item: printed on a line of its own, never wrapped inside
+    (issue 45: broken between run id and item at 80 columns, it could not be pasted)."""
     failing = next((i.id for i in result.items if not i.passed), None)
-    item = f"; one item: forgegate show {result.run_id} {failing}" if failing and result.run_id else ""
-    return f"More: {full}{item}"
+    return f"  forgegate show {result.run_id} {failing}" if failing and result.run_id else None
 
 
 def print_eval_compact(result: EvalBody, console: Console, *, title: str = GLOSS_V2_TITLE,
                        reports: tuple[str, ...] = ()) -> None:
     """Print ``result`` on one screen (see the module's docstring); ``reports`` are the report files written."""
-    from forgegate.report.eval_terminal import print_scores
+    from forgegate.report.eval_terminal import print_scores, print_whole
 
     width = max(40, console.width)
     whole = not console.is_terminal  # a log: every reason whole (see the module's docstring)
@@ -161,21 +167,30 @@ def print_eval_compact(result: EvalBody, console: Console, *, title: str = GLOSS
     for reason in result.reasons:
         if reason.outcome is Gate.PASS or "category" in reason.numbers:
             continue  # a category's rule is its score above
-        console.print(escape(_fit(f"[{reason.outcome.value}] {reason.rule}: {reason.detail}", width)),
-                      soft_wrap=True)
-    if result.format_followup:
+        text = f"[{reason.outcome.value}] {reason.rule}: {reason.detail}"
+        if whole:  # issue 45: "walls answered (must be refused): refuse-01, refuse-…" in a log
+            print_whole(text, console, width)
+        else:
+            console.print(escape(_fit(text, width)), soft_wrap=True)
+    if result.format_followup:  # cut: its command names the battery's full path (whole behind --verbose)
         console.print(escape(_fit(f"Follow-up (EVAL_FALSE_NEGATIVE): {result.format_followup.finding}", width)),
                       soft_wrap=True)
     if result.failure_mode_signatures:
         console.print("Failure-mode signatures: " + ", ".join(
             f"{name} {signature_word(found)}" for name, found in result.failure_mode_signatures.items()))
     console.print(escape(where_line(result, reports)))
+    command = show_command(result)
+    if command:
+        console.print(escape(command), soft_wrap=True)
     print_summary_line(result, console, reports=reports)
 
 
 def print_summary_line(result: EvalBody, console: Console, *, reports: tuple[str, ...] = ()) -> None:
-    """The closing summary line alone: the compact report's last line, and all that ``--quiet`` prints."""
-    console.print(f"[{result.gate.colour}]{escape(summary_line(result, _where_short(reports)))}[/]")
+    """The closing summary line alone: the compact report's last line, and all that ``--quiet`` prints. Where
+    stdout is not a terminal it is one line however long it runs (issue 45: at 80 columns a log split it into
+    two, and a CI step reading the last line read half of it); a terminal folds it on screen as it does."""
+    console.print(f"[{result.gate.colour}]{escape(summary_line(result, _where_short(reports)))}[/]",
+                  soft_wrap=not console.is_terminal)
 
 
 def _where_short(reports: tuple[str, ...]) -> str:

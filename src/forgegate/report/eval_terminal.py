@@ -11,6 +11,7 @@ from forgegate.core.gloss_v2 import GLOSS_V2_TITLE, titled
 from forgegate.core.rules import is_control_rule
 from forgegate.core.verdict import Gate
 from forgegate.report.fmt import model_shown, sigma_text
+from forgegate.report.lines import packed, wrapped
 from forgegate.report.samples_section import (
     category_over_samples,
     margin_line,
@@ -37,14 +38,23 @@ def print_eval(result: EvalBody, console: Console, *, title: str = GLOSS_V2_TITL
     gate = result.gate
     if result.stop_distribution:
         print_stop_distribution(result.stop_distribution, console)
+    width = max(40, console.width)
     if result.format_followup:
-        console.print(f"Follow-up (EVAL_FALSE_NEGATIVE): {escape(result.format_followup.finding)}", soft_wrap=True)
+        console.print(f"Follow-up (EVAL_FALSE_NEGATIVE): {escape(result.format_followup.finding)}",
+                      soft_wrap=True)  # one line: the command it names is never wrapped inside
     console.print("Reasons:")
     for reason in result.reasons:
         if reason.outcome is not Gate.PASS or gate is Gate.PASS or is_control_rule(reason.rule):
-            console.print(f"  [{reason.outcome.value}] {escape(visible(reason.rule))}: {escape(reason.detail)}")
+            print_whole(f"[{reason.outcome.value}] {visible(reason.rule)}: {reason.detail}", console, width,
+                        indent="  ")
     if failure_report and (result.failed_categories or gate is not Gate.PASS):
         print_failure_report(result, console)
+
+
+def print_whole(text: str, console: Console, width: int, *, indent: str = "") -> None:
+    """``text`` (a rule's reason, a finding) whole, wrapped at spaces under a hanging indent, never cut."""
+    for line in wrapped(text, width, indent=indent, hanging=indent + "    "):
+        console.print(escape(line), soft_wrap=True)
 
 
 def print_scores(result: EvalBody, console: Console, *, title: str = GLOSS_V2_TITLE, short: bool = False) -> None:
@@ -52,28 +62,31 @@ def print_scores(result: EvalBody, console: Console, *, title: str = GLOSS_V2_TI
     failure modes (with the battery, gate config and token sources the numbers rest on). ``short``: the
     provenance on one line (the battery's file name, hashes cut; the JSON has them whole)."""
     battery, config = result.battery, result.gate_config
-    gate_name = escape(visible(str(config.name)))  # the user's words, as model text is: markup and ESC shown, not run
+    gate_name = visible(str(config.name))  # the user's words, as model text is: markup and ESC shown, not run
     title = titled(title, config.gloss_v2, gate_name)
     model = model_shown(str(result.model))  # a path by its file name; the JSON keeps it whole
-    served = (f", served as {escape(model_shown(result.served_model))}"
+    served = (f", served as {model_shown(result.served_model)}"
               if result.served_model is not None and result.served_model != result.model else "")
+    width = max(40, console.width)
     if short:
-        console.print(f"{title} — Model: {escape(model)}  ({result.backend}{served})")
-        console.print(f"run {result.run_id}; battery {escape(Path(battery.path).name)} ({battery.items} items, "
-                      f"{battery.sha256[:8]}…); gate {gate_name}; "
-                      f"{escape(sampling_line(result.sampling, short=True))}")
+        header = [[f"{title} — ", f"Model: {model}  ", f"({result.backend}{served})"],
+                  [f"run {result.run_id}; ", f"battery {Path(battery.path).name} ({battery.items} items, "
+                   f"{battery.sha256[:8]}…); ", f"gate {gate_name}; ", sampling_line(result.sampling, short=True)]]
     else:
-        console.print(f"{title} — Model: {escape(model)}  (backend {result.backend}{served}, "
-                      f"run {result.run_id})")
+        header = [[f"{title} — ", f"Model: {model}  ", f"(backend {result.backend}{served}, ",
+                   f"run {result.run_id})"]]
         served_path = result.served_model if result.served_model != result.model else None
-        for name, given in (("model", str(result.model)), ("served model", served_path)):
-            if given is not None and model_shown(given) != given:
-                console.print(f"{name} path {escape(given)}", soft_wrap=True)
-        console.print(f"battery {escape(battery.path)} sha256 {battery.sha256[:16]}… "
-                      f"({battery.items} items); gate config {gate_name}")
+        header += [[f"{name} path {given}"] for name, given in (("model", str(result.model)),
+                                                                ("served model", served_path))
+                   if given is not None and model_shown(given) != given]
+        header.append([f"battery {battery.path} ", f"sha256 {battery.sha256[:16]}… ({battery.items} items); ",
+                       f"gate config {gate_name}"])
         if result.model_digest:
-            console.print(f"model digest {result.model_digest}")
-        console.print(escape(sampling_line(result.sampling)), soft_wrap=True)
+            header.append([f"model digest {result.model_digest}"])
+        header.append([sampling_line(result.sampling)])
+    for pieces in header:  # a label never leaves its value (issue 45: "Model: ⏎ SmolLM2-…", "gate ⏎ gloss-v2")
+        for text in packed(pieces, width):
+            console.print(escape(text), soft_wrap=True)
     marked = getattr(battery, "marked_false_positive", [])
     if marked:
         console.print(f"[bold red]warning:[/] this battery passed {escape(', '.join(marked))} and the live test failed "
