@@ -10,6 +10,7 @@ hand edit gone wrong: that is an InputError naming file, line and field.
 from __future__ import annotations
 
 import json
+import codecs
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -52,6 +53,7 @@ def read_record_lines(path: Path, parse: Callable[[dict[str, object], Path, int]
         raise FileNotFoundError(path)
     raw = read_bytes_or_input_error(Path(path), what="record file",
                                     hint="pass the JSONL file forgegate appends its records to")
+    raw = raw.removeprefix(codecs.BOM_UTF8)  # the encoding's mark, not the first record's
     segments = raw.split(b"\n")
     terminated = raw.endswith(b"\n")
     if terminated:
