@@ -9,8 +9,8 @@ hand edit gone wrong: that is an InputError naming file, line and field.
 
 from __future__ import annotations
 
-import json
 import codecs
+import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
