@@ -9,8 +9,6 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from forgegate.results import AcceptedRegression, LineageRecord, RecordedItem  # the records' own models: no numpy
-
 if TYPE_CHECKING:
     from forgegate.lineage.compare import (
         OVERALL,
@@ -33,8 +31,13 @@ if TYPE_CHECKING:
         mcnemar_exact,
         paired_bootstrap_difference,
     )
+    from forgegate.results.lineage_record import AcceptedRegression, LineageRecord, RecordedItem
 
 _HOME: dict[str, str] = {
+    # the records' own models: no numpy, but pydantic models a server eval (lineage.marks) does not build
+    "AcceptedRegression": "forgegate.results.lineage_record",
+    "LineageRecord": "forgegate.results.lineage_record",
+    "RecordedItem": "forgegate.results.lineage_record",
     "OVERALL": "forgegate.lineage.compare",
     "CategoryComparison": "forgegate.lineage.compare",
     "NotComparableError": "forgegate.lineage.compare",
