@@ -34,10 +34,6 @@ if TYPE_CHECKING:
     from forgegate.results.lineage_record import AcceptedRegression, LineageRecord, RecordedItem
 
 _HOME: dict[str, str] = {
-    # the records' own models: no numpy, but pydantic models a server eval (lineage.marks) does not build
-    "AcceptedRegression": "forgegate.results.lineage_record",
-    "LineageRecord": "forgegate.results.lineage_record",
-    "RecordedItem": "forgegate.results.lineage_record",
     "OVERALL": "forgegate.lineage.compare",
     "CategoryComparison": "forgegate.lineage.compare",
     "NotComparableError": "forgegate.lineage.compare",
@@ -103,8 +99,17 @@ __all__ = [
 ]
 
 
+_RECORDS = frozenset({"AcceptedRegression", "LineageRecord", "RecordedItem"})
+"""The records' own models (in ``forgegate.results``): no numpy, but pydantic models that a server eval, which
+imports ``lineage.marks``, does not build (issue 45)."""
+
+
 def __getattr__(name: str) -> Any:
     """Import a re-exported name from its module on first use."""
+    if name in _RECORDS:
+        import forgegate.results
+
+        return getattr(forgegate.results, name)
     module = _HOME.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
