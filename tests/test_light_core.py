@@ -25,6 +25,16 @@ from forgegate.backends.embedded import EMBEDDED_EXTRA, EMBEDDED_INSTALL
 NOT_IN_A_SERVER_EVAL = ("numpy", "scipy", "statsmodels", "pandas", "patsy", "ahocorasick", "llama_cpp",
                         "matplotlib", "jinja2", "torch", "transformers", "sentence_transformers")
 
+# Modules of the light libraries and of forgegate itself that a quiet one-item Ollama eval does not use (issue 45:
+# the stored eval's time): httpx's command-line client (rich's progress bars and tables, pygments), the progress
+# bar of a run that shows none, the other backends (only a refused option lists them), the battery builder and its
+# LATTICE table, the lineage record's models, and the TLS bundle's reading (see tests/test_tls_context.py).
+NOT_IN_A_QUIET_OLLAMA_EVAL = frozenset({
+    "httpx._main", "pygments", "rich.progress", "rich.table", "forgegate.backends.embedded",
+    "forgegate.backends.llamacpp", "forgegate.backends.managed", "forgegate.backends.vllm",
+    "forgegate.backends.transformers_backend", "forgegate.battery.build", "forgegate.battery.lattice",
+    "forgegate.results.lineage_record"})
+
 ONE_ITEM = {"category": "LX-ONE", "prompt": "Say hello.", "expected": ["hello"], "max_tokens": 16,
             "eval_type": "contains"}
 ONE_GATE = """name = "one"
@@ -73,6 +83,7 @@ def test_a_one_item_server_eval_imports_none_of_the_heavy_libraries(tmp_path: Pa
     modules = set(found["modules"])
     assert "forgegate.checks.loops" in modules  # the eval really scored: the loop detector ran
     assert sorted(m for m in modules if m.split(".")[0] in NOT_IN_A_SERVER_EVAL) == []
+    assert sorted(modules & NOT_IN_A_QUIET_OLLAMA_EVAL) == []
 
 
 def test_the_probe_sees_scipy_when_a_command_loads_it(tmp_path: Path) -> None:

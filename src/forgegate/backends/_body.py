@@ -23,8 +23,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-import httpx
-
+from forgegate.backends._httpx import httpx
 from forgegate.core.limits import MAX_ERROR_BODY_BYTES, MAX_SERVER_BODY_BYTES
 from forgegate.jsonio import JsonProblem, parse_json_strict
 

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import ssl
+import sys
+import threading
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
@@ -19,10 +22,9 @@ from email.utils import parsedate_to_datetime
 from functools import cache
 from typing import Any
 
-import httpx
-
 from forgegate.backends._body import Body, BodyProblem, parse_body, read_prefix, request_whole
 from forgegate.backends._endpoints import EndpointPool, Slot
+from forgegate.backends._httpx import httpx
 from forgegate.backends.base import BackendError
 from forgegate.core.limits import DEFAULT_TIMEOUT_S, MAX_STREAM_LINE_BYTES
 from forgegate.core.records import ENDED_BY, Completion, FinishReason, GenerationRequest, StreamStop, TokenSource
@@ -54,13 +56,57 @@ class CutStream(BackendError):
 _BODY_SNIPPET = 300
 
 
+class _CAOnFirstHandshake(ssl.SSLContext):
+    """A verifying client context that reads its CA bundle just before its first TLS handshake.
+
+    Exactly what ``httpx.create_ssl_context()`` builds (``ssl.create_default_context`` on ``SSL_CERT_FILE``,
+    else ``SSL_CERT_DIR``, else certifi's bundle), but reading the bundle is most of a tenth of a stored
+    one-item eval's CPU (issue 45) and an ``http://`` server never handshakes: the bundle is read by the
+    first ``wrap_bio`` (asyncio, anyio) or ``wrap_socket``, before any certificate is checked."""
+
+    _lock = threading.Lock()
+    _cas_read = False
+
+    def read_cas(self) -> None:
+        with self._lock:
+            if not self._cas_read:
+                self.load_verify_locations(**_ca_locations())
+                self._cas_read = True
+
+    def wrap_socket(self, *args: Any, **kwargs: Any) -> ssl.SSLSocket:
+        self.read_cas()
+        return super().wrap_socket(*args, **kwargs)
+
+    def wrap_bio(self, *args: Any, **kwargs: Any) -> ssl.SSLObject:
+        self.read_cas()
+        return super().wrap_bio(*args, **kwargs)
+
+
+def _ca_locations() -> dict[str, str]:
+    """Where ``httpx.create_ssl_context()`` reads the CAs for ``verify=True`` (its trust_env order)."""
+    if os.environ.get("SSL_CERT_FILE"):
+        return {"cafile": os.environ["SSL_CERT_FILE"]}
+    if os.environ.get("SSL_CERT_DIR"):
+        return {"capath": os.environ["SSL_CERT_DIR"]}
+    import certifi
+
+    return {"cafile": certifi.where()}
+
+
 @cache
 def tls_context() -> ssl.SSLContext:
     """The process's one verifying TLS context (what httpx builds for ``verify=True``, SSL_CERT_FILE honoured).
 
     Every client used to build its own: loading the CA bundle is tens of milliseconds, paid twice by each eval (the
-    server probe, then the backend), a tenth of a stored one-item eval (issue 45). Contexts are safe to share."""
-    return httpx.create_ssl_context()
+    server probe, then the backend), a tenth of a stored one-item eval (issue 45). Contexts are safe to share, and
+    this one reads its bundle at its first handshake (none for an ``http://`` server)."""
+    context = _CAOnFirstHandshake(ssl.PROTOCOL_TLS_CLIENT)
+    context.verify_mode = ssl.CERT_REQUIRED  # as ssl.create_default_context sets them
+    context.check_hostname = True
+    keylog = os.environ.get("SSLKEYLOGFILE")
+    if keylog and not sys.flags.ignore_environment:
+        context.keylog_filename = keylog
+    return context
 
 
 def make_client(idle_s: float, headers: Mapping[str, str] | None = None) -> httpx.AsyncClient:

@@ -35,10 +35,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 
-import httpx
-
 from forgegate.backends._body import BodyProblem, request_whole
 from forgegate.backends._http import Redactor, body_status, http_errors, join_url
+from forgegate.backends._httpx import httpx
 from forgegate.backends.base import BackendError
 from forgegate.core.limits import DEFAULT_TIMEOUT_S
 

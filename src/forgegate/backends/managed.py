@@ -32,8 +32,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import httpx
-
+from forgegate.backends._httpx import httpx
 from forgegate.backends.base import BackendConfig
 from forgegate.backends.openai import OpenAIBackend
 from forgegate.backends.served_sampling import ServedValue

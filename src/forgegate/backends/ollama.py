@@ -20,8 +20,6 @@ from collections.abc import AsyncIterator
 from ipaddress import ip_address
 from typing import Any, ClassVar
 
-import httpx
-
 from forgegate.backends._http import (
     DISAGREEMENT,
     Collected,
@@ -42,6 +40,7 @@ from forgegate.backends._http import (
     stream_at,
     typed,
 )
+from forgegate.backends._httpx import httpx
 from forgegate.backends._tokencount import token_floor
 from forgegate.backends.base import BACKENDS, BackendConfig, BackendError
 from forgegate.backends.names import AdapterKind

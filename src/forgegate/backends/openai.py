@@ -34,8 +34,6 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-import httpx
-
 from forgegate.backends._body import BodyProblem
 from forgegate.backends._boundaries import logprob_request, token_texts_of
 from forgegate.backends._http import (
@@ -63,6 +61,7 @@ from forgegate.backends._http import (
     stream_at,
     typed,
 )
+from forgegate.backends._httpx import httpx
 from forgegate.backends._tokencount import ServerTokenizer, token_floor
 from forgegate.backends.base import BACKENDS, BackendConfig, BackendError
 from forgegate.backends.names import AdapterKind

@@ -36,7 +36,11 @@ def device_problem(device: str) -> str | None:
 
 
 def option_refusal(option: str, backend: str) -> str | None:
-    """Why ``option`` is wrong on ``backend`` (with the backends that take it), or None."""
+    """Why ``option`` is wrong on ``backend`` (with the backends that take it), or None.
+
+    The asked backend is read first: only a refusal imports every backend's module to name the takers."""
+    if backend in BACKENDS and (is_remote(backend) if option == "base_urls" else option in backend_options(backend)):
+        return None
     if option == "base_urls":
         takers = tuple(name for name in BACKENDS.names() if is_remote(name))
     else:

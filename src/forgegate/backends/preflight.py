@@ -15,10 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import httpx
-
 from forgegate.backends._body import Body, BodyProblem, request_whole
 from forgegate.backends._http import tls_context
+from forgegate.backends._httpx import httpx
 from forgegate.backends.base import BackendConfig
 from forgegate.errors import UsageError
 

@@ -11,10 +11,9 @@ OpenAI-compatible server lists what it serves at ``GET /v1/models``. ``base_url`
 
 from __future__ import annotations
 
-import httpx
-
 from forgegate.backends._body import BodyProblem, request_whole
 from forgegate.backends._http import Redactor, get_checked, http_errors, join_url, make_client
+from forgegate.backends._httpx import httpx
 from forgegate.backends.base import BackendError
 from forgegate.backends.openai import read_api_key
 from forgegate.errors import UsageError

@@ -9,8 +9,6 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from forgegate.results import AcceptedRegression, LineageRecord, RecordedItem  # the records' own models: no numpy
-
 if TYPE_CHECKING:
     from forgegate.lineage.compare import (
         OVERALL,
@@ -33,6 +31,7 @@ if TYPE_CHECKING:
         mcnemar_exact,
         paired_bootstrap_difference,
     )
+    from forgegate.results.lineage_record import AcceptedRegression, LineageRecord, RecordedItem
 
 _HOME: dict[str, str] = {
     "OVERALL": "forgegate.lineage.compare",
@@ -100,8 +99,17 @@ __all__ = [
 ]
 
 
+_RECORDS = frozenset({"AcceptedRegression", "LineageRecord", "RecordedItem"})
+"""The records' own models (in ``forgegate.results``): no numpy, but pydantic models that a server eval, which
+imports ``lineage.marks``, does not build (issue 45)."""
+
+
 def __getattr__(name: str) -> Any:
     """Import a re-exported name from its module on first use."""
+    if name in _RECORDS:
+        import forgegate.results
+
+        return getattr(forgegate.results, name)
     module = _HOME.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import time
 from types import TracebackType
-
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
+from typing import TYPE_CHECKING
 
 from forgegate.console import err_console
+
+if TYPE_CHECKING:
+    from rich.progress import Progress, TaskID
 
 
 class RunProgress:
@@ -27,6 +29,9 @@ class RunProgress:
 
     def __enter__(self) -> RunProgress:
         if not self.quiet:
+            # rich's progress display (and its tables) load only for a bar shown: a quiet or stored run skips them
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
             self._progress = Progress(
                 TextColumn("{task.description}"),
                 BarColumn(),
