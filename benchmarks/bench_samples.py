@@ -11,8 +11,8 @@ before and after; then the ratios K=5 / K=1 (the cost of one sample = the ratio 
 Then the check that K samples do not change the answers: from the two stores, the K = 1 answer of every item must
 equal sample 1 of the K = 5 run (same seed, same request key, same text and token count): an answer must not depend
 on what else ran. Exits 1 when any differs. Also printed: how many items' K samples are all the same text (at
-temperature 0, the default, that is every item: greedy decoding ignores the seed, so the K = 5 figure is the
-cost of five full passes, not a measure of how the answers vary).
+--temperature 0 that is every item: greedy decoding ignores the seed, so the K = 5 figure is then the cost of five
+full passes, not a measure of how the answers vary; forgegate's default samples as served, with a seed per sample).
 
     python benchmarks/bench_samples.py                     # the bundled battery, K = 1 vs K = 5 (10+ minutes)
     python benchmarks/bench_samples.py --quick             # a 4-item battery capped at 32 tokens (smoke run)
@@ -143,7 +143,7 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=5, help="K of the side measured against --samples 1")
     parser.add_argument("--quick", action="store_true", help="a 4-item battery capped at --quick-cap tokens")
     parser.add_argument("--quick-cap", type=int, default=32)
-    parser.add_argument("--temperature", type=float, default=None, help="default: forgegate eval's (0, greedy)")
+    parser.add_argument("--temperature", type=float, default=None, help="default: forgegate eval's (not sent: sampling as served)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--order", choices=("1-first", "k-first"), default="1-first")
     args = parser.parse_args()
