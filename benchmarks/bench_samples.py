@@ -143,7 +143,8 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=5, help="K of the side measured against --samples 1")
     parser.add_argument("--quick", action="store_true", help="a 4-item battery capped at --quick-cap tokens")
     parser.add_argument("--quick-cap", type=int, default=32)
-    parser.add_argument("--temperature", type=float, default=None, help="default: forgegate eval's (not sent: sampling as served)")
+    parser.add_argument("--temperature", type=float, default=None,
+                        help="default: forgegate eval's (not sent: sampling as served)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--order", choices=("1-first", "k-first"), default="1-first")
     args = parser.parse_args()
