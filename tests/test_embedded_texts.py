@@ -45,11 +45,13 @@ def fixture_requests() -> dict[str, GenerationRequest]:
     requests["sampled:LX-G-04"] = GenerationRequest(prompt=items["LX-G-04"].prompt, max_tokens=160, seed=7,
                                                     temperature=0.8, top_p=0.95)
     requests["sampled:LX-B-04"] = GenerationRequest(prompt=items["LX-B-04"].prompt, max_tokens=160, seed=3,
-                                                    temperature=1.0)
+                                                    temperature=1.0, top_p=1.0)
     requests["raw:story"] = GenerationRequest(prompt="Once upon a time", max_tokens=40, seed=5, temperature=0.8,
                                               chat=False)
     requests["stop:LX-Z-02"] = GenerationRequest(prompt=items["LX-Z-02"].prompt, max_tokens=128, seed=0,
-                                                 stop=("dragon",))
+                                                 temperature=0.0, top_p=1.0, stop=("dragon",))
+    # Sent values spelt out: the texts were recorded when a request without them meant greedy (temperature 0,
+    # top_p 1); since sampling as served (issue 44), None sends nothing and the backend's own defaults apply.
     return requests
 
 
