@@ -1,7 +1,8 @@
 """A stand-in server whose every answer is composed at random (issue 46, deliverable 4): byte-order marks, the
 pieces the tokens are streamed in, the token count it reports (true, absent, impossible, too high), where the
 text goes (``text``, ``delta.content``, ``"text": null`` beside it, Ollama's ``response`` / ``message``), JSON
-escaping, line endings, gzip, the HTTP chunks the body is cut into, and how the stream ends.
+escaping, line endings, gzip, the HTTP chunks the body is cut into (as drawn, all in one, one a byte: how the
+client's reads group the events), and how the stream ends.
 
 The answer is made from words, and its tokens are the fake servers' (``backend_servers.tokenize``: a run of
 non-space characters and the whitespace after it), so the stand-in knows the true count of any text it sent,
@@ -24,6 +25,7 @@ SEPARATORS = (" ", "  ", "\n", " \n")
 ENDINGS = ("finished", "finished", "finished", "no-finish", "eof", "drop")
 """How the stream ends: the server's finish (and ``[DONE]`` / ``done: true``), or a cut (no finish, the end
 of the body, the connection dropped)."""
+READS = ("as-is", "as-is", "coalesced", "split")
 
 
 @dataclass(frozen=True)
@@ -42,9 +44,17 @@ class Scenario:
     bom: bool
     gzip: bool
     cuts: tuple[int, ...]
-    """Sizes of the HTTP chunks the body is written in (cycled)."""
+    """Sizes of the HTTP chunks the body is written in (cycled), when ``reads`` is "as-is"."""
     ending: str
     tokenizer: bool
+    reads: str = "as-is"
+    """How the body's bytes reach the client's reads: "as-is" (the ``cuts``, grouped as TCP pleases),
+    "coalesced" (the whole body one HTTP chunk: every event in one read) or "split" (one HTTP chunk a byte:
+    httpx's parser hands each chunk on alone, so every event is split over reads whatever the load)."""
+
+    def chunk_sizes(self, size: int) -> tuple[int, ...]:
+        """The sizes of the HTTP chunks a body of ``size`` bytes is written in (cycled)."""
+        return {"coalesced": (max(size, 1),), "split": (1,)}.get(self.reads, self.cuts)
 
     @property
     def sent(self) -> tuple[str, ...]:
@@ -99,7 +109,8 @@ def scenarios(draw: st.DrawFn, backend: str | None = None) -> Scenario:
         newline=draw(st.sampled_from([b"\n", b"\r\n", b"\r"] if name == "openai" else [b"\n", b"\r\n"])),
         bom=draw(st.booleans()) if name == "openai" else False, gzip=draw(st.booleans()),
         cuts=tuple(draw(st.lists(st.integers(1, 40), min_size=1, max_size=5))),
-        ending=draw(st.sampled_from(ENDINGS)), tokenizer=name == "openai" and draw(st.booleans()))
+        ending=draw(st.sampled_from(ENDINGS)), tokenizer=name == "openai" and draw(st.booleans()),
+        reads=draw(st.sampled_from(READS)))
 
 
 class FuzzServer(FakeServer):
@@ -146,10 +157,10 @@ class FuzzServer(FakeServer):
             handler.send_header("Content-Encoding", "gzip")
         handler.send_header("Transfer-Encoding", "chunked")
         handler.end_headers()
-        at, i = 0, 0
+        at, i, sizes = 0, 0, s.chunk_sizes(len(body))
         try:
             while at < len(body):
-                size = s.cuts[i % len(s.cuts)]
+                size = sizes[i % len(sizes)]
                 handler.chunk(body[at:at + size])
                 at, i = at + size, i + 1
             if s.ending == "drop":

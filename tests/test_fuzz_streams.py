@@ -50,6 +50,30 @@ def check(server: FuzzServer, scenario: Scenario) -> None:
             assert outcome.tokens == len(tokenize(sent)) or outcome.tokens >= token_floor(sent)
 
 
+@pytest.mark.parametrize("reads", ["as-is", "coalesced", "split"])
+@pytest.mark.parametrize("usage", ["absent", "honest"])
+def test_a_delta_of_two_tokens_joined_by_a_newline_is_cut_at_the_cap(server: FuzzServer, reads: str,
+                                                                     usage: str) -> None:
+    """The fast lane's failure ("kept '0\\n0 ' past the cap ('0\\n')"), whatever the grouping of reads: a delta
+    ``"0\\n0 "`` is one word by spaces but two tokens; counted as one without asking the tokenizer, the cap of 1
+    kept both. Not timing: the tokenizer's one-word shortcut split words on spaces only."""
+    scenario = Scenario(backend="openai", tokens=tuple(tokenize("0\n0 x")), cap=1, honour_cap=False, groups=(2,),
+                        usage=usage, field="text", ascii_json=True, newline=b"\n", bom=False, gzip=False, cuts=(7,),
+                        ending="finished", tokenizer=True, reads=reads)
+    assert scenario.knowable
+    check(server, scenario)
+
+
+def test_a_count_the_text_cannot_hold_still_lets_the_tokenizer_place_the_cap(server: FuzzServer) -> None:
+    """The second case the grouping runs found: usage 1 for "0 0 0 0 0 0 0\\n0" (8 tokens, 7 words by spaces) was
+    replaced by the floor of 7 words, the tokenizer was never asked, and the cap of 7 kept the eighth token."""
+    scenario = Scenario(backend="openai", tokens=tuple(tokenize("0 " * 6 + "0\n0")), cap=7, honour_cap=False,
+                        groups=(2,), usage="impossible", field="text", ascii_json=False, newline=b"\n", bom=False,
+                        gzip=False, cuts=(1,), ending="finished", tokenizer=True, reads="split")
+    assert scenario.knowable
+    check(server, scenario)
+
+
 FAST = settings(max_examples=40, deadline=None, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 

@@ -123,13 +123,15 @@ class ServerTokenizer:
                           every: bool = False) -> tuple[str, ...] | None:
         """One text per token for the streamed ``deltas`` (see the module doc); None without a route. An ASCII
         delta of one word is one token unless ``every`` (a server whose deltas carry several tokens, issue 46:
-        its count says so, or a delta holds several words): then every delta is counted."""
+        its count says so, or a delta holds several words): then every delta is counted. A delta with text on both
+        sides of any whitespace (``"0\\n0 "``: one word by spaces, two tokens) is always counted: taken as one token
+        it let a capped stream keep text past the cap."""
         route = await self._route(endpoint)
         if route is None:
             return None
         texts: list[str] = []
         for delta in deltas:
-            single = not every and delta.isascii() and token_floor(delta) <= 1
+            single = not every and delta.isascii() and len(delta.split()) <= 1
             n = 1 if single else await self._count(route, delta)
             texts.extend([""] * (n - 1))
             texts.append(delta)

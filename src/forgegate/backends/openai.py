@@ -301,9 +301,12 @@ class OpenAIBackend:
             if counted is not None and len(counted) < tokens:  # ASCII deltas of several tokens each
                 counted = await self._tokenizer.token_texts(streamed.endpoint, got.token_texts, every=True)
             texts = counted if counted is not None and len(counted) == tokens else None
-        if source != "server-usage" and DISAGREEMENT not in extra:
+        # a floor (also after a usage the text cannot hold): a tokenizer that counts more places the cap (without
+        # it, "0 0 0\n0" kept a token past it); one that counts the same replaces no disagreement's floor
+        if source != "server-usage":
             counted = await self._tokenizer.token_texts(streamed.endpoint, got.token_texts)
-            if counted is not None and len(counted) >= tokens:
+            more = counted is not None and len(counted) > tokens
+            if counted is not None and (more or (len(counted) == tokens and DISAGREEMENT not in extra)):
                 tokens, source, texts = len(counted), "server-tokenize", counted
         # the server may have gone past the cap inside multi-token deltas: cut at the cap, or refuse the answer
         tokens, texts = cut_to_cap(got, tokens, texts, request.max_tokens, streamed.url, extra)
