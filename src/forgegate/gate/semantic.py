@@ -1,6 +1,6 @@
 """The T_GPT v0.8.1 gate (semantic support and recoverability): what the metrics table may be used for.
 
-``semantic/analysis.py`` computes the table, its CIs and its controls; ``pipeline/plan_semantic.py``
+``semantic/analysis.py`` computes the table, its CIs and its controls; ``pipeline/plan/semantic.py``
 runs it on a plan's samples. The words are written here:
 
 * a control that did not come out as expected: INVALID;

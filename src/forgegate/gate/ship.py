@@ -17,7 +17,7 @@ defect "a third arm nobody was shipping", moved up from the floor to the exit co
 5. the axes leaving them level is HOLD, never PASS: the declared prior is "worth testing rather than assuming",
    so acting on it is the operator's call, and the reasons say so.
 
-``pipeline/plan_score.py`` measures and hands in plain values; ``gate.plan.plan_verdict`` takes the word.
+``pipeline/plan/score.py`` measures and hands in plain values; ``gate.plan.plan_verdict`` takes the word.
 """
 
 from __future__ import annotations

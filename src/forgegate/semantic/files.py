@@ -35,7 +35,7 @@ from forgegate.store import RunStore
 OUTSIDE_PLAN = ("outside a plan: nothing here shows a codebook frozen under an entailment judge, a completed blinded "
                 "validation, an adjudication checked against the study author, or T_GPT's pre-registered values; a "
                 "confirmatory table comes from a confirmatory plan (forgegate plan check, then forgegate run)")
-"""Why ``semantic metrics`` on files never labels its table confirmatory (the conditions ``pipeline.confirmatory``
+"""Why ``semantic metrics`` on files never labels its table confirmatory (the conditions ``pipeline.plan.confirmatory``
 checks for a plan cannot be shown by a samples file and a relevance file)."""
 
 

@@ -18,7 +18,7 @@ from forgegate.core.verdict import Gate, Verdict
 from forgegate.errors import UsageError
 from forgegate.gate.semantic import relevance_gate, validation_verdict
 from forgegate.jsonio import write_json_atomic
-from forgegate.pipeline.semantic_table import gate_table
+from forgegate.pipeline.semantic.table import gate_table
 
 if TYPE_CHECKING:
     from forgegate.results import SemanticMetricsResult
