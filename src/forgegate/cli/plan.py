@@ -76,7 +76,7 @@ def check(
     inputs = check_inputs(loaded)
     check_adapters(loaded)
     audited: dict[str, bytes] = {}
-    try:  # every refusal of `plan lock`, so that check never says valid where lock refuses (issue 46)
+    try:  # every refusal of `plan lock`, so that check never says valid where lock refuses
         lockable(loaded, audited, plan)
     except AuditLockRefusedError as refused:
         console.print(f"NOT LOCKABLE: {refused.message}", markup=False, soft_wrap=True)

@@ -2,7 +2,7 @@
 
 The spec's roles: one ``ship_candidate`` (ckpt1750, the curve's minimum) and ``tied_candidate`` arms the loss curve
 cannot separate from it (ckpt850). A failing arm that does not ship never sets the exit code CI reads (the lv-bronte
-defect "a third arm nobody was shipping", moved up from the floor to the exit code, issue 36):
+defect "a third arm nobody was shipping", moved up from the floor to the exit code):
 
 1. a candidate whose comparison is INVALID or INCOMPLETE cannot be ranked: none ships, and the word is theirs
    (a missing answer is never a pass, and it might have been the better one);

@@ -3,7 +3,7 @@
 Each function runs the semantic instrument on the user's files, hands its measurement to ``gate.semantic`` and
 writes the JSON the command promises. The words (the table's HOLD/INCOMPLETE/INVALID, R(c)'s PASS/INCOMPLETE, the
 validation's floor) are chosen in ``gate/``; the instruments (``semantic/``) measure, and ``cli/semantic.py`` is
-wiring (issue 34: the CLI never imports the gate).
+wiring (the CLI never imports the gate).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Every eval / live session option, declared once: its name, type, default and help (issue 34, item 4).
+"""Every eval / live session option, declared once: its name, type, default and help.
 
 :class:`SessionFields` is the one list. The pydantic options model (``pipeline.session.options.SessionOptions``)
 inherits these fields and checks them; the CLI's flags (``cli.options``) and the Python API's keywords
