@@ -127,7 +127,7 @@ def test_a_review_sheet_is_read_once_so_its_recorded_sha256_is_of_the_bytes_scor
 
     from test_quality_guardrails import HUMAN, PROMPTS, SETTINGS, gens, plan
 
-    import forgegate.pipeline.plan.quality as plan_quality
+    import forgegate.pipeline.plan.quality_scoring as plan_quality
 
     loaded = plan(HUMAN, tmp_path)
     out = tmp_path / "run.semantic"

@@ -17,7 +17,7 @@ from forgegate.core.verdict import Gate, Reason, Verdict
 from forgegate.errors import InputError
 from forgegate.pipeline.plan.semantic import SemanticOutcome, endpoint_value
 from forgegate.pipeline.semantic.table import gate_table
-from forgegate.pipeline.semantic.topology import finish_topology, topology_inputs
+from forgegate.pipeline.semantic.topology_inputs import finish_topology, topology_inputs
 from forgegate.plan.instruments import SemanticParams
 from forgegate.semantic import MetricsRequest, Roles, compute_metrics
 from forgegate.semantic.bootstrap import BootstrapSettings

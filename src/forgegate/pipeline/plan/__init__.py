@@ -4,7 +4,7 @@
 preflight that loads each declared instrument's inputs (with ``confirmatory.py`` and ``audit.py`` /
 ``fixture_audit.py`` at check and lock); ``generate.py`` generates every arm x item x seed through
 ``pipeline.generation`` (resumable), and ``score.py`` scores each instrument (``gloss.py``; ``semantic.py``
-with ``quality.py`` and ``cost.py``; ``pipeline.axes`` for voice, memorisation and damage), hands the
+with ``quality_scoring.py`` and ``cost.py``; ``pipeline.axes`` for voice, memorisation and damage), hands the
 measurements to the gate and builds the typed ``PlanResult``.
 ``quality_sheet.py`` writes a plan's blinded human-review sheets.
 """

@@ -29,7 +29,7 @@ from forgegate.jsonio import (
 from forgegate.pipeline.audits import leak_result
 from forgegate.pipeline.plan.confirmatory import check_confirmatory
 from forgegate.pipeline.plan.fixture_audit import audited_pairs, check_fixture_audit, require_no_pairs_fixture
-from forgegate.pipeline.plan.quality import check_declarations_at_lock
+from forgegate.pipeline.plan.quality_scoring import check_declarations_at_lock
 from forgegate.plan.load import LoadedPlan, load_plan
 from forgegate.plan.lock import LockRefusedError, PlanLock, lock_plan
 from forgegate.plan.preflight import LeakAudit
