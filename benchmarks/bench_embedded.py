@@ -40,7 +40,7 @@ from typing import Any
 from forgegate.backends import BackendConfig
 from forgegate.backends.embedded import EMBEDDED_THREADS, bundled_gguf
 from forgegate.battery import Battery, bundled_battery_path, load_battery
-from forgegate.pipeline.eval_session import EvalSpec
+from forgegate.pipeline.session.eval_session import EvalSpec
 from forgegate.run import ArmSpec, generate, plan_requests
 from forgegate.store.run_meta import RunMeta
 

@@ -38,7 +38,7 @@ from forgegate.backends.embedded import bundled_gguf
 from forgegate.battery import Battery, bundled_battery_path, load_battery
 from forgegate.battery.item import BatteryItem
 from forgegate.core.records import GenerationRequest
-from forgegate.pipeline.eval_session import EvalSpec
+from forgegate.pipeline.session.eval_session import EvalSpec
 from forgegate.run import ExecutionSummary, generate, plan_requests
 from forgegate.store import RunStore, run_path
 from forgegate.store.run_meta import RunMeta

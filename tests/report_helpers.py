@@ -204,7 +204,7 @@ def plan_payload(reports: dict[str, Any]) -> dict[str, Any]:
     """A ``forgegate run`` result: comparisons through the real ScoredComparison; the top level in its shape."""
     from forgegate.core.rules import gate_label
     from forgegate.gate.arms import arms_verdict
-    from forgegate.pipeline.plan_score import ScoredComparison
+    from forgegate.pipeline.plan.score import ScoredComparison
     from forgegate.plan.plan_file import PlanComparison
 
     verdict = arms_verdict(reports["voice"].verdict, reports["memorization"].verdict, reports["damage"].verdict)
@@ -230,7 +230,7 @@ T2 = {c: {"c1": 40, "c5": 24} for c in "ABR"}
 
 def semantic_payload(folder: Path) -> dict[str, Any]:
     """A real ``semantic metrics`` JSON on hand-built assignments (few resamples: the report is under test)."""
-    from forgegate.pipeline.semantic_table import gate_table
+    from forgegate.pipeline.semantic.table import gate_table
     from forgegate.semantic import Roles, metrics_from_files
 
     folder.mkdir(parents=True, exist_ok=True)

@@ -15,7 +15,7 @@ from eval_helpers import run_cli_in_process
 from forgegate.backends import BackendConfig, make_backend
 from forgegate.backends.vllm import rank_to_reserve, replica_envs, vllm_argv
 from forgegate.errors import UsageError
-from forgegate.pipeline.plan_generate import generate_plan
+from forgegate.pipeline.plan.generate import generate_plan
 from forgegate.plan import lock_plan
 from tests.plan_helpers import damage_plan_text
 

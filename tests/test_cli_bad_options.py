@@ -4,7 +4,7 @@ Before, `--retries 0` stored one "no attempt made" row per item (INCOMPLETE, exi
 `--timeout 0` / `-1` sent nothing, and `--base-url not-a-url` failed every request (exit 3);
 `--temperature inf` / `nan` and `--seed 99999999999999999999999` crashed (exit 70) and `--top-p 5`,
 `--top-p -1`, `--temperature -3` were sent to the server. One options model
-(forgegate.pipeline.session_options) checks them all, for the CLI and the Python API.
+(forgegate.pipeline.session.options) checks them all, for the CLI and the Python API.
 """
 
 from __future__ import annotations
@@ -172,7 +172,7 @@ def test_every_session_option_is_a_cli_flag_and_an_api_keyword() -> None:
     from typer.main import get_command
 
     from forgegate.cli.main import app
-    from forgegate.pipeline.session_options import SessionOptions, flag
+    from forgegate.pipeline.session.options import SessionOptions, flag
 
     fields = set(SessionOptions.model_fields) - {"kind", "model_in_memory"}
     eval_command = get_command(app).commands["eval"]  # type: ignore[attr-defined]

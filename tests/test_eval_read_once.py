@@ -19,9 +19,9 @@ from forgegate import jsonio
 from forgegate.gate import gloss_config
 from forgegate.gate.gloss_config import gate_identity
 from forgegate.pipeline import gloss_inputs
-from forgegate.pipeline.eval_session import SessionRun, run_session
-from forgegate.pipeline.rescore import rescore_stored_run
-from forgegate.pipeline.session_options import SessionOptions
+from forgegate.pipeline.session.eval_session import SessionRun, run_session
+from forgegate.pipeline.session.options import SessionOptions
+from forgegate.pipeline.session.rescore import rescore_stored_run
 from forgegate.store import RunStore, StoredGateConfig, find_run
 
 MODELS = {"gloss:v10": "e" * 64}

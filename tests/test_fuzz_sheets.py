@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from forgegate.core.limits import MIN_BOOTSTRAP_RESAMPLES
 from forgegate.core.names import name_key, same_person
 from forgegate.errors import InputError
-from forgegate.pipeline.plan_quality import review_rows
+from forgegate.pipeline.plan.quality_scoring import review_rows
 from forgegate.semantic.bootstrap import BootstrapSettings
 from forgegate.semantic.human_validation import KEY_COLUMNS, score_validation
 from forgegate.semantic.recurrence import KEY_COLUMNS as RECURRENCE_KEY

@@ -30,7 +30,7 @@ from forgegate.gate.signatures import signature_reason
 from forgegate.lineage import decide_graduation
 from forgegate.lineage.compare import compare_runs
 from forgegate.lineage.run_scores import parse_run_scores
-from forgegate.pipeline.eval_session import EvalSpec
+from forgegate.pipeline.session.eval_session import EvalSpec
 from forgegate.plan import lock_plan
 
 REPO = Path(__file__).resolve().parents[1]

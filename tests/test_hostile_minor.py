@@ -15,7 +15,7 @@ from rich.console import Console
 from test_plan_fixture_audit import built_plan
 
 from forgegate.core.names import name_key, name_problem
-from forgegate.pipeline.plan_store import plan_run_id
+from forgegate.pipeline.plan.store import plan_run_id
 from forgegate.report.eval_terminal import print_eval
 from forgegate.results import EvalResult
 

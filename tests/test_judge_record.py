@@ -17,7 +17,7 @@ from rich.console import Console
 from forgegate.core.records import GenerationRequest
 from forgegate.core.verdict import Gate
 from forgegate.errors import InputError
-from forgegate.pipeline.semantic_judge import EmbeddingJudge, frozen_judge
+from forgegate.pipeline.semantic.judge import EmbeddingJudge, frozen_judge
 from forgegate.report.plan_terminal_parts import print_semantic
 from forgegate.results.judge_record import JudgeRecord
 from forgegate.results.plan_cost import PlanCost

@@ -24,7 +24,7 @@ from backend_fake_http import Behaviour
 from backend_servers import FakeOllamaServer
 
 from forgegate.errors import InputError, RequestsIncomplete, UsageError
-from forgegate.pipeline.semantic_judge import make_judge
+from forgegate.pipeline.semantic.judge import make_judge
 from forgegate.run.judge_requests import JUDGE_ARM
 from forgegate.semantic.entailment import LlmJudge
 
@@ -200,7 +200,7 @@ def test_the_store_reads_a_judge_batch_by_key_latest_row_each_across_query_chunk
 
 
 def test_a_frozen_llm_judge_record_with_malformed_base_urls_is_refused_at_its_field(tmp_path: Path) -> None:
-    from forgegate.pipeline.semantic_judge import frozen_judge
+    from forgegate.pipeline.semantic.judge import frozen_judge
 
     with pytest.raises(InputError, match="base_urls is not a list of URLs") as caught:
         frozen_judge({"judge": "llm", "backend": "ollama", "model": "judge", "base_urls": "http://127.0.0.1:1"},

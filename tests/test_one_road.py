@@ -107,8 +107,8 @@ def test_one_place_generates_a_run_and_one_scores_an_arm() -> None:
     # the runner is reached from the one generate step; every run (eval, live, plan) goes through generate_run
     assert [m for m in _importers("forgegate.run", "generate") if not m.startswith("run/")] == \
            ["pipeline/generation.py"]
-    assert _calls("generate_run") == ["pipeline/eval_session.py", "pipeline/plan_generate.py"]
+    assert _calls("generate_run") == ["pipeline/plan/generate.py", "pipeline/session/eval_session.py"]
     # an arm's GLOSS scoring: the session and a plan's gloss instrument call the same step
-    assert _calls("score_gloss_arm") == ["pipeline/eval_session.py", "pipeline/plan_gloss.py"]
+    assert _calls("score_gloss_arm") == ["pipeline/plan/gloss.py", "pipeline/session/eval_session.py"]
     # the gate config is parsed in one loader, which the session, a plan, rescore and review all call
     assert _calls("parse_gate_config") == ["gate/gloss_config.py", "pipeline/gloss_inputs.py"]

@@ -16,7 +16,7 @@ from eval_helpers import run_cli_in_process
 from semantic_helpers import embedding_record
 
 from forgegate.errors import InputError
-from forgegate.pipeline.confirmatory import check_confirmatory
+from forgegate.pipeline.plan.confirmatory import check_confirmatory
 from forgegate.plan import load_plan
 from forgegate.semantic.codebook import Codebook, freeze
 from tests.plan_helpers import line_of

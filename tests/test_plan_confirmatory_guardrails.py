@@ -14,7 +14,7 @@ import pytest
 from test_plan_confirmatory import confirmatory, refusal
 
 from forgegate.errors import InputError
-from forgegate.pipeline.plan_quality import check_quality_declarations
+from forgegate.pipeline.plan.quality_scoring import check_quality_declarations
 from forgegate.plan import load_plan
 from tests.plan_helpers import line_of
 

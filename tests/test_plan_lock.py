@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from forgegate.cli.main import app
 from forgegate.core.records import Completion, GenerationRequest
-from forgegate.pipeline.plan_store import plan_run_state
+from forgegate.pipeline.plan.store import plan_run_state
 from forgegate.plan import RULE_DOES_NOT_MOVE, LockRefusedError, check_lock, lock_path, lock_plan, plan_hash
 from forgegate.store import RunStore
 from tests.plan_helpers import write_plan_folder

@@ -17,7 +17,7 @@ from backend_servers import Behaviour, FakeOllamaServer
 from eval_helpers import one_arm_gloss_plan, script_for
 from typer.testing import CliRunner
 
-import forgegate.pipeline.plan_generate as plan_generate
+import forgegate.pipeline.plan.generate as plan_generate
 from forgegate.battery import load_battery
 from forgegate.cli.main import app
 from forgegate.errors import ForgegateError
@@ -72,7 +72,7 @@ def test_a_codebook_and_relevance_file_rewritten_after_the_lock_check_are_not_wh
     """The semantic instrument's frozen codebook, R(c) file and validation key come from the lock check's bytes:
     the codebook and key broken and every cluster made relevant right after it, the run still scores the locked
     ones (issue 34, item 6).
-    An exploratory plan (a confirmatory one's own checks, pipeline/confirmatory.py, read the files again)."""
+    An exploratory plan (a confirmatory one's own checks, pipeline/plan/confirmatory.py, read the files again)."""
     from semantic_helpers import run_cli
     from test_run_semantic import SeededOllamaServer, answers_for, plan_text, write_plan
     from test_run_semantic_relevance import LABELS_1, TEXTS, FrozenOracle, folder_with_codebook
@@ -81,7 +81,7 @@ def test_a_codebook_and_relevance_file_rewritten_after_the_lock_check_are_not_wh
     counts = {"A": {"m1": 4, "m2": 2, "m3": 2}, "B": {"m1": 8}, "R": {"m1": 6, "m2": 2}}
     table = {cond: [TEXTS[m] for m, n in c.items() for _ in range(n)] for cond, c in counts.items()}
 
-    monkeypatch.setattr("forgegate.pipeline.plan_semantic.frozen_judge",
+    monkeypatch.setattr("forgegate.pipeline.plan.semantic.frozen_judge",
                         lambda record, path, store=None: FrozenOracle())
     folder = tmp_path / "sem"
     book_hash = folder_with_codebook(folder)
@@ -127,7 +127,7 @@ def test_a_review_sheet_is_read_once_so_its_recorded_sha256_is_of_the_bytes_scor
 
     from test_quality_guardrails import HUMAN, PROMPTS, SETTINGS, gens, plan
 
-    import forgegate.pipeline.plan_quality as plan_quality
+    import forgegate.pipeline.plan.quality_scoring as plan_quality
 
     loaded = plan(HUMAN, tmp_path)
     out = tmp_path / "run.semantic"
@@ -165,7 +165,7 @@ def test_a_leak_audit_result_rewritten_while_the_plan_locks_is_hashed_as_it_was_
     of the bytes the audit was judged on, though the file is rewritten right after that read."""
     from test_plan_fixture_audit import audit_of, built_plan
 
-    import forgegate.pipeline.plan_audit as plan_audit
+    import forgegate.pipeline.plan.audit as plan_audit
 
     plan, pairs = built_plan(tmp_path)
     audited = json.dumps(audit_of(pairs)).encode("utf-8")
@@ -192,7 +192,7 @@ def test_pairs_rewritten_after_the_lock_time_audit_read_them_are_hashed_as_audit
     from audit_helpers import build_leak_fixture
     from plan_helpers import PLAN, write_plan_folder
 
-    import forgegate.pipeline.plan_audit as plan_audit
+    import forgegate.pipeline.plan.audit as plan_audit
     from forgegate.fixture.provenance import write_provenance
 
     leak = build_leak_fixture(tmp_path / "leak")  # train leaks planted, val clean
@@ -248,12 +248,12 @@ def test_audit_leak_json_names_the_sha256_of_the_pairs_bytes_it_audited(tmp_path
 def test_a_confirmatory_plan_is_checked_on_the_bytes_the_lock_check_read(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     """A run checks a confirmatory plan's codebook, relevance record, validation key and sheet from the bytes its
-    lock check read (pipeline/confirmatory.py, handed them by preflight): files broken after that read change
+    lock check read (pipeline/plan/confirmatory.py, handed them by preflight): files broken after that read change
     nothing, where a second read would refuse the run (issue 34, item 6)."""
     from test_run_semantic import write_plan
     from test_run_semantic_relevance import adjudicated_record, confirmatory_plan, folder_with_codebook
 
-    from forgegate.pipeline.confirmatory import check_confirmatory
+    from forgegate.pipeline.plan.confirmatory import check_confirmatory
     from forgegate.plan import load_plan
 
     folder = tmp_path / "sem"

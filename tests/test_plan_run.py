@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from forgegate.cli.main import app
 from forgegate.core.verdict import Gate
 from forgegate.metrics.ngram_index import NgramIndex
-from forgegate.pipeline.plan_store import plan_run_state
+from forgegate.pipeline.plan.store import plan_run_state
 from forgegate.plan import RULE_DOES_NOT_MOVE, LockRefusedError, lock_path, lock_plan
 from forgegate.results import PlanRunResult, parse_result
 from tests.plan_helpers import PLAN, write_plan_folder
@@ -195,7 +195,7 @@ def test_a_reference_rewritten_after_the_lock_check_is_not_what_the_run_scores(
         tmp_path: Path, tiny: TinyModels, monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 34, item 6 (read once): the voice reference is scored as the bytes the plan hash covers, even if
     the file changes while the run generates (here: right after the lock check)."""
-    import forgegate.pipeline.plan_generate as plan_generate
+    import forgegate.pipeline.plan.generate as plan_generate
 
     plan = tiny_plan(tmp_path / "p", tiny)
     lock_plan(plan)

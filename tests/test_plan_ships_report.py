@@ -11,7 +11,7 @@ from view_helpers import client
 
 from forgegate.core.verdict import Gate
 from forgegate.gate.ship import Contender, ship_choice
-from forgegate.pipeline.plan_score import ScoredComparison, contender
+from forgegate.pipeline.plan.score import ScoredComparison, contender
 from forgegate.report import render_html
 from forgegate.report.markdown import render_markdown
 from forgegate.results import PlanRunResult, ReasonModel, parse_result

@@ -15,7 +15,7 @@ from forgegate.core.verdict import Gate, Reason, Verdict
 from forgegate.errors import InputError
 from forgegate.gate.semantic import quality_guardrails, with_quality_guardrails
 from forgegate.metrics.generations import Generation
-from forgegate.pipeline.plan_quality import check_quality_declarations, score_quality, write_review_sheets
+from forgegate.pipeline.plan.quality_scoring import check_quality_declarations, score_quality, write_review_sheets
 from forgegate.plan import LoadedPlan, parse_plan_text
 from forgegate.semantic.bootstrap import BootstrapSettings
 from forgegate.semantic.quality import QualityRequest, quality_table

@@ -19,7 +19,7 @@ from forgegate.backends import BACKENDS
 from forgegate.backends.adapters import adapter_backends, adapter_refusal
 from forgegate.backends.names import adapter_kind, backend_options
 from forgegate.backends.options import option_backends
-from forgegate.pipeline.semantic_judge import rebuildable_judges
+from forgegate.pipeline.semantic.judge import rebuildable_judges
 from forgegate.semantic.entailment import JUDGES, judge_capability
 
 CAPABILITIES_PAGE = Path(__file__).resolve().parents[1] / "docs" / "gen" / "capabilities.py"
@@ -47,7 +47,7 @@ from forgegate.backends.adapters import adapter_refusal
 from forgegate.backends.options import option_backends, option_refusal
 from forgegate.cli.main import app
 from forgegate.errors import UsageError
-from forgegate.pipeline.semantic_judge import make_judge, rebuildable_judges
+from forgegate.pipeline.semantic.judge import make_judge, rebuildable_judges
 from forgegate.plan.plan_file import Arm
 
 commands = get_command(app).commands

@@ -12,9 +12,9 @@ from backend_servers import Behaviour, FakeOllamaServer
 
 from forgegate.core.match_rule import MATCH_RULE
 from forgegate.gate.gloss_config import gate_identity, load_gate_config
-from forgegate.pipeline.eval_session import run_session
-from forgegate.pipeline.rescore import rescore_stored_run
-from forgegate.pipeline.session_options import SessionOptions
+from forgegate.pipeline.session.eval_session import run_session
+from forgegate.pipeline.session.options import SessionOptions
+from forgegate.pipeline.session.rescore import rescore_stored_run
 from forgegate.store import RunMeta, RunStore, find_run
 
 MODELS = {"gloss:v10": "e" * 64}

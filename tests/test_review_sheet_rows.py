@@ -11,7 +11,7 @@ from test_quality_guardrails import HUMAN, PROMPTS, SETTINGS, gens, plan
 
 from forgegate.errors import InputError
 from forgegate.metrics.generations import Generation
-from forgegate.pipeline.plan_quality import score_quality, write_review_sheets
+from forgegate.pipeline.plan.quality_scoring import score_quality, write_review_sheets
 from forgegate.plan import LoadedPlan
 
 

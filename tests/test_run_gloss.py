@@ -132,7 +132,7 @@ def test_run_writes_html_and_markdown_reports_carrying_the_plan_verdict(tmp_path
 def test_run_quiet_turns_the_progress_bars_off_even_on_a_terminal(tmp_path: Path,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     import forgegate.cli.run as run_cli
-    import forgegate.pipeline.plan_generate as plan_generate
+    import forgegate.pipeline.plan.generate as plan_generate
 
     seen: list[bool] = []
     real = plan_generate.generate_plan

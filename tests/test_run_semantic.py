@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 from forgegate.cli.main import app
 from forgegate.core.verdict import Gate
 from forgegate.errors import InputError
-from forgegate.pipeline.plan_store import plan_run_state
+from forgegate.pipeline.plan.store import plan_run_state
 from forgegate.plan import lock_plan
 
 MODEL = "tgpt:latest"

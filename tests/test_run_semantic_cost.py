@@ -15,7 +15,7 @@ from pydantic import ValidationError
 from test_run_semantic import DEV_T1, DEV_T2, SeededOllamaServer, answers_for, plan_text, run, write_plan
 
 from forgegate.core.records import Completion, GenerationRequest
-from forgegate.pipeline.plan_cost import condition_cost
+from forgegate.pipeline.plan.cost import condition_cost
 from forgegate.plan import lock_plan
 from forgegate.plan.load import parse_plan_text
 from forgegate.report.plan_terminal_parts import cost_text

@@ -1,7 +1,7 @@
 """`forgegate run` on a confirmatory semantic plan: R(c) must be the adjudicated record, whose provenance the
 result carries; semantic results state their T_GPT field and cross-field comparison is refused.
 
-The plans meet every confirmatory condition (``pipeline.confirmatory``): an entailment judge recorded in the frozen
+The plans meet every confirmatory condition (``pipeline.plan.confirmatory``): an entailment judge recorded in the frozen
 codebook, T_GPT's values, a filled blinded validation sheet, Q_task, the study author named.
 
 The fake Ollama server answers from (prompt, seed) with meaning-tagged texts, and the frozen codebook's judge is
@@ -113,7 +113,7 @@ def adjudicated_record(folder: Path, name: str, tmp_path: Path, capsys: pytest.C
 
 @pytest.fixture
 def oracle(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("forgegate.pipeline.plan_semantic.frozen_judge", lambda record, path, *_: FrozenOracle())
+    monkeypatch.setattr("forgegate.pipeline.plan.semantic.frozen_judge", lambda record, path, *_: FrozenOracle())
 
 
 def run_plan(folder: Path, name: str, server_url: str, relevance: str, tmp_path: Path, capsys, monkeypatch

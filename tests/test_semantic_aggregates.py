@@ -145,7 +145,7 @@ def test_the_tables_are_typed_and_dump_the_librarys_json_key_for_key(tmp_path) -
     """``tasks``, ``across_tasks``, ``sensitivity``, ``unfiltered`` and ``effects`` are ``results.semantic_tables``
     models (issue 34, item 3): the library's table validates into them and dumps back the same JSON, in the same
     key order (pool cells, effects with and without a ratio, NA-share cells included); a report reads attributes."""
-    from forgegate.pipeline.semantic_table import gate_table
+    from forgegate.pipeline.semantic.table import gate_table
     from forgegate.results import SemanticMetricsResult
     from forgegate.semantic import Roles, metrics_from_files
 

@@ -13,7 +13,7 @@ from test_semantic_separation import DEV, QUESTIONS
 
 from forgegate.core.records import GenerationRequest
 from forgegate.errors import InputError, UsageError
-from forgegate.pipeline.semantic_judge import make_judge
+from forgegate.pipeline.semantic.judge import make_judge
 from forgegate.semantic.codebook import read_text_samples
 from forgegate.semantic.develop_confirm import develop
 from forgegate.semantic.entailment import LlmJudge

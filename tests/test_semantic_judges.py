@@ -47,7 +47,7 @@ def test_llm_answer_parsing_and_prompt() -> None:
 
 @pytest.mark.slow
 def test_llm_judge_runs_through_the_engine_on_the_embedded_model_and_resumes_from_its_store(tmp_path) -> None:
-    from forgegate.pipeline.semantic_judge import make_judge
+    from forgegate.pipeline.semantic.judge import make_judge
 
     store = tmp_path / "judge.sqlite"
     pairs = [("Paris.", "The capital is Paris."), ("Paris.", "Lyon.")]

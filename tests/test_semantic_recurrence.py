@@ -11,8 +11,8 @@ from semantic_helpers import metrics_args, run_cli, standard_files
 
 from forgegate.core.verdict import Gate, Reason, Verdict
 from forgegate.errors import InputError
-from forgegate.pipeline.plan_semantic import SemanticOutcome, endpoint_value
-from forgegate.pipeline.semantic_recurrence import recurrence_outcome
+from forgegate.pipeline.plan.semantic import SemanticOutcome, endpoint_value
+from forgegate.pipeline.semantic.recurrence_sheet import recurrence_outcome
 from forgegate.plan.instruments import SemanticParams
 from forgegate.semantic.bootstrap import BootstrapSettings
 from forgegate.semantic.codebook import TextSample

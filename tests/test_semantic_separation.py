@@ -15,7 +15,7 @@ from test_run_semantic import plan_text, run, write_plan
 from forgegate.core.verdict import Gate, Reason, Verdict
 from forgegate.errors import InputError, UsageError
 from forgegate.gate.semantic import validation_reason
-from forgegate.pipeline.semantic_validation import add_validation
+from forgegate.pipeline.semantic.validation import add_validation
 from forgegate.plan import lock_plan
 from forgegate.plan.instruments import SemanticParams
 from forgegate.report.semantic_extras import codebook_lines

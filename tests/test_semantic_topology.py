@@ -15,9 +15,9 @@ from semantic_helpers import RELEVANCE, T1, T2, write_jsonl
 from forgegate.core.records import Completion, GenerationRequest, StoredResponse
 from forgegate.core.verdict import Gate, Reason, Verdict
 from forgegate.errors import InputError
-from forgegate.pipeline.plan_semantic import SemanticOutcome, endpoint_value
-from forgegate.pipeline.semantic_table import gate_table
-from forgegate.pipeline.semantic_topology import finish_topology, topology_inputs
+from forgegate.pipeline.plan.semantic import SemanticOutcome, endpoint_value
+from forgegate.pipeline.semantic.table import gate_table
+from forgegate.pipeline.semantic.topology_inputs import finish_topology, topology_inputs
 from forgegate.plan.instruments import SemanticParams
 from forgegate.semantic import MetricsRequest, Roles, compute_metrics
 from forgegate.semantic.bootstrap import BootstrapSettings

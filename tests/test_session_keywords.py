@@ -1,6 +1,6 @@
 """``forgegate.evaluate``'s keywords are statically typed (issue 34, item 4; PEP 692): ``**options`` is
 ``Unpack[SessionKeywords]``, a TypedDict rendered from the one declaration of the session options and committed
-(``pipeline/session_keywords.py``), so mypy flags ``evaluate(concurrency="4")`` and a misspelt keyword."""
+(``pipeline/session/keywords.py``), so mypy flags ``evaluate(concurrency="4")`` and a misspelt keyword."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 import forgegate.api
-from forgegate.pipeline import session_keywords_render
-from forgegate.pipeline.session_keywords import SessionKeywords
+from forgegate.pipeline.session import keywords_render as session_keywords_render
+from forgegate.pipeline.session.keywords import SessionKeywords
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 
@@ -44,11 +44,11 @@ def test_evaluate_and_its_async_twin_unpack_the_keywords() -> None:
 
 ADD_A_FIELD = """
 from typing import Annotated
-import forgegate.pipeline.session_fields as fields
+import forgegate.pipeline.session.fields as fields
 
 fields.SessionFields.__annotations__["probe_depth"] = Annotated[int | None, fields.Opt("How deep.")]
 fields.SessionFields.probe_depth = None
-from forgegate.pipeline import session_keywords_render
+from forgegate.pipeline.session import keywords_render as session_keywords_render
 print(session_keywords_render.render())
 """
 
@@ -67,7 +67,7 @@ MYPY_CONFIG = """
 strict = True
 follow_imports = skip
 
-[mypy-forgegate,forgegate.api,forgegate.pipeline.session_keywords]
+[mypy-forgegate,forgegate.api,forgegate.pipeline.session.keywords]
 follow_imports = normal
 """
 """mypy reads the real ``forgegate/__init__.py``, ``api.py`` and the generated keywords; everything they import

@@ -17,7 +17,7 @@ import forgegate
 from forgegate.backends import BACKENDS
 from forgegate.backends.names import is_remote
 from forgegate.errors import UsageError
-from forgegate.pipeline.session_options import SessionOptions
+from forgegate.pipeline.session.options import SessionOptions
 from forgegate.registry import Registry
 
 MODELS = {"gloss:v10": "e" * 64}

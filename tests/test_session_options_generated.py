@@ -1,4 +1,4 @@
-"""One declaration per session option (issue 34, item 4): ``pipeline.session_fields.SessionFields`` is the only
+"""One declaration per session option (issue 34, item 4): ``pipeline.session.fields.SessionFields`` is the only
 list; the options model, the CLI's flags and the Python API's keywords are generated from it.
 
 The proof that nothing else lists them: a fresh interpreter adds one field to the declaration before anything
@@ -17,20 +17,20 @@ from typer.main import get_command
 
 import forgegate
 from forgegate.cli.main import app
-from forgegate.pipeline.session_fields import declared
-from forgegate.pipeline.session_options import SessionOptions
+from forgegate.pipeline.session.fields import declared
+from forgegate.pipeline.session.options import SessionOptions
 
 ADD_A_FIELD = """
 import inspect, json, sys
 from typing import Annotated
-import forgegate.pipeline.session_fields as fields
+import forgegate.pipeline.session.fields as fields
 
 fields.SessionFields.__annotations__["probe_depth"] = Annotated[int, fields.Opt("How deep the probe goes.")]
 fields.SessionFields.probe_depth = 7
 from typer.main import get_command
 import forgegate
 from forgegate.cli.main import app
-from forgegate.pipeline.session_options import SessionOptions, from_flags
+from forgegate.pipeline.session.options import SessionOptions, from_flags
 
 commands = get_command(app).commands
 flags = {name: {opt: param.help for param in commands[name].params for opt in param.opts}
@@ -78,7 +78,7 @@ def test_every_declared_option_is_a_model_field_an_api_keyword_and_a_flag_with_i
 
 def test_the_flags_parse_to_the_same_options_as_the_api_keywords() -> None:
     """A flag and the API keyword of the same option give the same model (negated and repeated flags too)."""
-    from forgegate.pipeline.session_options import from_flags
+    from forgegate.pipeline.session.options import from_flags
 
     command = get_command(app).commands["eval"]  # type: ignore[attr-defined]
     argv = ["--backend", "ollama", "--model", "m", "--base-url", "http://a", "--base-url", "http://b", "--no-wait",

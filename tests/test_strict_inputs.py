@@ -16,7 +16,7 @@ from forgegate.core.limits import MAX_TOKENS_LIMIT
 from forgegate.errors import InputError
 from forgegate.gate.gloss_config import bundled_gate_config_path, gate_identity, load_gate_config
 from forgegate.jsonio import MAX_JSON_DEPTH
-from forgegate.pipeline.plan_store import plan_run_state
+from forgegate.pipeline.plan.store import plan_run_state
 from forgegate.plan import lock_path, lock_plan
 from forgegate.store import RunMeta, RunStore
 from tests.plan_helpers import PLAN, write_plan_folder

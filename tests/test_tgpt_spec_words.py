@@ -15,8 +15,8 @@ from test_semantic_topology import GROUPED, params, write_aggregates
 
 from forgegate.cli.failure import user_fault
 from forgegate.errors import InputError
-from forgegate.pipeline.confirmatory import check_confirmatory
-from forgegate.pipeline.semantic_topology import topology_inputs
+from forgegate.pipeline.plan.confirmatory import check_confirmatory
+from forgegate.pipeline.semantic.topology_inputs import topology_inputs
 from forgegate.plan import load_plan
 from forgegate.plan.lock import LockRefusedError, check_lock, lock_plan, read_lock
 from forgegate.semantic.bootstrap import BootstrapSettings

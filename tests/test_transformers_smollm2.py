@@ -20,7 +20,7 @@ from forgegate.backends._decode import encode
 from forgegate.backends.embedded import bundled_gguf
 from forgegate.backends.transformers_backend import TransformersBackend
 from forgegate.core.records import Completion, GenerationRequest
-from forgegate.pipeline.plan_generate import generate_plan
+from forgegate.pipeline.plan.generate import generate_plan
 from forgegate.plan import lock_plan
 from tests.plan_helpers import damage_plan_text
 

@@ -22,7 +22,7 @@ from backend_servers import Behaviour, FakeOllamaServer
 from slow import starts_something
 from view_helpers import GOOD, LOOPING, MODEL, A, B, blank_sheet, make_run, options, write_inputs
 
-from forgegate.pipeline.eval_session import run_session
+from forgegate.pipeline.session.eval_session import run_session
 from forgegate.store import RunStore, list_runs, run_path
 from forgegate.view import ViewConfig, create_app
 from forgegate.view.serve import bind

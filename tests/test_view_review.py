@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from view_helpers import GOOD, client, csrf_of, make_run
 
 from forgegate.cli.main import app
-from forgegate.pipeline.rescore import rescore_stored_run
+from forgegate.pipeline.session.rescore import rescore_stored_run
 from forgegate.store import RunStore, run_path
 
 

@@ -15,8 +15,8 @@ from backend_servers import Behaviour, FakeOllamaServer
 from starlette.testclient import TestClient
 from test_eval_controls_review import TINY_CONFIG
 
-from forgegate.pipeline.eval_session import run_session
-from forgegate.pipeline.session_options import SessionOptions
+from forgegate.pipeline.session.eval_session import run_session
+from forgegate.pipeline.session.options import SessionOptions
 from forgegate.semantic.sheets import RELEVANCE_COLUMNS, VALIDATION_COLUMNS
 from forgegate.view import ViewConfig, create_app
 

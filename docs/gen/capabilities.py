@@ -12,7 +12,7 @@ def capabilities_page() -> str:
     """Markdown: one row per registered backend and per registered entailment judge."""
     from forgegate.backends import BACKENDS
     from forgegate.backends.names import adapter_kind, backend_options, is_remote
-    from forgegate.pipeline.semantic_judge import rebuildable_judges
+    from forgegate.pipeline.semantic.judge import rebuildable_judges
     from forgegate.semantic.entailment import JUDGES, judge_capability
 
     lines = ["# Backend and judge capabilities", "",

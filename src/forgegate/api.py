@@ -19,13 +19,13 @@ from forgegate.core.sampling import shown
 from forgegate.core.sync import run_sync
 from forgegate.errors import UsageError
 from forgegate.lineage import compare_runs
-from forgegate.pipeline.eval_session import run_session_async
-from forgegate.pipeline.plan_generate import generate_plan_async
-from forgegate.pipeline.plan_score import score_plan
-from forgegate.pipeline.session_fields import Declared, declared, keyword_type
-from forgegate.pipeline.session_keywords import SessionKeywords
-from forgegate.pipeline.session_options import SessionOptions
-from forgegate.pipeline.sources import eval_run_scores
+from forgegate.pipeline.plan.generate import generate_plan_async
+from forgegate.pipeline.plan.score import score_plan
+from forgegate.pipeline.session.eval_session import run_session_async
+from forgegate.pipeline.session.fields import Declared, declared, keyword_type
+from forgegate.pipeline.session.keywords import SessionKeywords
+from forgegate.pipeline.session.options import SessionOptions
+from forgegate.pipeline.session.sources import eval_run_scores
 from forgegate.results import ComparisonResult, EvalResult, PlanRunResult
 
 
@@ -34,7 +34,7 @@ async def evaluate_async(battery: str | Path | None = None, *, live: bool = Fals
     """Run a battery (default: the bundled GLOSS v2) against a model and gate it, as ``forgegate eval`` does.
 
     The keywords are the CLI's options, generated from the one declaration of the session options
-    (``forgegate.pipeline.session_fields``), and checked by the same options model with the same words
+    (``forgegate.pipeline.session.fields``), and checked by the same options model with the same words
     (``base_urls`` is ``--base-url`` repeated, ``wait=False`` is ``--no-wait``, ``loop_cutoff=False`` is
     ``--no-loop-cutoff``); an unknown keyword is refused naming the known ones. ``live=True`` runs the 10-task
     live test instead (``forgegate live``); ``training_corpus`` runs the format audit when LX-B, LX-G or LX-X fail

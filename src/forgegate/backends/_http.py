@@ -202,7 +202,7 @@ class Collected:
     def require_finished(self, url: str, finish_word: str = "a finish reason") -> None:
         """Raise :class:`CutStream` unless the server said it finished this answer or forgegate ended it itself.
 
-        The one rule of issue 33 for every streaming backend: ``[DONE]``, the end of the body or a closed
+        The one rule for every streaming backend: ``[DONE]``, the end of the body or a closed
         connection without a finish is a cut stream, whatever text came before it, never a (short) answer.
         """
         if self.capped or self.looped or self.finished:
@@ -397,7 +397,7 @@ async def iter_sse_data(response: httpx.Response) -> AsyncIterator[str]:
 
     Lines are split on the bytes the SSE format names (``\\r\\n``, ``\\n``, ``\\r``) and decoded as UTF-8 one
     whole line at a time. Not ``aiter_lines``: its text layers cost a generator step and a decoder call per
-    chunk on every streamed token (issue 33's client CPU), and it also splits on the other characters
+    chunk on every streamed token (client CPU a streamed answer pays for), and it also splits on the other characters
     ``str.splitlines`` knows (U+2028 ...), which may stand unescaped inside a JSON string. A byte-order mark
     before the first line is dropped, as the SSE format's decoder drops it (issue 46: kept, it hid the first
     event's field name and so the answer's first words). A line that arrives in many chunks is gathered, not

@@ -33,7 +33,7 @@ whose region holds two, is IDENTITY_LOOP.
 Cost: O(tokens x max_period) comparisons (``map(operator.eq, ...)``, in C), O(tokens) phrase hashing, one
 regex pass: 1-3 ms for a 300-token answer on a busy 2-core machine, so a stream may call it on the text so far
 every few tokens. Plain Python, no numpy: every eval runs this, and a server eval loads no numerical library
-(issue 45; tests/test_light_core.py).
+(tests/test_light_core.py holds it).
 """
 
 from __future__ import annotations

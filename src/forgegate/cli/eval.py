@@ -22,7 +22,7 @@ from forgegate.core.gloss_v2 import GLOSS_V2_TITLE
 
 if TYPE_CHECKING:
     from forgegate.core.verdict import Gate
-    from forgegate.pipeline.session_fields import SessionKind
+    from forgegate.pipeline.session.fields import SessionKind
     from forgegate.results import EvalResult
     from forgegate.run.engine import ExecutionSummary
 
@@ -42,7 +42,7 @@ def finish(result: EvalResult, json_path: Path | None, title: str, *, html: Path
     The terminal gets one screen (the compact report, ending on the summary line) unless ``verbose``: the full
     report, every failing prompt, lives in ``--verbose``, the HTML / Markdown files and ``forgegate show``.
     ``quiet`` prints the summary line alone (a CI log that only needs the word, the counts and where to look)."""
-    from forgegate.pipeline.eval_session import write_result
+    from forgegate.pipeline.session.eval_session import write_result
     from forgegate.report.eval_compact import print_eval_compact, print_summary_line, signature_word
     from forgegate.report.eval_terminal import print_eval
 
@@ -84,7 +84,7 @@ def _session_command(kind: SessionKind, title: str) -> Any:
                    verbose])
     def command(**kw: Any) -> None:
         from forgegate.errors import UsageError
-        from forgegate.pipeline.eval_session import run_session
+        from forgegate.pipeline.session.eval_session import run_session
 
         if kw["quiet"] and kw["verbose"]:
             raise UsageError("--quiet prints only the summary line and --verbose the full report: give one of them")
@@ -117,7 +117,7 @@ def register(app: typer.Typer) -> None:
         verbose: bool = _VERBOSE,
     ) -> None:
         from forgegate.pipeline.format_followup import with_training_corpus
-        from forgegate.pipeline.rescore import rescore_stored_run
+        from forgegate.pipeline.session.rescore import rescore_stored_run
 
         distinct_outputs(json=json_out, html=html, markdown=markdown)
 

@@ -51,7 +51,7 @@ def register(app: typer.Typer) -> None:
         from forgegate.lineage import decide_graduation, read_lineage
         from forgegate.lineage.graduation import check_live_battery
         from forgegate.lineage.marks import BatteryMark, append_mark
-        from forgegate.pipeline.eval_session import run_session
+        from forgegate.pipeline.session.eval_session import run_session
         from forgegate.store import writable_store_dir
 
         live_path = kw["live_battery"] or bundled_live_test_path()

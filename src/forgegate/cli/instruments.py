@@ -43,7 +43,7 @@ def voice(
     from forgegate.report.metrics_terminal import print_voice
 
     rule = parse_floor_rule(floor)
-    if (why := floor_rule_refusal(rule)) is not None:  # refused as plans refuse it (issue 36)
+    if (why := floor_rule_refusal(rule)) is not None:  # refused as plans refuse it
         raise UsageError(f"--floor {floor}: {why}; leave --floor out (pairwise)")
     gens = load_generations(generations)
     require_arms(gens, (control, candidate), source=str(generations))

@@ -36,7 +36,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         from forgegate.jsonio import write_json_atomic
         from forgegate.lineage import compare_runs, print_comparison
-        from forgegate.pipeline.sources import eval_run_scores
+        from forgegate.pipeline.session.sources import eval_run_scores
 
         if (problem := bootstrap_problem(seed, resamples)) is not None:
             raise UsageError(problem)

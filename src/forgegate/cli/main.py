@@ -165,7 +165,7 @@ def _failed(exc: Exception, argv: list[str], activity: Activity) -> int:
     from forgegate.textsafe import visible  # a path or message may carry ESC from a file name or a file
 
     if isinstance(exc, RequestsIncomplete):  # a request failed for good: the gate's word (INCOMPLETE), never 2 or 70
-        from forgegate.pipeline.semantic_judge import judge_failed
+        from forgegate.pipeline.semantic.judge import judge_failed
 
         verdict = judge_failed(exc)
         kept = f"\n{interrupted_message(activity, argv, 'kept')}" if activity.stores else ""

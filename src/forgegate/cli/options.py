@@ -1,7 +1,7 @@
 """The session options of `eval`, `live` and `graduate`, generated from their one declaration.
 
 Typer reads a command's parameters from its signature, so each command's signature is a list of
-``inspect.Parameter``: the session's are made here from ``pipeline.session_fields`` (name, type, default,
+``inspect.Parameter``: the session's are made here from ``pipeline.session.fields`` (name, type, default,
 help), so a field added there is a flag of every session command with no line here. The declaration imports no
 pydantic, so ``--help`` stays light.
 """
@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from forgegate.cli.common import quiet_default
-from forgegate.pipeline.session_fields import Declared, declared
+from forgegate.pipeline.session.fields import Declared, declared
 
 if TYPE_CHECKING:
-    from forgegate.pipeline.session_fields import SessionKind
-    from forgegate.pipeline.session_options import SessionOptions
+    from forgegate.pipeline.session.fields import SessionKind
+    from forgegate.pipeline.session.options import SessionOptions
 
 _P = inspect.Parameter
 
@@ -85,6 +85,6 @@ def session_options(kind: SessionKind, kw: dict[str, Any], battery: Path | None)
     """The session the flags ask for. The options model checks every value (a flag that cannot work is a usage
     error there, before anything is stored) and maps each flag to its field. (Its import waits until a command
     runs.)"""
-    from forgegate.pipeline.session_options import from_flags
+    from forgegate.pipeline.session.options import from_flags
 
     return from_flags(kind, kw, battery, quiet_default=quiet_default())

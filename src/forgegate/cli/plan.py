@@ -38,8 +38,8 @@ def lock(
     """Freeze the plan: write PLAN.lock with its content hash (refused once its run has generations, or when the
     plan's [leak_audit] found a leak, exit 1, or failed a control, exit 4)."""
     from forgegate.cli.common import exit_with
-    from forgegate.pipeline.plan_audit import AuditLockRefusedError, lock_with_audit
-    from forgegate.pipeline.plan_store import plan_run_state
+    from forgegate.pipeline.plan.audit import AuditLockRefusedError, lock_with_audit
+    from forgegate.pipeline.plan.store import plan_run_state
     from forgegate.plan import lock_path
 
     state = plan_run_state(plan, store)
@@ -66,8 +66,8 @@ def check(
 ) -> None:
     """Validate the plan and its files; say whether it is locked and whether its run has started."""
     from forgegate.cli.common import exit_with
-    from forgegate.pipeline.plan_audit import AuditLockRefusedError, lockable
-    from forgegate.pipeline.plan_store import plan_run_state
+    from forgegate.pipeline.plan.audit import AuditLockRefusedError, lockable
+    from forgegate.pipeline.plan.store import plan_run_state
     from forgegate.plan import RULE_DOES_NOT_MOVE, check_adapters, check_inputs, load_plan, read_lock
     from forgegate.plan.inputs import read_inputs
     from forgegate.plan.lock import current_lock
@@ -76,7 +76,7 @@ def check(
     inputs = check_inputs(loaded)
     check_adapters(loaded)
     audited: dict[str, bytes] = {}
-    try:  # every refusal of `plan lock`, so that check never says valid where lock refuses (issue 46)
+    try:  # every refusal of `plan lock`, so that check never says valid where lock refuses
         lockable(loaded, audited, plan)
     except AuditLockRefusedError as refused:
         console.print(f"NOT LOCKABLE: {refused.message}", markup=False, soft_wrap=True)

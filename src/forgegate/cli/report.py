@@ -24,7 +24,7 @@ def report(
     """Render a result; exits 0 once the report is written, whatever word it shows (the command that decided
     gates: a CI step that renders a FAIL must not fail the job a second time)."""
     from forgegate.core.verdict import Gate
-    from forgegate.pipeline.sources import load_report_input
+    from forgegate.pipeline.session.sources import load_report_input
     from forgegate.report import write_reports
     from forgegate.report.sections import renderable
 

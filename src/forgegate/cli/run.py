@@ -23,8 +23,8 @@ def run(
 ) -> None:
     """Check the lock, generate arm x item x seed (resuming), score every instrument, print the verdict."""
     from forgegate.jsonio import write_json_atomic
-    from forgegate.pipeline.plan_generate import generate_plan
-    from forgegate.pipeline.plan_score import score_plan
+    from forgegate.pipeline.plan.generate import generate_plan
+    from forgegate.pipeline.plan.score import score_plan
     from forgegate.report import write_reports
     from forgegate.report.plan_terminal import print_plan_result
 

@@ -44,7 +44,7 @@ def metrics(
     markdown: Path | None = MARKDOWN_OPTION.default,
 ) -> None:
     """Support, D_sem, H_sem, P, ES_LOSS, REC_GAIN, IRREV_OBS, AGG_COVERAGE, MINORITY_RECALL with CIs."""
-    from forgegate.pipeline.semantic_commands import semantic_metrics
+    from forgegate.pipeline.semantic.commands import semantic_metrics
     from forgegate.report import write_reports
     from forgegate.report.semantic_terminal import render_metrics
     from forgegate.semantic import Roles
@@ -61,7 +61,7 @@ def metrics(
 
 def _judge(judge: str, nli_model: Path | None, backend: str | None, model: str | None, cache: Path | None,  # type: ignore[no-untyped-def]
            base_url: list[str] | None = None):
-    from forgegate.pipeline.semantic_judge import make_judge
+    from forgegate.pipeline.semantic.judge import make_judge
 
     return make_judge(judge, nli_model=nli_model, backend=backend, model=model, cache=cache,
                       base_urls=tuple(base_url or ()))
@@ -127,7 +127,7 @@ def freeze_cmd(
     out: Path = typer.Option(..., "--out", help="Frozen codebook to write (never overwritten)."),
 ) -> None:
     """Freeze a draft codebook: cluster IDs, labels, exemplars, rule and judge, content hash."""
-    from forgegate.pipeline.semantic_commands import freeze_codebook
+    from forgegate.pipeline.semantic.commands import freeze_codebook
 
     book = freeze_codebook(draft, out)
     console.print(f"frozen {out} sha256 {book.content_hash}")
@@ -172,7 +172,7 @@ def sheets_cmd(
     seed: int = typer.Option(0, "--seed", min=0, max=RNG_SEED_MAX, help="Seed of the sheet's shuffling."),
 ) -> None:
     """The condition-masked relevance sheet of a frozen codebook: two annotators (not the author) fill a copy each."""
-    from forgegate.pipeline.semantic_commands import write_relevance_sheet
+    from forgegate.pipeline.semantic.commands import write_relevance_sheet
 
     sheet, rows = write_relevance_sheet(codebook, out_dir, seed=seed)
     console.print(f"relevance sheet: {sheet} ({rows} clusters); each annotator fills a copy, then "
@@ -193,7 +193,7 @@ def relevance_cmd(
     json_out: Path | None = typer.Option(None, "--json", help="Write the relevance result (kappa, gate) as JSON here."),
 ) -> None:
     """Adjudicated R(c) from double annotation, with Cohen's kappa; INCOMPLETE while disagreements are open."""
-    from forgegate.pipeline.semantic_commands import adjudicate_relevance
+    from forgegate.pipeline.semantic.commands import adjudicate_relevance
 
     done = adjudicate_relevance(first, second, author=author, adjudication=adjudication, adjudicator=adjudicator,
                                 codebook=codebook, out=out, json_out=json_out)
@@ -216,7 +216,7 @@ def compare_cmd(
     bridge (FIELD_TOK != FIELD_SEM != FIELD_TRAJ != FIELD_VIS)."""
     from rich.markup import escape
 
-    from forgegate.pipeline.semantic_commands import compare_semantic
+    from forgegate.pipeline.semantic.commands import compare_semantic
     from forgegate.report.semantic_terminal import fmt
 
     shown = compare_semantic(left, right, endpoint=endpoint, plan=plan)
@@ -233,7 +233,7 @@ def quality_sheet_cmd(
     store: Path | None = typer.Option(None, "--store", help="Run store folder (default ./.forgegate/runs)."),
 ) -> None:
     """Write the blinded Q_task / Q_fact review sheet(s) a plan's human-review tasks are scored from."""
-    from forgegate.pipeline.quality_sheet import review_sheets_for_plan
+    from forgegate.pipeline.plan.quality_sheet import review_sheets_for_plan
 
     for path in review_sheets_for_plan(plan, store):
         console.print(f"wrote {path}: fill each row's score (0 to 1), then run the plan again")
@@ -249,7 +249,7 @@ def validate_cmd(
     json_out: Path | None = typer.Option(None, "--json", help="Write the agreement and its word as JSON here."),
 ) -> None:
     """Score the blinded human validation sheet against the clustering: agreement with bootstrap intervals."""
-    from forgegate.pipeline.semantic_commands import validate_clustering
+    from forgegate.pipeline.semantic.commands import validate_clustering
 
     done = validate_clustering(sheet, key, minimum=minimum, seed=seed, json_out=json_out)
     score, verdict = done.score, done.verdict

@@ -1,7 +1,7 @@
 """Credentials a URL may carry (``http://user:secret@host``, ``?api_key=...``), hidden before any text is kept.
 
 A ``--base-url`` with credentials in it works (httpx sends its user and password as Basic auth), but the run
-store, its errors and its notes are files a user shares: issue 46 found the password stored in clear. The
+store, its errors and its notes are files a user shares, and a password kept there is a password given away. The
 store passes every text it writes through :func:`hide_credentials`, and the backends' redactors hide the same
 parts of the URLs they were given from their error messages.
 """

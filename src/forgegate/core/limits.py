@@ -2,7 +2,8 @@
 
 The bounds on files a user gives (``MAX_USER_FILE_BYTES``, ``MAX_CORPUS_FILE_BYTES``) and on JSON nesting
 (``MAX_JSON_DEPTH``) live beside the one file reader, ``forgegate.jsonio``: it sits below ``core`` in the layers, so
-it cannot import from here, and importing it here would load pydantic with every flag's default (issue 34).
+it cannot import from here, and importing it here would load pydantic with every flag's default, and
+``forgegate --help`` with it.
 """
 
 from __future__ import annotations

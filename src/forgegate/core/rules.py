@@ -2,7 +2,7 @@
 
 ``gate/`` writes these words into its reasons; ``report/``, ``training/`` and the results read them back to find a
 rule (the controls, the three-axis rule, R(c)) or to print a word. Both sides import them from here, so no reader
-imports ``gate/`` to know what the gate calls a thing (issue 34: reports never import the gate).
+imports ``gate/`` to know what the gate calls a thing (reports never import the gate: the import contracts hold it).
 """
 
 from __future__ import annotations
@@ -44,5 +44,5 @@ def format_ratio(ratio: float | None) -> str:
 
 
 REPLICATES_RULE = "replicates agree"
-"""The rule over K samples per item (issue 47): its reason's ``numbers`` carry ``samples``, ``passed`` (the
+"""The rule over K samples per item: its reason's ``numbers`` carry ``samples``, ``passed`` (the
 replicates that PASS) and ``flips`` (the categories whose word differs between replicates)."""

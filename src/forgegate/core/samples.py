@@ -1,4 +1,4 @@
-"""K samples per item (issue 47): how many a run may ask for, and the seed each sample is generated with.
+"""K samples per item: how many a run may ask for, and the seed each sample is generated with.
 
 Sample 0 is generated with the run's own seed, so ``samples = 1`` is the spec's procedure unchanged (same
 requests, same store keys, same answers). Sample ``j >= 1`` gets a seed derived from (the run's seed, j) by a

@@ -1,4 +1,4 @@
-"""The margin to the next word (issue 47): how many items from the other side of each floor a GLOSS result is.
+"""The margin to the next word: how many items from the other side of each floor a GLOSS result is.
 
 For a category with ``n`` answered items summing to ``total`` under floor ``f`` (PASS iff ``total / n >= f``,
 ``gate.gloss``): a FAIL needs ``ceil(f n - total)`` more passing items, a PASS falls with ``floor(total - f n) + 1``

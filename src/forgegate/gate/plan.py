@@ -6,7 +6,8 @@ The plan's word combines the semantic and GLOSS instruments', the run's own reas
 requests, a declared instrument ``forgegate run`` cannot score: INCOMPLETE, never a pass) and the
 comparisons' words by ``worst_gate``, except that a plan with a ship decision (``gate.ship``) takes the
 word of the arm that ships: its candidates' comparisons keep their own words in the reasons, and a failing
-arm that does not ship never sets the exit code (issue 36). ``pipeline/plan_score.py`` calls these functions.
+arm that does not ship never sets the exit code (CI reads it, and no one ships that arm). ``pipeline/plan/score.py``
+calls these functions.
 """
 
 from __future__ import annotations

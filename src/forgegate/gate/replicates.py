@@ -1,4 +1,4 @@
-"""The word over K replicates (issue 47): replicate j is the battery answered by sample j of every item.
+"""The word over K replicates: replicate j is the battery answered by sample j of every item.
 
 The spec's gate runs on each replicate (``gloss_verdict`` / ``live_verdict``); this rule combines their reasons:
 

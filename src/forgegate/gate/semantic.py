@@ -1,6 +1,6 @@
 """The T_GPT v0.8.1 gate (semantic support and recoverability): what the metrics table may be used for.
 
-``semantic/analysis.py`` computes the table, its CIs and its controls; ``pipeline/plan_semantic.py``
+``semantic/analysis.py`` computes the table, its CIs and its controls; ``pipeline/plan/semantic.py``
 runs it on a plan's samples. The words are written here:
 
 * a control that did not come out as expected: INVALID;
@@ -106,8 +106,8 @@ def quality_guardrails(quality: Mapping[str, Mapping[str, Any]]) -> list[Reason]
     quality tables (``semantic.quality``): a task the measure could not score (a human-review sheet not written
     or not filled) is INCOMPLETE with the command that writes the sheet; a stage change (reference ->
     contracted) that loses more of the measure than its declared margin is flagged FAIL; a loss within the margin
-    is PASS only when its whole interval is (judged on its interval, issue 36), else HOLD; a change that cannot be
-    computed INCOMPLETE. Without a margin the measure is reported, not a guardrail."""
+    is PASS only when its whole interval is (judged on its interval, not its point estimate), else HOLD; a change
+    that cannot be computed INCOMPLETE. Without a margin the measure is reported, not a guardrail."""
     reasons: list[Reason] = []
     for measure, table in quality.items():
         rule = f"semantic: {measure} guardrail"
@@ -136,7 +136,7 @@ def quality_guardrails(quality: Mapping[str, Mapping[str, Any]]) -> list[Reason]
                                   f"{change['reference']} to {change['contracted']}, beyond the declared margin "
                                   f"{margin:g}", numbers))
         elif change.get("ci") is None or -change["ci"][0] > margin + MARGIN_TOLERANCE:
-            # judged on its interval (issue 36): a point estimate inside the margin whose interval reaches past it
+            # judged on its interval: a point estimate inside the margin whose interval reaches past it
             # has not shown the loss is within the margin; that is the operator's call, never a pass
             worst = None if change.get("ci") is None else -change["ci"][0]
             reasons.append(Reason(rule, Gate.HOLD, f"{measure} change from {change['reference']} to "

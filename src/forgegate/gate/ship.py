@@ -2,7 +2,7 @@
 
 The spec's roles: one ``ship_candidate`` (ckpt1750, the curve's minimum) and ``tied_candidate`` arms the loss curve
 cannot separate from it (ckpt850). A failing arm that does not ship never sets the exit code CI reads (the lv-bronte
-defect "a third arm nobody was shipping", moved up from the floor to the exit code, issue 36):
+defect "a third arm nobody was shipping", moved up from the floor to the exit code):
 
 1. a candidate whose comparison is INVALID or INCOMPLETE cannot be ranked: none ships, and the word is theirs
    (a missing answer is never a pass, and it might have been the better one);
@@ -17,7 +17,7 @@ defect "a third arm nobody was shipping", moved up from the floor to the exit co
 5. the axes leaving them level is HOLD, never PASS: the declared prior is "worth testing rather than assuming",
    so acting on it is the operator's call, and the reasons say so.
 
-``pipeline/plan_score.py`` measures and hands in plain values; ``gate.plan.plan_verdict`` takes the word.
+``pipeline/plan/score.py`` measures and hands in plain values; ``gate.plan.plan_verdict`` takes the word.
 """
 
 from __future__ import annotations

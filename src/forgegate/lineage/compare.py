@@ -33,7 +33,7 @@ SCORE_TEST = ("paired cluster bootstrap of the (item, seed) score differences ov
               "the pass/fail pairs, Holm across categories")
 RATE_TEST = ("paired bootstrap of the per-item pass-rate differences over items (both runs have K > 1 samples per "
              "item: each item's passes / K); no McNemar, which needs one pass or fail per pair")
-"""The two paired tests ``compare`` and ``lineage`` use (issue 47): rates when both runs have K > 1 samples."""
+"""The two paired tests ``compare`` and ``lineage`` use: rates when both runs have K > 1 samples."""
 Call = Literal["regressed", "improved", "unchanged", "insufficient"]
 OVERALL = "overall"
 Key = tuple[str, int | None]

@@ -1,10 +1,11 @@
-"""Per-arm statistics: Burrows's Delta (voice), verbatim n-gram memorisation, damage rates, seed floors.
+"""Per-arm statistics: Burrows's Delta (voice), verbatim n-gram memorisation, damage rates, seed noise floors,
+checkpoint ties from the loss curve, and pass rates over K samples per item.
 
-``forgegate run`` and the standalone instrument commands call the same functions:
-``voice_report``, ``memorization_report`` (each returns a report with its ``.verdict``, still decided here
-through ``gate/``: issue 34 moves them next) and ``damage_report`` (measurements only: the pipeline hands them to
-``gate.damage.damage_verdict``, ``pipeline/axes.py``); the JSON is the results model built from both, then
-``forgegate.gate.arms.arms_verdict``.
+``forgegate run`` and the standalone instrument commands call the same functions: ``voice_report``,
+``memorization_report`` and ``damage_report`` each return measurements only, with their controls, and never a
+verdict (the contracts keep ``gate/`` out of this package). The pipeline hands each report to its rule in
+``gate/`` (``pipeline/axes.py``: ``gate_voice``, ``gate_memorization``, ``gate_damage``) and builds the result
+model from both; ``gate.arms.arms_verdict`` combines the three axes.
 
 The names below are imported when first used (numpy and the n-gram index load with the statistics that
 use them), so that forgegate.metrics.generations serves a server eval's store alone.

@@ -1,4 +1,4 @@
-"""Pass rates over K samples per item (issue 47): each item's passes out of K, each category's mean pass rate with
+"""Pass rates over K samples per item: each item's passes out of K, each category's mean pass rate with
 a Wilson interval over its items, and sigma_total's interval from the categories'.
 
 Why Wilson over items, not over items x samples, and not a bootstrap: the K samples of one item are not K

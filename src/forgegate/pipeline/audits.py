@@ -151,7 +151,7 @@ def leak_audit(source: Path, renamed: list[Path], pairs: list[Path], *, seed: in
     from forgegate.audit import run_leak_audit
     from forgegate.jsonio import MAX_CORPUS_FILE_BYTES, read_bytes_or_input_error
 
-    # each pairs file read once: the bytes audited are the bytes whose sha256 the result names (issue 34, item 6)
+    # each pairs file read once: the bytes audited are the bytes whose sha256 the result names
     read = {path: read_bytes_or_input_error(path, what="pairs file", limit=MAX_CORPUS_FILE_BYTES) for path in pairs}
     report = run_leak_audit(source, renamed, pairs, seed=seed, rename_map=rename_map, planted=planted, glob=glob,
                             pair_bytes=read)

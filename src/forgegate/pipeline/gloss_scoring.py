@@ -90,7 +90,7 @@ class ScoredRun:
 
 @dataclass(frozen=True)
 class Replicate:
-    """Replicate j of a run with K samples per item (issue 47): every item's answer under sample j's seed, gated
+    """Replicate j of a run with K samples per item: every item's answer under sample j's seed, gated
     by the spec's gate as one battery."""
 
     seed: int | None
@@ -101,7 +101,7 @@ class Replicate:
 
 def run_seeds(meta: RunMeta) -> tuple[int, ...] | None:
     """The seeds of an eval's samples (``core.samples``), or None for a store that does not record its samples
-    (a plan arm, a run written before issue 47: every stored answer is read, as before)."""
+    (a plan arm, a run written before runs recorded their samples: every stored answer is read, as before)."""
     if meta.samples is None or meta.seed is None or meta.kind not in ("eval", "live"):
         return None
     return sample_seeds(meta.seed, meta.samples)

@@ -1,4 +1,4 @@
-"""A scored GLOSS run's margin and its K samples as result models (issue 47): ``gate.margin``'s distances to the
+"""A scored GLOSS run's margin and its K samples as result models: ``gate.margin``'s distances to the
 next word, ``metrics.pass_rates``' intervals and each replicate's word, turned into ``results.samples``' blocks."""
 
 from __future__ import annotations

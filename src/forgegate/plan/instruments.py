@@ -174,7 +174,7 @@ class SemanticParams(UserFileModel):
     """Arm name of condition R: B under the generic recovery probes (needed for REC_GAIN)."""
     confirmatory: bool
     """True: a confirmatory collection (needs N >= 64 samples per task and condition, and everything
-    ``pipeline.confirmatory`` checks at plan check, lock and run)."""
+    ``pipeline.plan.confirmatory`` checks at plan check, lock and run)."""
     study_author: str | None = None
     """Who designed the study: may not be a primary relevance annotator (T_GPT: author_primary_annotation_forbidden);
     required when confirmatory, and the adjudicated relevance record is checked against it."""

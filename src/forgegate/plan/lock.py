@@ -56,7 +56,7 @@ class PlanLock(BaseModel):
     inputs: dict[str, str]
     text: str
     leak_audit: dict[str, str] | None = None
-    """The plan's ``[leak_audit]`` on the record: sha256, gate, finding, origin, detail (``pipeline.plan_audit``)."""
+    """The plan's ``[leak_audit]`` on the record: sha256, gate, finding, origin, detail (``pipeline.plan.audit``)."""
     sealed: dict[str, str] | None = None
     """Files the plan names that are written after the run's generations (E3's aggregate-coverage file): the path
     as the plan writes it -> the sha256 of the bytes first scored. Outside the plan hash (they cannot exist before
@@ -163,7 +163,7 @@ def lock_plan(plan_path: Path | str, *, run_has_generations: bool = False,
     ``stored_plan_hash`` is the hash the run store recorded when it generated: it decides even when the
     ``.lock`` file was deleted, so deleting the lock cannot unfreeze a plan whose run has begun.
     ``leak_audit`` is the record of the plan's ``[leak_audit]``, already judged lockable by the caller
-    (``pipeline.plan_audit.lock_with_audit``); a plan that names one cannot lock without it. ``read_already``:
+    (``pipeline.plan.audit.lock_with_audit``); a plan that names one cannot lock without it. ``read_already``:
     inputs the caller read (the leak audit's files), hashed as they were audited instead of read again.
     """
     plan_path = Path(plan_path)

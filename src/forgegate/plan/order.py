@@ -2,7 +2,7 @@
 
 T_GPT v0.8.1's ``primary_experiment_order`` is E1_STAGE, E2_RECOVERY, E3_TOPOLOGY, E4_R_META (the order of
 ``core.experiments.EXPERIMENT_NAMES``). A later experiment's confirmatory run refuses while an earlier one of the
-same study is unconfirmed, unless the plan says why (issue 36); ``pipeline.confirmatory`` checks it.
+same study is unconfirmed, unless the plan says why; ``pipeline.plan.confirmatory`` checks it.
 """
 
 from __future__ import annotations

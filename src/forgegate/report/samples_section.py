@@ -1,4 +1,4 @@
-"""How sure a GLOSS result is, in words every renderer shares (issue 47): the closest margin in one line, the K
+"""How sure a GLOSS result is, in words every renderer shares: the closest margin in one line, the K
 samples' replicate words, each category's mean over the samples with its interval. Read from the result's
 ``margin`` and ``samples`` blocks; nothing is recomputed."""
 

@@ -1,7 +1,7 @@
 """``forgegate graduate --json``: the graduation's word, the lineage line it wrote, and the results it rests on.
 
 Before it had a kind the command wrote a hand-built dict (``GraduationDecision.to_json`` plus the battery and live
-results); the fields are that dict's, in its order, plus ``kind`` and ``schema_version`` (issue 34, item 3).
+results); the fields are that dict's, in its order, plus ``kind`` and ``schema_version``.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """T_GPT v0.8.1's cost guardrails per condition in a plan run's semantic result (``semantic.cost``).
 
-Built by ``pipeline.plan_cost.condition_cost``. A count or price that is unknown is null with a
+Built by ``pipeline.plan.cost.condition_cost``. A count or price that is unknown is null with a
 ``note`` or ``status`` saying why, never 0; a key the pipeline did not write for that case (a
 complete count has no ``sum_of_reported``) is left out of the JSON, as before the block was typed.
 """

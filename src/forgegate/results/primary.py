@@ -1,6 +1,6 @@
 """A plan comparison's primary endpoint number (``comparisons[*].primary_value``): semantic or GLOSS.
 
-Built by ``pipeline.plan_score`` (``_primary_part``, from ``pipeline.plan_semantic.endpoint_value``). Which keys
+Built by ``pipeline.plan.score`` (``_primary_part``, from ``pipeline.plan.semantic.endpoint_value``). Which keys
 a value carries depends on the endpoint (an across-task metric has ``n_tasks``, a per-condition one ``control``
 and ``candidate``, a missing one a ``note``); the JSON keeps exactly the keys it was built with (``Sparse``).
 """

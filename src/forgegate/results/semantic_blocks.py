@@ -1,7 +1,8 @@
 """A plan run's semantic blocks: the codebook used, E3_TOPOLOGY and E4_R_META (``semantic.codebook``, ...).
 
-Built by ``pipeline.semantic_topology`` (``semantic.topology.topology_block``) and ``pipeline.semantic_recurrence``
-(``semantic.recurrence.score_recurrence``). A block not scored yet carries only ``experiment``, ``scored`` and
+Built by ``pipeline.semantic.topology_inputs`` (``semantic.topology.topology_block``) and
+``pipeline.semantic.recurrence_sheet`` (``semantic.recurrence.score_recurrence``). A block not scored
+yet carries only ``experiment``, ``scored`` and
 ``note`` (and the blank sheet for E4); the JSON keeps exactly the keys it was built with (``Sparse``).
 """
 

@@ -1,9 +1,9 @@
 """``semantic relevance --json`` and ``semantic validate --json``: the annotation checks as registered result kinds.
 
-Both commands wrote a hand-built dict before they had a kind (issue 34, item 3: every ``--json`` a registered
-result kind). The fields are those dicts' fields, in their order, plus ``kind`` and ``schema_version``; the
-JSON is the model's dump. The bootstrap a number was computed with is :class:`BootstrapRecord`, the one model
-every semantic table that carries ``bootstrap`` writes it through.
+Both commands wrote a hand-built dict before they had a kind (now every ``--json`` is a registered result kind,
+with a committed schema). The fields are those dicts' fields, in their order, plus ``kind`` and
+``schema_version``; the JSON is the model's dump. The bootstrap a number was computed with is
+:class:`BootstrapRecord`, the one model every semantic table that carries ``bootstrap`` writes it through.
 """
 
 from __future__ import annotations

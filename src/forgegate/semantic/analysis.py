@@ -2,7 +2,7 @@
 
 It measures and runs its controls; it does not word the table. What the gate reads (the controls, the tasks that
 miss a condition, the declared primary endpoint's values) travels beside the table in a ``MetricsTable``, and the
-pipeline (``pipeline/semantic_table.py``) hands it to ``gate.semantic.metrics_verdict``.
+pipeline (``pipeline/semantic/table.py``) hands it to ``gate.semantic.metrics_verdict``.
 """
 
 from __future__ import annotations

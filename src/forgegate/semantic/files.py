@@ -35,7 +35,7 @@ from forgegate.store import RunStore
 OUTSIDE_PLAN = ("outside a plan: nothing here shows a codebook frozen under an entailment judge, a completed blinded "
                 "validation, an adjudication checked against the study author, or T_GPT's pre-registered values; a "
                 "confirmatory table comes from a confirmatory plan (forgegate plan check, then forgegate run)")
-"""Why ``semantic metrics`` on files never labels its table confirmatory (the conditions ``pipeline.confirmatory``
+"""Why ``semantic metrics`` on files never labels its table confirmatory (the conditions ``pipeline.plan.confirmatory``
 checks for a plan cannot be shown by a samples file and a relevance file)."""
 
 
@@ -86,7 +86,7 @@ def metrics_from_files(
                              experiment=experiment, primary_endpoint=primary)
     table = compute_metrics(request)
     out = table.body
-    if out["mode"] == "confirmatory":  # issue 36: outside a plan nothing shows the confirmatory conditions
+    if out["mode"] == "confirmatory":  # outside a plan nothing shows the confirmatory conditions
         out["mode"], out["exploratory_reasons"] = "exploratory", [OUTSIDE_PLAN]
     if budget_source == FILE_SOURCE:
         out["exploratory_reasons"].append(f"E3's budgets are {FILE_SOURCE} (give --store and --cost-arms)")
@@ -117,7 +117,7 @@ def matched_pools(path: Path, grouped: dict[str, dict[str, list[str]]], relevanc
                   store: Path | None = None, cost_arms: Mapping[str, Sequence[str]] | None = None,
                   ) -> tuple[dict[str, list[AggregateInput]], str]:
     """E3_TOPOLOGY from files: "AGG_COVERAGE at matched total-token budget", so every two aggregates are matched
-    within ``MATCHED_BUDGET`` (issue 36: it checked none), on the token totals of the run store when one is given
+    within ``MATCHED_BUDGET``, on the token totals of the run store when one is given
     (each aggregate's ``cost_arms``), else on each row's self-reported ``total_tokens``. Returns the source too."""
     rows = read_budgeted(path)
     names = sorted({row.aggregate for _, row in rows})

@@ -32,7 +32,7 @@ Json = dict[str, Any]
 MATCHED_BUDGET = 0.05
 """T_GPT's "matched total-token budget", as forgegate reads it: two aggregates' total tokens differ by at most 5% of
 the larger. ``semantic metrics --experiment E3_TOPOLOGY`` holds every aggregate pair to it, and a confirmatory plan
-may pre-register a tighter ``budget_tolerance``, never a looser one (issue 36)."""
+may pre-register a tighter ``budget_tolerance``, never a looser one."""
 
 
 class BudgetedAggregateRow(BaseModel):

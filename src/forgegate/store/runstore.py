@@ -195,7 +195,7 @@ class RunStore:
         """Record facts learned during the run (a model digest, where its files were last seen): the fields
         ``facts`` sets, and only those, replace what the store held."""
         for key, value in facts.rows().items():
-            value = hide_credentials(value)  # a --base-url's password is never stored (issue 46)
+            value = hide_credentials(value)  # a --base-url's password is never stored
             self._fetch(
                 "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
                 (key, value),

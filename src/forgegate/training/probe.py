@@ -21,9 +21,9 @@ from forgegate.core.modes import LOOP_MODES, FailureMode
 from forgegate.core.rules import is_control_rule
 from forgegate.core.verdict import Gate
 from forgegate.core.version import __version__
-from forgegate.pipeline.eval_session import run_session_async
 from forgegate.pipeline.gloss_scoring import ScoredRun, eval_result
-from forgegate.pipeline.session_options import SessionOptions
+from forgegate.pipeline.session.eval_session import run_session_async
+from forgegate.pipeline.session.options import SessionOptions
 from forgegate.results import SCHEMA_VERSION, ProbeRecord
 from forgegate.results.probe import ProbeSource
 from forgegate.training.stopping import TEST_WORDS

@@ -13,7 +13,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from forgegate.lineage import NotComparableError, RunScores, compare_runs
-from forgegate.pipeline.sources import eval_run_scores
+from forgegate.pipeline.session.sources import eval_run_scores
 from forgegate.store import RunStore
 from forgegate.view.render import config_of, render
 from forgegate.view.runs import store_summaries

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from forgegate.core.records import StoredResponse
 from forgegate.errors import ForgegateError, UsageError
-from forgegate.pipeline.rescore import rescore_stored_run
+from forgegate.pipeline.session.rescore import rescore_stored_run
 from forgegate.results import EvalItem, EvalResult
 from forgegate.store import RunMeta
 from forgegate.view.runs import Progress, progress_of, read_run, run_file

@@ -2,7 +2,7 @@
 then the per-arm tables with bootstrap CIs (``semantic.quality``); the gate reads them as E1's guardrails.
 
 A ``human-review`` task is scored from a sheet a person fills: ``forgegate semantic quality-sheet PLAN``
-(``pipeline.quality_sheet``) writes it from the stored answers, condition-masked and shuffled, with the key
+(``pipeline.plan.quality_sheet``) writes it from the stored answers, condition-masked and shuffled, with the key
 (row -> arm, seed) kept beside the run store where the reviewer does not look. Until every row of the task
 carries a score, the measure is INCOMPLETE and says which command writes the sheet.
 """
@@ -104,7 +104,7 @@ def check_declarations_at_lock(loaded: LoadedPlan) -> None:
     without a scorer, or a Q_fact naming no fixture task, is refused before the plan freezes, not at ``run``."""
     if not declarations(loaded):
         return
-    from forgegate.pipeline.plan_fixture import fixture_items
+    from forgegate.pipeline.plan.fixture import fixture_items
     from forgegate.plan.inputs import read_inputs
     from forgegate.plan.lock import LockedPlan, current_lock
 

@@ -7,9 +7,9 @@ from pathlib import Path
 from forgegate.errors import UsageError
 from forgegate.fixture.builder import load_fixture
 from forgegate.metrics.generations import Generation
-from forgegate.pipeline.plan_quality import write_review_sheets
-from forgegate.pipeline.plan_semantic import semantic_out_dir
-from forgegate.pipeline.plan_store import plan_run_state
+from forgegate.pipeline.plan.quality_scoring import write_review_sheets
+from forgegate.pipeline.plan.semantic import semantic_out_dir
+from forgegate.pipeline.plan.store import plan_run_state
 from forgegate.plan import load_plan
 from forgegate.store import RunStore
 

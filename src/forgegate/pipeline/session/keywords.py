@@ -1,7 +1,7 @@
 """``forgegate.evaluate``'s keywords for type checkers (PEP 692): one key per session option.
 
-GENERATED from ``forgegate.pipeline.session_fields.SessionFields`` by
-``python -m forgegate.pipeline.session_keywords_render``: do not edit. tests/test_session_keywords.py
+GENERATED from ``forgegate.pipeline.session.fields.SessionFields`` by
+``python -m forgegate.pipeline.session.keywords_render``: do not edit. tests/test_session_keywords.py
 renders it again and fails when this file differs (an option added without regenerating).
 """
 

@@ -3,7 +3,7 @@
 Each function runs the semantic instrument on the user's files, hands its measurement to ``gate.semantic`` and
 writes the JSON the command promises. The words (the table's HOLD/INCOMPLETE/INVALID, R(c)'s PASS/INCOMPLETE, the
 validation's floor) are chosen in ``gate/``; the instruments (``semantic/``) measure, and ``cli/semantic.py`` is
-wiring (issue 34: the CLI never imports the gate).
+wiring (the CLI never imports the gate).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from forgegate.core.verdict import Gate, Verdict
 from forgegate.errors import UsageError
 from forgegate.gate.semantic import relevance_gate, validation_verdict
 from forgegate.jsonio import write_json_atomic
-from forgegate.pipeline.semantic_table import gate_table
+from forgegate.pipeline.semantic.table import gate_table
 
 if TYPE_CHECKING:
     from forgegate.results import SemanticMetricsResult

@@ -5,7 +5,7 @@ missing, the semantic verdict is INCOMPLETE (``gate.semantic.topology_missing``)
 regenerating. The first time it is scored its sha256 is sealed into the plan's lock; a later scoring of changed
 bytes is refused (exit 2, ``plan.lock.seal_input``): E3's primary rests on it. The two declared aggregates must be
 matched on total tokens (``semantic.topology.matched_budgets``) or the run refuses to score E3 (exit 2). Their
-budgets come from the run store where the plan names each aggregate's ``cost_arms`` (issue 36: T_GPT's "matched
+budgets come from the run store where the plan names each aggregate's ``cost_arms`` (T_GPT's "matched
 total-token budget" with the token totals taken from the store, not from a file); a store that cannot give them
 leaves E3 INCOMPLETE (``gate.semantic.topology_budget_unknown``).
 """

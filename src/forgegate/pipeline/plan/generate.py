@@ -1,6 +1,6 @@
 """``forgegate run PLAN``: check the lock and the inputs, then generate arm x item x seed through the one runner.
 
-Scoring is ``forgegate.pipeline.plan_score``; this module only makes sure every planned
+Scoring is ``forgegate.pipeline.plan.score``; this module only makes sure every planned
 generation exists in the plan's run store and hands back the stored rows.
 """
 
@@ -11,9 +11,9 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 from forgegate.pipeline.generation import RunRequests, StoredGenerations, check_concurrency, generate_run
-from forgegate.pipeline.plan_checks import preflight
-from forgegate.pipeline.plan_fixture import fixture_battery, fixture_items
-from forgegate.pipeline.plan_store import plan_run_id, plan_run_state
+from forgegate.pipeline.plan.checks import preflight
+from forgegate.pipeline.plan.fixture import fixture_battery, fixture_items
+from forgegate.pipeline.plan.store import plan_run_id, plan_run_state
 from forgegate.plan import (
     RULE_DOES_NOT_MOVE,
     LockedPlan,

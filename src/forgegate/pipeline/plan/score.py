@@ -37,9 +37,9 @@ from forgegate.pipeline.axes import (
     gate_memorization,
     gate_voice,
 )
-from forgegate.pipeline.plan_generate import PlanGenerations
-from forgegate.pipeline.plan_gloss import GlossOutcome, score_gloss
-from forgegate.pipeline.plan_semantic import SemanticOutcome, endpoint_value, score_semantic
+from forgegate.pipeline.plan.generate import PlanGenerations
+from forgegate.pipeline.plan.gloss import GlossOutcome, score_gloss
+from forgegate.pipeline.plan.semantic import SemanticOutcome, endpoint_value, score_semantic
 from forgegate.plan import PlanComparison
 from forgegate.plan.instruments import INSTRUMENT_NAMES as RUN_INSTRUMENTS
 from forgegate.plan.preflight import Tiebreak

@@ -3,7 +3,7 @@
 lv-hemingway v2 § 6: "val pairs — 0 of 200. The fixture is drawn from these, so the eval beats are clean and the
 gate is unconfounded. This is why the gate runs at all." A plan whose fixture carries the builder's record
 (``fixture.provenance``) locks only when its ``[leak_audit]`` audited that very pairs file (same sha256) and shows
-the fixture's split clean (issue 36). ``pipeline.plan_audit.lock_with_audit`` calls these before it locks.
+the fixture's split clean. ``pipeline.plan.audit.lock_with_audit`` calls these before it locks.
 """
 
 from __future__ import annotations

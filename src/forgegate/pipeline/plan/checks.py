@@ -10,10 +10,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from forgegate.pipeline.confirmatory import check_confirmatory
 from forgegate.pipeline.gloss_inputs import GlossInputs, read_gate_config, read_gloss_battery
-from forgegate.pipeline.plan_quality import check_quality_declarations
-from forgegate.pipeline.semantic_judge import rebuildable_judges
+from forgegate.pipeline.plan.confirmatory import check_confirmatory
+from forgegate.pipeline.plan.quality_scoring import check_quality_declarations
+from forgegate.pipeline.semantic.judge import rebuildable_judges
 from forgegate.plan import LoadedPlan, is_bundled
 from forgegate.semantic.codebook import Codebook, load_codebook
 from forgegate.semantic.relevance_record import RelevanceRecord, load_relevance

@@ -1,6 +1,6 @@
-"""Every eval / live session option, declared once: its name, type, default and help (issue 34, item 4).
+"""Every eval / live session option, declared once: its name, type, default and help.
 
-:class:`SessionFields` is the one list. The pydantic options model (``pipeline.session_options.SessionOptions``)
+:class:`SessionFields` is the one list. The pydantic options model (``pipeline.session.options.SessionOptions``)
 inherits these fields and checks them; the CLI's flags (``cli.options``) and the Python API's keywords
 (``forgegate.evaluate``) are generated from them by :func:`declared`, so a field added here reaches the command
 line and the API with no second edit. This module imports no pydantic: ``forgegate --help`` builds the flags

@@ -1,9 +1,9 @@
 """What ``confirmatory = true`` requires of a plan (T_GPT v0.8.1), checked at ``plan check``, ``plan lock`` and ``run``.
 
-A confirmatory collection on exploratory footing is not confirmatory (issue 36). The plan is refused, at the line of
+A confirmatory collection on exploratory footing is not confirmatory. The plan is refused, at the line of
 the field at fault, unless: the codebook was frozen under an entailment judge ("bidirectional entailment as the
 primary semantic-equivalence criterion"; MiniLM cosine is the sensitivity analysis), under the strict rule (not
-``--loose``) and with its embedding sensitivity run on record (issue 44); the support floor, its
+``--loose``) and with its embedding sensitivity run on record; the support floor, its
 sensitivity analysis and the resamples are T_GPT's values or stricter; the blinded human validation is declared with
 its minimum and its sheet is complete before the lock (the development phase); Q_task is declared, and Q_fact on
 every task the plan declares factual (``factual_tasks``); the comparison's primary is the experiment's one primary
@@ -35,7 +35,8 @@ WHERE = ("instruments", "semantic")
 def check_confirmatory(loaded: LoadedPlan, contents: Mapping[str, bytes] | None = None) -> None:
     """Refuse a confirmatory plan (file:line of the field) that is not T_GPT's confirmatory; nothing otherwise.
     ``contents``: the bytes the lock check read, by the path as the plan writes it (a run checks the codebook,
-    the relevance record and the validation key it scores, not a second read of them; issue 34, item 6)."""
+    the relevance record and the validation key it scores, not a second read: the bytes scored are the bytes
+    checked)."""
     params = loaded.plan.instruments.semantic
     if params is None or not params.confirmatory:
         return

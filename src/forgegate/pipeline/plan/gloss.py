@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from forgegate.core.verdict import Gate, Verdict
 from forgegate.gate.plan import plan_gloss_verdict
 from forgegate.pipeline.gloss_scoring import ScoredRun, eval_body, run_sampling, score_gloss_arm
-from forgegate.pipeline.plan_checks import gloss_inputs
-from forgegate.pipeline.plan_generate import PlanGenerations
+from forgegate.pipeline.plan.checks import gloss_inputs
+from forgegate.pipeline.plan.generate import PlanGenerations
 from forgegate.results import PlanArmGloss, PlanGloss, reason_models
 
 

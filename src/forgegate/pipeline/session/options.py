@@ -28,7 +28,7 @@ from forgegate.backends.names import is_remote
 from forgegate.backends.options import DTYPES, base_url_refusal, device_problem, option_refusal
 from forgegate.core.sampling import shown
 from forgegate.errors import UsageError
-from forgegate.pipeline.session_fields import SessionFields, SessionKind, declared, flag
+from forgegate.pipeline.session.fields import SessionFields, SessionKind, declared, flag
 
 _TAKES = {"string_type": "text", "int_type": "a whole number", "float_type": "a number", "bool_type": "True or False",
           "tuple_type": "a list", "is_instance_of": "a path", "literal_error": "one of 'eval', 'live'"}

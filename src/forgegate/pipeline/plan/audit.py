@@ -27,9 +27,9 @@ from forgegate.jsonio import (
     read_bytes_or_input_error,
 )
 from forgegate.pipeline.audits import leak_result
-from forgegate.pipeline.confirmatory import check_confirmatory
-from forgegate.pipeline.fixture_audit import audited_pairs, check_fixture_audit, require_no_pairs_fixture
-from forgegate.pipeline.plan_quality import check_declarations_at_lock
+from forgegate.pipeline.plan.confirmatory import check_confirmatory
+from forgegate.pipeline.plan.fixture_audit import audited_pairs, check_fixture_audit, require_no_pairs_fixture
+from forgegate.pipeline.plan.quality_scoring import check_declarations_at_lock
 from forgegate.plan.load import LoadedPlan, load_plan
 from forgegate.plan.lock import LockRefusedError, PlanLock, lock_plan
 from forgegate.plan.preflight import LeakAudit
@@ -158,7 +158,7 @@ def lockable(loaded: LoadedPlan, audited: dict[str, bytes], plan_path: Path | st
     verdict (AuditLockRefusedError unless PASS). Returns the audit's record and reason (None without one);
     ``audited`` gets the bytes the audit read."""
     check_declarations_at_lock(loaded)  # Q_task / Q_fact against the fixture's tasks, before anything freezes
-    check_confirmatory(loaded)  # a confirmatory plan on exploratory footing does not lock (issue 36)
+    check_confirmatory(loaded)  # a confirmatory plan on exploratory footing does not lock
     on_record = leak_audit_on_record(loaded, audited)
     if on_record is None:
         require_no_pairs_fixture(loaded)  # a fixture drawn from pairs locks only with their audit

@@ -20,7 +20,7 @@ from forgegate.pipeline.format_followup import with_training_corpus
 from forgegate.pipeline.generation import RunRequests, generate_run
 from forgegate.pipeline.gloss_inputs import GlossInputs, read_gate_config, read_gloss_battery
 from forgegate.pipeline.gloss_scoring import ScoredRun, eval_result, score_gloss_arm
-from forgegate.pipeline.session_options import SessionOptions
+from forgegate.pipeline.session.options import SessionOptions
 from forgegate.results import EvalResult
 from forgegate.results.base import Strict
 from forgegate.run import ArmSpec, ExecutionSummary, PromptItem, RetryPolicy, SamplingSpec, StopFor, battery_prompt

@@ -1,13 +1,13 @@
-"""Renders ``pipeline/session_keywords.py``: ``forgegate.evaluate``'s keywords as a ``TypedDict`` for type checkers.
+"""Renders ``pipeline/session/keywords.py``: ``forgegate.evaluate``'s keywords as a ``TypedDict`` for type checkers.
 
 A type checker reads source, not a signature made at import (``api.py`` sets ``evaluate.__signature__`` from
-:func:`~forgegate.pipeline.session_fields.declared`, which help() and the docs show but mypy cannot see), so the
+:func:`~forgegate.pipeline.session.fields.declared`, which help() and the docs show but mypy cannot see), so the
 keywords' static types are a committed file rendered from the same declaration, one key per session option
 (``kind`` is the API's ``live``, ``battery`` its positional argument), each typed by
-:func:`~forgegate.pipeline.session_fields.keyword_type` exactly as the runtime signature types it.
+:func:`~forgegate.pipeline.session.fields.keyword_type` exactly as the runtime signature types it.
 ``tests/test_session_keywords.py`` renders it again and fails when the committed file differs.
 
-Regenerate after changing ``SessionFields``: ``python -m forgegate.pipeline.session_keywords_render``.
+Regenerate after changing ``SessionFields``: ``python -m forgegate.pipeline.session.keywords_render``.
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ import typing
 from pathlib import Path
 from typing import Any
 
-from forgegate.pipeline.session_fields import declared, keyword_type
+from forgegate.pipeline.session.fields import declared, keyword_type
 
-TARGET = Path(__file__).with_name("session_keywords.py")
+TARGET = Path(__file__).with_name("keywords.py")
 """The generated module."""
-COMMAND = "python -m forgegate.pipeline.session_keywords_render"
+COMMAND = "python -m forgegate.pipeline.session.keywords_render"
 """How to regenerate it (named in its header and in the test's failure)."""
 NOT_KEYWORDS = ("kind", "battery")
 """Session options that are not ``**options`` keywords: ``kind`` is ``live=``, ``battery`` the first argument."""
@@ -54,7 +54,7 @@ def _public_module(obj: Any) -> str:
 
 
 def render() -> str:
-    """The text of ``pipeline/session_keywords.py`` for the session options declared now."""
+    """The text of ``pipeline/session/keywords.py`` for the session options declared now."""
     imports: set[tuple[str, str]] = {("typing", "TypedDict")}
     keys = [f"    {option.name}: {_text(keyword_type(option), imports)}"
             for option in declared() if option.name not in NOT_KEYWORDS]
@@ -64,7 +64,7 @@ def render() -> str:
     return "\n".join([
         '"""``forgegate.evaluate``\'s keywords for type checkers (PEP 692): one key per session option.',
         "",
-        "GENERATED from ``forgegate.pipeline.session_fields.SessionFields`` by",
+        "GENERATED from ``forgegate.pipeline.session.fields.SessionFields`` by",
         f"``{COMMAND}``: do not edit. tests/test_session_keywords.py",
         "renders it again and fails when this file differs (an option added without regenerating).",
         '"""',

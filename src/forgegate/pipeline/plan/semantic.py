@@ -25,16 +25,16 @@ from forgegate.gate.semantic import (
     with_quality_guardrails,
 )
 from forgegate.jsonio import parse_json_strict, read_text_or_input_error
-from forgegate.pipeline.plan_checks import SemanticInputs, semantic_inputs
-from forgegate.pipeline.plan_cost import condition_cost
-from forgegate.pipeline.plan_fixture import fixture_items
-from forgegate.pipeline.plan_generate import PlanGenerations
-from forgegate.pipeline.plan_quality import score_quality
-from forgegate.pipeline.semantic_judge import draft_judge, frozen_judge, judge_failed
-from forgegate.pipeline.semantic_recurrence import recurrence_outcome
-from forgegate.pipeline.semantic_table import gate_table
-from forgegate.pipeline.semantic_topology import finish_topology, topology_inputs
-from forgegate.pipeline.semantic_validation import add_validation
+from forgegate.pipeline.plan.checks import SemanticInputs, semantic_inputs
+from forgegate.pipeline.plan.cost import condition_cost
+from forgegate.pipeline.plan.fixture import fixture_items
+from forgegate.pipeline.plan.generate import PlanGenerations
+from forgegate.pipeline.plan.quality_scoring import score_quality
+from forgegate.pipeline.semantic.judge import draft_judge, frozen_judge, judge_failed
+from forgegate.pipeline.semantic.recurrence_sheet import recurrence_outcome
+from forgegate.pipeline.semantic.table import gate_table
+from forgegate.pipeline.semantic.topology_inputs import finish_topology, topology_inputs
+from forgegate.pipeline.semantic.validation import add_validation
 from forgegate.plan import SemanticParams
 from forgegate.results import PlanSemantic, PlanSemanticMetrics, reason_models
 from forgegate.results.plan_cost import PlanCost
@@ -63,7 +63,7 @@ class SemanticOutcome:
     verdict: Verdict
     _: KW_ONLY
     quality: Json | None = None
-    """The declared Q_task / Q_fact tables (``pipeline.plan_quality``); None: none declared."""
+    """The declared Q_task / Q_fact tables (``pipeline.plan.quality_scoring``); None: none declared."""
     topology: Json | None = None
     """E3_TOPOLOGY's block (``semantic.topology.topology_block``); None for other experiments."""
     recurrence: Json | None = None

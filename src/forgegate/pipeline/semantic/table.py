@@ -2,7 +2,7 @@
 
 ``semantic.compute_metrics`` (and ``metrics_from_files``) measure and run their controls and return a
 ``MetricsTable`` with no verdict; this is the one place its ``gate`` and ``reasons`` are written into the table's
-JSON, for a plan run (``pipeline/plan_semantic.py``) and for ``forgegate semantic metrics`` alike.
+JSON, for a plan run (``pipeline/plan/semantic.py``) and for ``forgegate semantic metrics`` alike.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from forgegate.errors import UsageError
 from forgegate.lineage import RunScores, load_run_scores, parse_run_scores
-from forgegate.pipeline.rescore import rescore_stored_run
+from forgegate.pipeline.session.rescore import rescore_stored_run
 from forgegate.results.read import ReportInput, read_result_json
 
 
