@@ -63,11 +63,13 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", "text/event-stream")
         self.end_headers()
         chat = self.path.endswith("/chat/completions")
-        for piece, finish in ((f"served by {model}", None), ("", "stop")):
+        # one token a delta, as a real server streams (a delta of several words would send the client to a
+        # /tokenize route this stand-in does not serve), and a usage that counts them
+        for piece, finish in (("served", None), (" by", None), (f" {model}", None), ("", "stop")):
             choice: dict[str, Any] = {"index": 0, "finish_reason": finish}
             choice.update({"delta": {"content": piece}} if chat else {"text": piece})
             self.wfile.write(f"data: {json.dumps({'choices': [choice]})}\n\n".encode())
-        usage = {"choices": [], "usage": {"prompt_tokens": 3, "completion_tokens": 1}}
+        usage = {"choices": [], "usage": {"prompt_tokens": 3, "completion_tokens": 3}}
         self.wfile.write(f"data: {json.dumps(usage)}\n\ndata: [DONE]\n\n".encode())
 
     def _lora(self, body: dict[str, Any]) -> None:
