@@ -259,3 +259,17 @@ def test_a_plan_with_samples_gates_each_arm_over_its_replicates(tmp_path: Path) 
     arm = result.gloss.arms["model"]
     assert arm.gate.value == "HOLD" and arm.samples is not None and arm.samples.passed_replicates == 2
     assert result.gloss.gate.value != "PASS"
+
+
+def test_the_html_failing_list_says_how_many_samples_of_the_item_passed(tmp_path: Path) -> None:
+    """The item shown in the HTML failure report is sample 1's: the report says how many of its K samples passed,
+    as the terminal, the Markdown and the view do (issue 47, item 2)."""
+    wrong = {SEEDS[0]: {STOP.prompt: "no idea"}}  # sample 1 fails the item, samples 2 and 3 answer it
+    html = tmp_path / "r.html"
+    with FakeOllamaServer(Behaviour(script=script_for(BATTERY), by_seed=wrong, models=MODELS)) as server:
+        run_cli_in_process("eval", "--backend", "ollama", "--model", "gloss:v10", "--base-url", server.url,
+                           "--battery", str(BATTERY_PATH), "--gate-config", str(GATE), "--samples", "3",
+                           "--store", str(tmp_path / "store"), "--json", str(tmp_path / "r.json"), "--html", str(html))
+    page = html.read_text(encoding="utf-8")
+    failing = page[page.index('id="failure-report"'):page.index('id="loops"')]
+    assert f"{STOP.item_id}" in failing and "(2/3 samples passed; sample 1 shown)" in failing

@@ -7,13 +7,19 @@ templates escape them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from forgegate.core.gloss_v2 import report_title
 from forgegate.report.fmt import num, sigma_text
 from forgegate.report.plots import Bar, category_chart
-from forgegate.report.samples_section import category_over_samples, margin_lines, samples_line, sigma_over_samples
+from forgegate.report.samples_section import (
+    category_over_samples,
+    item_passes,
+    margin_lines,
+    samples_line,
+    sigma_over_samples,
+)
 from forgegate.report.stop_section import StopView, stop_view
 from forgegate.results import EvalItem, EvalResult
 from forgegate.results.eval import ReviewEntry
@@ -42,6 +48,8 @@ class ItemView:
     detail: str
     loop_span: tuple[int, int] | None
     span_note: str | None
+    passes: str = ""
+    """``3/5 samples passed`` with K > 1 samples per item (the item shown is sample 1's); empty with one."""
 
 
 @dataclass(frozen=True)
@@ -151,7 +159,8 @@ def gloss_view(result: EvalResult) -> GlossView:
     sigma_min = result.gate_config.sigma_total_min
     rows = []
     for name, cat in result.categories.items():
-        failing = tuple(item_view(i) for i in result.items if i.category == name and not i.passed)
+        failing = tuple(replace(item_view(i), passes=item_passes(result, i.id))
+                        for i in result.items if i.category == name and not i.passed)
         rows.append(CategoryRow(name=name, score=num(cat.score, 2), passed=cat.passed, n=cat.n, missing=cat.missing,
                                 weight=num(cat.weight, 2), gate=cat.gate.value, failing=failing,
                                 over_samples=category_over_samples(result, name)))

@@ -160,7 +160,8 @@ seed), the last column the mean over every sample with its 95% Wilson interval.<
 {% for item in c.failing %}
 <div class="item">
 <div><strong class="mono">{{ item.id }}</strong>
-{% for m in item.failure_modes %}<span class="mode">{{ m }}</span>{% endfor %}</div>
+{% for m in item.failure_modes %}<span class="mode">{{ m }}</span>{% endfor %}
+{% if item.passes %}<span class="meta">({{ item.passes }}; sample 1 shown)</span>{% endif %}</div>
 <div class="meta">prompt:</div><pre class="output">{{ item.prompt }}</pre>
 <div class="meta">observed output — {{ item.tokens }} tokens ({{ item.token_source }}), finish {{ item.finish }},
 score {{ item.score }}
