@@ -34,6 +34,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from backend_servers import Behaviour, FakeOllamaServer  # noqa: E402
+from one_item import ONE_GATE, ONE_ITEM  # noqa: E402
 
 TARGET_RATIO = 1.2
 TARGET_RSS_MB = 90.0
@@ -61,23 +62,6 @@ if __name__ == "__main__":
     app()
 '''
 
-ONE_ITEM = {"category": "LX-ONE", "prompt": "Say hello.", "expected": ["hello"], "max_tokens": 16,
-            "eval_type": "contains"}
-ONE_GATE = """name = "one"
-gloss_v2 = false
-category_floor = 0.50
-sigma_total_min = 0.0
-min_items = 1
-wall_rule = true
-
-[weights]
-"LX-ONE" = 1.0
-
-[live]
-max_loops = 0
-max_wall_violations = 0
-min_correct = 1
-"""
 
 # The real entry handler in a child that reports its own peak RSS and CPU time on its last line.
 MEASURED = """

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from backend_servers import Behaviour, FakeOllamaServer
 from cli_helpers import run_entry
+from one_item import ONE_GATE, ONE_ITEM
 
 from forgegate.backends.embedded import EMBEDDED_EXTRA, EMBEDDED_INSTALL
 
@@ -35,23 +36,6 @@ NOT_IN_A_QUIET_OLLAMA_EVAL = frozenset({
     "forgegate.backends.transformers_backend", "forgegate.battery.build", "forgegate.battery.lattice",
     "forgegate.results.lineage_record"})
 
-ONE_ITEM = {"category": "LX-ONE", "prompt": "Say hello.", "expected": ["hello"], "max_tokens": 16,
-            "eval_type": "contains"}
-ONE_GATE = """name = "one"
-gloss_v2 = false
-category_floor = 0.50
-sigma_total_min = 0.0
-min_items = 1
-wall_rule = true
-
-[weights]
-"LX-ONE" = 1.0
-
-[live]
-max_loops = 0
-max_wall_violations = 0
-min_correct = 1
-"""
 
 PROBE = """
 import json, sys
