@@ -6,8 +6,10 @@ import contextlib
 import io
 import json
 import os
+import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -94,3 +96,22 @@ def read_json(path: Path) -> dict[str, Any]:
     assert payload["schema_version"] == schema_version_of(payload["kind"])
     assert parse_result(payload, path).kind == payload["kind"]
     return payload
+
+
+def kill_once_stored(proc: subprocess.Popen[Any], store: Path, answers: int, *, poll_s: float = 0.05,
+                     timeout_s: float = 120) -> int:
+    """SIGKILL ``proc`` (no cleanup, as in a crash) once its run store in ``store`` holds ``answers`` rows, or after
+    ``timeout_s``; the rows it held when last looked at."""
+    deadline, done = time.time() + timeout_s, 0
+    while time.time() < deadline and done < answers:
+        time.sleep(poll_s)
+        files = list(store.glob("*.sqlite"))
+        if files:
+            try:
+                with sqlite3.connect(files[0]) as db:
+                    done = db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
+            except sqlite3.OperationalError:  # the file exists before its tables do: look again
+                continue
+    proc.kill()
+    proc.wait()
+    return done

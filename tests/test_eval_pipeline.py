@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from backend_servers import Behaviour, FakeOllamaServer
-from eval_helpers import read_json, run_cli, run_cli_in_process, script_for
+from eval_helpers import kill_once_stored, read_json, run_cli, run_cli_in_process, script_for
 
 from forgegate.battery import bundled_battery_path, load_battery
 
@@ -91,7 +91,6 @@ def test_requests_that_fail_for_good_make_the_verdict_incomplete(tmp_path: Path)
 def test_killed_run_resumes_without_repeating_finished_requests(tmp_path: Path) -> None:
     import subprocess
     import sys
-    import time
 
     behaviour = Behaviour(script=script_for(BATTERY), chunk_delay_s=0.01, models=models())
     with FakeOllamaServer(behaviour) as server:
@@ -99,19 +98,7 @@ def test_killed_run_resumes_without_repeating_finished_requests(tmp_path: Path) 
         proc = subprocess.Popen([sys.executable, "-m", "forgegate.cli.main", *args],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         store = tmp_path / "store"
-        deadline = time.time() + 120
-        done = 0
-        while time.time() < deadline and done < 20:
-            time.sleep(0.2)
-            files = list(store.glob("*.sqlite"))
-            if files:
-                try:
-                    with sqlite3.connect(files[0]) as db:
-                        done = db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
-                except sqlite3.OperationalError:  # the file exists before its tables do: look again
-                    continue
-        proc.kill()  # SIGKILL: no cleanup, as in a crash
-        proc.wait()
+        done = kill_once_stored(proc, store, 20, poll_s=0.2)  # SIGKILL: no cleanup, as in a crash
         assert 0 < done < len(BATTERY.items), "the kill must land mid-run"
         resumed = run_cli(*args)
     run_file = next(store.glob("*.sqlite"))

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from backend_servers import Behaviour, FakeOllamaServer
-from eval_helpers import read_json, run_cli, run_cli_in_process, script_for
+from eval_helpers import kill_once_stored, read_json, run_cli, run_cli_in_process, script_for
 
 import forgegate
 from forgegate.battery import load_battery
@@ -132,7 +132,6 @@ def test_samples_out_of_range_is_refused_with_exit_2(tmp_path: Path, k: str) -> 
 def test_kill_9_at_half_of_a_k_5_run_resumes_with_no_sample_generated_twice(tmp_path: Path) -> None:
     import subprocess
     import sys
-    import time
 
     behaviour = Behaviour(script=script_for(BATTERY), chunk_delay_s=0.02, models=MODELS)
     total = 5 * len(BATTERY.items)
@@ -143,18 +142,7 @@ def test_kill_9_at_half_of_a_k_5_run_resumes_with_no_sample_generated_twice(tmp_
         proc = subprocess.Popen([sys.executable, "-m", "forgegate.cli.main", *args],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         store = tmp_path / "store"
-        deadline, done = time.time() + 120, 0
-        while time.time() < deadline and done < total // 2:
-            time.sleep(0.05)
-            files = list(store.glob("*.sqlite"))
-            if files:
-                try:
-                    with sqlite3.connect(files[0]) as db:
-                        done = db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
-                except sqlite3.OperationalError:  # the file exists before its tables do: look again
-                    continue
-        proc.kill()  # SIGKILL: no cleanup, as in a crash
-        proc.wait()
+        kill_once_stored(proc, store, total // 2)  # SIGKILL: no cleanup, as in a crash
         with sqlite3.connect(next(store.glob("*.sqlite"))) as db:
             stored = {key for (key,) in db.execute("SELECT request_key FROM responses WHERE finish != 'error'")}
         assert 0 < len(stored) < total, "the kill must land mid-run"
