@@ -9,6 +9,7 @@ mapping failures to transient / permanent :class:`BackendError`) lives here once
 from __future__ import annotations
 
 import asyncio
+import codecs
 import json
 import os
 import ssl
@@ -436,7 +437,7 @@ async def iter_sse_data(response: httpx.Response) -> AsyncIterator[str]:
         yield "\n".join(data)
 
 
-_BOM = b"\xef\xbb\xbf"
+_BOM = codecs.BOM_UTF8
 
 
 def _body_chunks(response: httpx.Response) -> AsyncIterator[bytes]:
